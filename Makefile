@@ -1,0 +1,48 @@
+# Scholar MCP on AWS Lambda: setup · serve · test · lint · build · bench · deploy
+SHELL := /bin/bash
+# .python-version selects 3.13.0 (the Lambda runtime) through pyenv when it is there.
+PYTHON ?= python3
+VENV := .venv
+TOOLS := .tools
+PY := $(VENV)/bin/python
+SAM := $(TOOLS)/bin/sam
+
+.PHONY: setup tools serve test lint build bench deploy clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -e '.[gateway,local,dev]'
+	touch $@
+
+# SAM CLI and cfn-lint pin their own click/boto3/pydantic: they live in a separate environment.
+$(TOOLS)/.installed: tools-requirements.txt
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install -q --disable-pip-version-check -r tools-requirements.txt
+	touch $@
+
+setup: $(VENV)/.installed $(TOOLS)/.installed
+
+tools: $(TOOLS)/.installed
+
+serve: $(VENV)/.installed
+	$(PY) -m scholar.local serve
+
+test: $(VENV)/.installed $(TOOLS)/.installed
+	SCHOLAR_TOOLS_BIN=$(abspath $(TOOLS))/bin $(PY) -m pytest
+
+lint: $(TOOLS)/.installed
+	$(SAM) validate --lint --template template.yaml
+	$(TOOLS)/bin/cfn-lint template.yaml
+
+build: $(TOOLS)/.installed
+	$(SAM) build --template template.yaml
+	$(PY) -m compileall -q --invalidation-mode unchecked-hash .aws-sam/build
+
+bench: $(VENV)/.installed
+	$(PY) -m benchmarks
+
+deploy: build
+	$(SAM) deploy --config-env $${ENV:-dev}
+
+clean:
+	rm -rf $(VENV) $(TOOLS) .aws-sam

@@ -1,0 +1,1 @@
+"""Scholar MCP: scholarly literature, books, patents and standards for AI agents."""

@@ -1,0 +1,120 @@
+"""Every tool, declared once (DESIGN §3).
+
+Each family declares its tools in ``scholar/<family>/spec.py`` as ``TOOLS: tuple[ToolSpec, ...]``
+(input/output models and annotations only: cheap to import) and implements them in
+``scholar/<family>/handlers.py`` as ``HANDLERS: dict[str, Handler]``. The gateway reads the specs
+(tools/list, validation, routing); the family function reads specs and handlers (dispatch).
+A test asserts the two match one to one.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, TypeAdapter
+
+# Families with a Lambda function of their own; the order is the import order, not a ranking.
+FAMILIES: tuple[str, ...] = ("papers", "tasks")
+
+TaskSupport = Literal["forbidden", "optional", "required"]
+
+
+@dataclass(frozen=True)
+class Annotations:
+    """MCP tool annotations, set on purpose for every tool."""
+
+    read_only: bool = True
+    destructive: bool = False
+    idempotent: bool = True
+    open_world: bool = True
+
+
+READ_ONLY_OPEN = Annotations()
+READ_ONLY_LOCAL = Annotations(open_world=False)
+WRITE_OPEN = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Who is calling and on which request; travels with every dispatch."""
+
+    principal: str
+    request_id: str
+    task_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: its name, family, contract and operational facts."""
+
+    name: str
+    family: str
+    title: str
+    description: str
+    input_model: type[BaseModel]
+    output_model: type[BaseModel]
+    annotations: Annotations = READ_ONLY_OPEN
+    tags: frozenset[str] = field(default_factory=frozenset)
+    # "optional": may run as an MCP task; "forbidden": always answered inline.
+    task_support: TaskSupport = "forbidden"
+    # When the upstream still throttles after the retry budget, answer with a queued task.
+    queue_on_rate_limit: bool = False
+    # Credentials the tool needs (names of settings); the tool is hidden while one is missing.
+    requires: tuple[str, ...] = ()
+
+    @property
+    def may_queue(self) -> bool:
+        return self.queue_on_rate_limit or self.task_support != "forbidden"
+
+    def input_schema(self) -> dict[str, Any]:
+        return _schema(self.input_model)
+
+    def output_schema(self) -> dict[str, Any]:
+        """The JSON schema of structuredContent; a queued answer is one of its forms when the tool may queue."""
+        schema = _schema(self.output_model)
+        if not self.may_queue:
+            return schema
+        from scholar.tasks.models import QueuedResult  # the queued shape is owned by the tasks family
+
+        queued = _schema(QueuedResult)
+        defs = {**schema.pop("$defs", {}), **queued.pop("$defs", {})}
+        combined: dict[str, Any] = {"type": "object", "anyOf": [schema, queued]}
+        if defs:
+            combined["$defs"] = defs
+        return combined
+
+
+Handler = Callable[[Any, CallContext], Awaitable[BaseModel]]
+
+
+@cache
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    return TypeAdapter(model).json_schema(by_alias=True)
+
+
+def _load(families: Iterable[str], module: str) -> list[Any]:
+    return [importlib.import_module(f"scholar.{family}.{module}") for family in families]
+
+
+@cache
+def all_tools() -> dict[str, ToolSpec]:
+    """Every tool of every family, by name, sorted by name."""
+    specs: dict[str, ToolSpec] = {}
+    for mod in _load(FAMILIES, "spec"):
+        for spec in mod.TOOLS:
+            if spec.name in specs:
+                raise RuntimeError(f"tool {spec.name!r} is declared twice")
+            specs[spec.name] = spec
+    return dict(sorted(specs.items()))
+
+
+def get_tool(name: str) -> ToolSpec | None:
+    return all_tools().get(name)
+
+
+def family_tools(family: str) -> dict[str, ToolSpec]:
+    return {name: spec for name, spec in all_tools().items() if spec.family == family}

@@ -1,0 +1,152 @@
+"""Settings from the environment (DESIGN §6): the only module that reads ``os.environ``.
+
+Read lazily through ``get_settings()`` (cached; tests call ``get_settings.cache_clear()``), never at
+import time. Secrets are ``SecretStr``: they never print, log or reach an error message.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from functools import cache
+
+from pydantic import BaseModel, Field, SecretStr
+
+from scholar.sources.registry import SOURCES
+
+ENV_PREFIX = "SCHOLAR_"
+UPSTREAM_PROXY_BASE_ENV = "SCHOLAR_UPSTREAM_PROXY_BASE"
+READ_ONLY_ENV = "SCHOLAR_READ_ONLY"
+TOOLSETS_ENV = "SCHOLAR_TOOLSETS"
+CONTACT_EMAIL_ENV = "SCHOLAR_CONTACT_EMAIL"
+HOST_ENV = "SCHOLAR_HOST"
+PORT_ENV = "SCHOLAR_PORT"
+CACHE_TABLE_ENV = "SCHOLAR_CACHE_TABLE"
+TASK_TABLE_ENV = "SCHOLAR_TASK_TABLE"
+ARTIFACT_BUCKET_ENV = "SCHOLAR_ARTIFACT_BUCKET"
+FUNCTION_PREFIX_ENV = "SCHOLAR_FUNCTION_PREFIX"
+RETRY_STATE_MACHINE_ARN_ENV = "SCHOLAR_RETRY_STATE_MACHINE_ARN"
+PACE_SCALE_ENV = "SCHOLAR_PACE_SCALE"
+RETRY_BUDGET_ENV = "SCHOLAR_RETRY_BUDGET_S"
+RETRY_WAIT_ENV = "SCHOLAR_RETRY_WAIT_S"
+# Local / test-only: route family calls to in-process handlers instead of Lambda.
+LOCAL_DISPATCH_ENV = "SCHOLAR_LOCAL_DISPATCH"
+
+# Secrets: the value itself (local) or the name of an SSM parameter holding it (deployed).
+SECRET_NAMES = (
+    "S2_API_KEY",
+    "OPENALEX_API_KEY",
+    "GOOGLE_BOOKS_API_KEY",
+    "EPO_CONSUMER_KEY",
+    "EPO_CONSUMER_SECRET",
+    "VLM_API_KEY",
+)
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+class Secrets(BaseModel):
+    s2_api_key: SecretStr | None = None
+    openalex_api_key: SecretStr | None = None
+    google_books_api_key: SecretStr | None = None
+    epo_consumer_key: SecretStr | None = None
+    epo_consumer_secret: SecretStr | None = None
+    vlm_api_key: SecretStr | None = None
+
+    def has(self, name: str) -> bool:
+        return getattr(self, name, None) is not None
+
+
+class Resources(BaseModel):
+    """Names of the AWS resources template.yaml creates (set by SAM, or by the local stack)."""
+
+    cache_table: str | None = None
+    task_table: str | None = None
+    artifact_bucket: str | None = None
+    function_prefix: str = "scholar-"
+    retry_state_machine_arn: str | None = None
+
+
+class Settings(BaseModel):
+    contact_email: str | None = None
+    read_only: bool = False
+    toolsets: frozenset[str] | None = None
+    host: str = "127.0.0.1"
+    port: int = Field(default=3000, ge=1, le=65535)
+    upstream_proxy_base: str | None = None
+    source_urls: dict[str, str] = Field(default_factory=dict)
+    docling_url: str | None = None
+    vlm_api_url: str | None = None
+    vlm_model: str | None = None
+    # Multiplies every source's pace interval; 0 turns pacing off (tests against the fake upstream).
+    pace_scale: float = Field(default=1.0, ge=0)
+    # How long one call may spend retrying 429/5xx before it reports (or queues) the failure.
+    retry_budget_s: float = Field(default=8.0, ge=0)
+    # First wait of the retry state machine for a queued, rate-limited call.
+    retry_wait_s: int = Field(default=5, ge=0)
+    local_dispatch: bool = False
+    secrets: Secrets = Field(default_factory=Secrets)
+    resources: Resources = Field(default_factory=Resources)
+
+    def base_url(self, source: str) -> str:
+        """Base URL of an upstream: ``SCHOLAR_<NAME>_URL``, else the proxy base + ``/<name>``, else the public one.
+
+        Raises:
+            KeyError: for a source that is not in the registry.
+        """
+        entry = SOURCES[source]
+        if source in self.source_urls:
+            return self.source_urls[source].rstrip("/")
+        if self.upstream_proxy_base:
+            return f"{self.upstream_proxy_base.rstrip('/')}/{source}"
+        if entry.default_base is None:
+            raise KeyError(f"source {source!r} has no public default; set SCHOLAR_{source.upper()}_URL")
+        return entry.default_base
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name)
+    return default if raw is None or raw == "" else raw.strip().lower() in _TRUE
+
+
+def _secret(env: Mapping[str, str], name: str) -> SecretStr | None:
+    value = env.get(f"{ENV_PREFIX}{name}")
+    return SecretStr(value) if value else None
+
+
+def load_settings(env: Mapping[str, str]) -> Settings:
+    """Build settings from an environment mapping (pure; ``get_settings`` passes ``os.environ``)."""
+    toolsets = env.get(TOOLSETS_ENV)
+    source_urls = {
+        name: env[f"{ENV_PREFIX}{name.upper()}_URL"] for name in SOURCES if env.get(f"{ENV_PREFIX}{name.upper()}_URL")
+    }
+    return Settings(
+        contact_email=env.get(CONTACT_EMAIL_ENV) or None,
+        read_only=_flag(env, READ_ONLY_ENV, False),
+        toolsets=frozenset(t.strip() for t in toolsets.split(",") if t.strip()) if toolsets else None,
+        host=env.get(HOST_ENV) or "127.0.0.1",
+        port=int(env.get(PORT_ENV) or 3000),
+        upstream_proxy_base=env.get(UPSTREAM_PROXY_BASE_ENV) or None,
+        source_urls=source_urls,
+        docling_url=env.get("SCHOLAR_DOCLING_URL") or None,
+        vlm_api_url=env.get("SCHOLAR_VLM_API_URL") or None,
+        vlm_model=env.get("SCHOLAR_VLM_MODEL") or None,
+        pace_scale=float(env.get(PACE_SCALE_ENV) or 1.0),
+        retry_budget_s=float(env.get(RETRY_BUDGET_ENV) or 8.0),
+        retry_wait_s=int(env.get(RETRY_WAIT_ENV) or 5),
+        local_dispatch=_flag(env, LOCAL_DISPATCH_ENV, False),
+        secrets=Secrets(**{name.lower(): _secret(env, name) for name in SECRET_NAMES}),
+        resources=Resources(
+            cache_table=env.get(CACHE_TABLE_ENV) or None,
+            task_table=env.get(TASK_TABLE_ENV) or None,
+            artifact_bucket=env.get(ARTIFACT_BUCKET_ENV) or None,
+            function_prefix=env.get(FUNCTION_PREFIX_ENV) or "scholar-",
+            retry_state_machine_arn=env.get(RETRY_STATE_MACHINE_ARN_ENV) or None,
+        ),
+    )
+
+
+@cache
+def get_settings() -> Settings:
+    """The settings of this execution environment (cached; ``get_settings.cache_clear()`` re-reads)."""
+    return load_settings(os.environ)

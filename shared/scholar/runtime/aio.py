@@ -1,0 +1,52 @@
+"""One event loop per process, on its own thread, kept for the life of the execution environment.
+
+Handlers are synchronous Lambda entry points; upstream clients are async and belong to the loop
+that opened them (encode/httpx#2473). Running every coroutine on one long-lived loop lets warm
+invocations reuse connections, and works from any thread (the local stack runs handlers on moto's
+request threads, a new thread per request).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+_thread: threading.Thread | None = None
+
+
+def _start() -> asyncio.AbstractEventLoop:
+    global _loop, _thread
+    with _lock:
+        if _loop is None:
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="scholar-aio", daemon=True)
+            thread.start()
+            _loop, _thread = loop, thread
+            atexit.register(_stop)
+    return _loop
+
+
+def _stop() -> None:
+    global _loop, _thread
+    loop, thread = _loop, _thread
+    if loop is None or thread is None:
+        return
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(timeout=5)
+    loop.close()
+    _loop = _thread = None
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` on the process loop and wait for its result (never call from a coroutine)."""
+    loop = _start()
+    if threading.current_thread() is _thread:
+        coro.close()
+        raise RuntimeError("aio.run() called from the loop thread; await the coroutine instead")
+    return asyncio.run_coroutine_threadsafe(coro, loop).result()

@@ -1,0 +1,103 @@
+"""Running one tool inside its family function: validate, call, translate errors, queue if throttled.
+
+This is the one place a family's errors become the envelope (DESIGN §4). A tool that may queue and
+is still rate limited after the retry budget answers with a queued task; inside that task (the retry
+state machine sets ``task_id``) it reports ``rate_limited`` instead, and the machine waits and retries.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from pydantic import ValidationError
+
+from scholar.catalogue import CallContext, Handler, family_tools
+from scholar.errors import InternalError, InvalidArgumentError, RateLimitedError, ScholarError
+from scholar.runtime import aio
+from scholar.runtime.observability import metrics
+from scholar.runtime.invocation import Invocation, Outcome
+from scholar.store.tasks import TaskStore, TaskTransitionError
+from scholar.validation import invalid_argument
+
+logger = logging.getLogger(__name__)
+
+Action = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+@cache
+def _module(family: str) -> Any:
+    return importlib.import_module(f"scholar.{family}.handlers")
+
+
+def handlers(family: str) -> dict[str, Handler]:
+    return _module(family).HANDLERS
+
+
+def actions(family: str) -> dict[str, Action]:
+    return getattr(_module(family), "ACTIONS", {})
+
+
+def _failure(err: ScholarError) -> dict[str, Any]:
+    return Outcome(ok=False, error=err.to_envelope()["error"]).model_dump(mode="json")
+
+
+def dispatch(family: str, event: dict[str, Any]) -> dict[str, Any]:
+    """Handle one invocation of a family function and return the outcome as a dict."""
+    if "action" in event:
+        action = actions(family).get(str(event["action"]))
+        if action is None:
+            return _failure(InternalError(f"the {family} function has no action {event['action']!r}"))
+        return action(event)
+    try:
+        invocation = Invocation.model_validate(event)
+    except ValidationError:
+        return _failure(InternalError("malformed invocation (not a tool call)"))
+    metrics.add_metric(name="ToolCall", unit="Count", value=1)
+    try:
+        result = aio.run(run_tool(family, invocation))
+    except ScholarError as err:
+        return _failure(err)
+    except Exception:  # the top of a handler: report, never crash the caller
+        logger.exception("tool %s failed unexpectedly", invocation.tool)
+        return _failure(InternalError("an unexpected error occurred; it was logged", retryable=True))
+    return Outcome(ok=True, result=result).model_dump(mode="json")
+
+
+async def run_tool(family: str, invocation: Invocation) -> dict[str, Any]:
+    """Validate and run one tool; returns its JSON result (or a queued answer).
+
+    Raises:
+        ScholarError: the tool's typed failure.
+    """
+    spec = family_tools(family).get(invocation.tool)
+    handler = handlers(family).get(invocation.tool)
+    if spec is None or handler is None:
+        raise InvalidArgumentError(f"unknown tool {invocation.tool!r} for the {family} family", field="name")
+    try:
+        args = spec.input_model.model_validate(invocation.arguments)
+    except ValidationError as exc:
+        raise invalid_argument(exc, tool=spec.name) from exc
+    ctx = CallContext(principal=invocation.principal, request_id=invocation.request_id, task_id=invocation.task_id)
+    if invocation.task_id:
+        _mark_running(invocation.task_id)
+    try:
+        model = await handler(args, ctx)
+    except RateLimitedError:
+        if not spec.queue_on_rate_limit or invocation.task_id:
+            raise
+        from scholar.runtime.queue import enqueue_retry  # only on the throttled path
+
+        logger.info("queuing %s after the retry budget ran out", spec.name)
+        return enqueue_retry(spec, invocation, reason="rate_limited").model_dump(mode="json")
+    return model.model_dump(mode="json", by_alias=True)
+
+
+def _mark_running(task_id: str) -> None:
+    try:
+        TaskStore().transition(task_id, "running", allowed_from=("pending",), progress="running")
+    except TaskTransitionError:
+        pass  # already running (a retry round) or finished: the record step decides

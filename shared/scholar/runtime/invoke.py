@@ -1,0 +1,39 @@
+"""Calling a family function: Lambda invoke when deployed, the handler in-process when told to.
+
+Only this module and scholar.runtime.executions talk to Lambda / Step Functions.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Any
+
+from scholar.config import get_settings
+from scholar.errors import InternalError
+from scholar.runtime.invocation import Invocation, Outcome
+from scholar.store import aws
+
+
+def function_name(family: str) -> str:
+    return f"{get_settings().resources.function_prefix}{family}"
+
+
+def invoke_family(family: str, invocation: Invocation) -> Outcome:
+    """Run a tool in its family function and return the outcome.
+
+    Raises:
+        InternalError: the function itself crashed (an unhandled error, not a tool error).
+    """
+    payload = invocation.model_dump(mode="json")
+    if get_settings().local_dispatch:
+        module = importlib.import_module(f"functions.{family}.app")
+        return Outcome.model_validate(module.lambda_handler(payload, None))
+    response = aws.client("lambda").invoke(
+        FunctionName=function_name(family), InvocationType="RequestResponse", Payload=json.dumps(payload).encode()
+    )
+    body: Any = json.loads(response["Payload"].read() or b"null")
+    if response.get("FunctionError"):
+        message = body.get("errorType", "error") if isinstance(body, dict) else "error"
+        raise InternalError(f"the {family} function failed ({message}); the failure was logged")
+    return Outcome.model_validate(body)

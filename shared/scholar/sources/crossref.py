@@ -1,0 +1,23 @@
+"""Crossref REST API (api.crossref.org): works by DOI, polite pool via mailto."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from scholar import http
+from scholar.config import get_settings
+
+SOURCE = "crossref"
+
+
+async def get_work(doi: str) -> dict[str, Any]:
+    """The Crossref ``message`` for this DOI.
+
+    Raises:
+        NotFoundError: Crossref has no such DOI.
+    """
+    email = get_settings().contact_email
+    params = {"mailto": email} if email else None
+    data = await http.get_json(SOURCE, f"/works/{quote(doi, safe='/')}", what=f"work for DOI {doi}", params=params)
+    return data.get("message", {})

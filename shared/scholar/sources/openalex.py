@@ -1,0 +1,35 @@
+"""OpenAlex works API (api.openalex.org): lookups by DOI and id, polite pool via mailto."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from scholar import http
+from scholar.config import get_settings
+
+SOURCE = "openalex"
+
+
+def _params(extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    settings = get_settings()
+    params: dict[str, Any] = dict(extra or {})
+    if settings.contact_email:
+        params["mailto"] = settings.contact_email
+    if settings.secrets.openalex_api_key:
+        params["api_key"] = settings.secrets.openalex_api_key.get_secret_value()
+    return params
+
+
+async def get_work_by_doi(doi: str) -> dict[str, Any]:
+    """The work with this DOI.
+
+    Raises:
+        NotFoundError: OpenAlex has no such DOI.
+    """
+    path = f"/works/https://doi.org/{quote(doi, safe='')}"
+    return await http.get_json(SOURCE, path, what=f"work for DOI {doi}", params=_params())
+
+
+async def get_work(work_id: str) -> dict[str, Any]:
+    return await http.get_json(SOURCE, f"/works/{work_id}", what=f"work {work_id}", params=_params())

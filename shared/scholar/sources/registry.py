@@ -1,0 +1,56 @@
+"""Every upstream we call: its name, public base URL (scheme + host only) and published pace.
+
+The code appends the full public path to the base URL, so a proxy base (DESIGN §6) serves
+``<proxy>/<name>/<public path>``. ``interval_s`` is the minimum spacing between two requests to the
+source across all Lambda instances (scholar.store.limiter enforces it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    default_base: str | None
+    interval_s: float
+    # Spacing when we hold the source's API key (None: the same as without).
+    keyed_interval_s: float | None = None
+    key_setting: str | None = None
+    # Requests a single call may have in flight to this source.
+    concurrency: int = 4
+
+
+def _sources(*items: Source) -> dict[str, Source]:
+    return {s.name: s for s in items}
+
+
+SOURCES: dict[str, Source] = _sources(
+    # S2: 1 request/s with a key; the shared unauthenticated pool throttles far sooner.
+    Source("s2", "https://api.semanticscholar.org", 3.0, keyed_interval_s=1.0, key_setting="s2_api_key"),
+    # OpenAlex: 10 requests/s (polite pool with mailto).
+    Source("openalex", "https://api.openalex.org", 0.1),
+    # Crossref polite pool: 10 requests/s, keep it gentler.
+    Source("crossref", "https://api.crossref.org", 0.1),
+    Source("unpaywall", "https://api.unpaywall.org", 0.1),
+    Source("europepmc", "https://www.ebi.ac.uk", 0.1),
+    # arXiv API terms: one request every 3 seconds.
+    Source("arxiv_api", "https://export.arxiv.org", 3.0, concurrency=1),
+    Source("arxiv", "https://arxiv.org", 1.0),
+    Source("ar5iv", "https://ar5iv.labs.arxiv.org", 1.0),
+    Source("inspire", "https://inspirehep.net", 0.35),
+    # Open Library asks for a gentle pace and an identifying User-Agent.
+    Source("openlibrary", "https://openlibrary.org", 1.0),
+    Source("covers", "https://covers.openlibrary.org", 1.0),
+    Source("google_books", "https://www.googleapis.com", 0.2),
+    Source("epo_ops", "https://ops.epo.org", 0.5),
+    Source("ietf", "https://datatracker.ietf.org", 0.5),
+    Source("rfc_editor", "https://www.rfc-editor.org", 0.5),
+    Source("nist", "https://csrc.nist.gov", 0.5),
+    Source("w3c", "https://api.w3.org", 0.2),
+    Source("etsi", "https://www.etsi.org", 1.0),
+    Source("relaton", "https://raw.githubusercontent.com", 0.1),
+    Source("github_api", "https://api.github.com", 1.0),
+    Source("docling", None, 0.0),
+)

@@ -1,0 +1,37 @@
+"""boto3 clients, built once per execution environment and lazily (never at import time).
+
+The local stack points boto3 at moto through AWS_ENDPOINT_URL before the first client is built;
+``reset_clients()`` forgets them when a test changes the environment.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from botocore.config import Config
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_s3 import S3Client
+
+_CONFIG = Config(retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=3, read_timeout=30)
+
+
+@cache
+def client(service: str) -> Any:
+    """A boto3 client for ``service`` (shared: boto3 clients are thread-safe)."""
+    return boto3.session.Session().client(service, config=_CONFIG)
+
+
+def dynamodb() -> DynamoDBClient:
+    return client("dynamodb")
+
+
+def s3() -> S3Client:
+    return client("s3")
+
+
+def reset_clients() -> None:
+    client.cache_clear()

@@ -1,0 +1,68 @@
+"""Content-addressed artifacts in the ArtifactBucket (DESIGN §5): ``<prefix>/<sha256><suffix>``."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from scholar.config import get_settings
+from scholar.errors import UnavailableError
+from scholar.store import aws
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class BlobStore:
+    """Objects in one bucket; keys are returned to callers as artifact references."""
+
+    def __init__(self, bucket: str | None = None, client: Any = None) -> None:
+        self._bucket = bucket
+        self._client = client
+
+    @property
+    def bucket(self) -> str:
+        bucket = self._bucket or get_settings().resources.artifact_bucket
+        if not bucket:
+            raise UnavailableError("no artifact bucket is configured (SCHOLAR_ARTIFACT_BUCKET)")
+        return bucket
+
+    @property
+    def client(self) -> Any:
+        return self._client or aws.s3()
+
+    def put_content(self, prefix: str, data: bytes, suffix: str, content_type: str) -> str:
+        """Store ``data`` under its SHA-256 (a second put of the same bytes is skipped); return the key."""
+        key = f"{prefix}/{sha256_hex(data)}{suffix}"
+        if not self.exists(key):
+            self.put(key, data, content_type)
+        return key
+
+    def put(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> str:
+        self.client.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=content_type)
+        return key
+
+    def get(self, key: str) -> bytes | None:
+        try:
+            return self.client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] in ("NoSuchKey", "404"):
+                return None
+            raise
+
+    def exists(self, key: str) -> bool:
+        try:
+            self.client.head_object(Bucket=self.bucket, Key=key)
+            return True
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] in ("404", "NoSuchKey", "NotFound"):
+                return False
+            raise
+
+    def presign(self, key: str, expires_s: int = 900) -> str:
+        return self.client.generate_presigned_url(
+            "get_object", Params={"Bucket": self.bucket, "Key": key}, ExpiresIn=expires_s
+        )

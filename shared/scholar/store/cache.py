@@ -1,0 +1,126 @@
+"""The CacheTable (DESIGN §5): compressed JSON under ``<namespace>#<key>``, TTL per namespace.
+
+DynamoDB deletes expired items lazily (and moto never does), so every read filters on
+``expires_at``. Values over 350 KB compressed spill to S3 under ``cache/``; the item keeps a pointer.
+Only complete answers are ever put here: callers must not cache partial or failed results.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import zlib
+from collections.abc import Iterable
+from typing import Any
+
+from scholar.config import get_settings
+from scholar.store import aws
+from scholar.store.blobs import BlobStore
+
+DAY = 86_400
+# Namespace → lifetime in seconds (None: no expiry).
+NAMESPACE_TTL: dict[str, int | None] = {
+    "record": 30 * DAY,  # upstream records: papers, authors, books, patents
+    "alias": None,  # identifier → canonical id (DOI → S2 id …)
+    "list": 3 * DAY,  # citation lists, references, editions
+    "search": 1 * DAY,  # searches and recommendations
+    "graph": 1 * DAY,  # graph traversals
+    "negative": 1 * DAY,  # not_found answers
+    "result": 7 * DAY,  # derived tool results (enrichment, excerpts)
+}
+SPILL_BYTES = 350 * 1024
+_BATCH_GET = 100
+
+
+def _encode(value: Any) -> bytes:
+    return zlib.compress(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode(), 6)
+
+
+def _decode(data: bytes) -> Any:
+    return json.loads(zlib.decompress(data))
+
+
+class Cache:
+    """Get and put JSON values by namespace and normalised key."""
+
+    def __init__(self, table: str | None = None, client: Any = None, blobs: BlobStore | None = None) -> None:
+        self._table = table
+        self._client = client
+        self._blobs = blobs
+
+    @property
+    def table(self) -> str | None:
+        return self._table or get_settings().resources.cache_table
+
+    @property
+    def client(self) -> Any:
+        return self._client or aws.dynamodb()
+
+    @property
+    def blobs(self) -> BlobStore:
+        return self._blobs or BlobStore()
+
+    @staticmethod
+    def pk(namespace: str, key: str) -> str:
+        if namespace not in NAMESPACE_TTL:
+            raise ValueError(f"unknown cache namespace {namespace!r}")
+        return f"{namespace}#{key}"
+
+    def get(self, namespace: str, key: str) -> Any | None:
+        """The cached value, or None when absent or expired (or when no table is configured)."""
+        if not self.table:
+            return None
+        item = self.client.get_item(TableName=self.table, Key={"pk": {"S": self.pk(namespace, key)}}).get("Item")
+        return self._value(item)
+
+    def get_many(self, namespace: str, keys: Iterable[str]) -> dict[str, Any]:
+        """Cached values for many keys at once (BatchGetItem, 100 keys a request)."""
+        wanted = {self.pk(namespace, k): k for k in dict.fromkeys(keys)}
+        found: dict[str, Any] = {}
+        if not self.table or not wanted:
+            return found
+        pks = list(wanted)
+        for start in range(0, len(pks), _BATCH_GET):
+            request = {self.table: {"Keys": [{"pk": {"S": pk}} for pk in pks[start : start + _BATCH_GET]]}}
+            while request:
+                out = self.client.batch_get_item(RequestItems=request)
+                for item in out.get("Responses", {}).get(self.table, []):
+                    value = self._value(item)
+                    if value is not None:
+                        found[wanted[item["pk"]["S"]]] = value
+                request = out.get("UnprocessedKeys") or {}
+        return found
+
+    def put(self, namespace: str, key: str, value: Any, ttl_s: int | None = None) -> None:
+        """Store ``value`` (JSON-serialisable); ``ttl_s`` overrides the namespace's lifetime."""
+        if not self.table:
+            return
+        pk = self.pk(namespace, key)
+        lifetime = NAMESPACE_TTL[namespace] if ttl_s is None else ttl_s
+        data = _encode(value)
+        item: dict[str, Any] = {"pk": {"S": pk}, "stored_at": {"N": str(int(time.time()))}}
+        if len(data) > SPILL_BYTES:
+            s3_key = f"cache/{hashlib.sha256(pk.encode()).hexdigest()}.json.z"
+            self.blobs.put(s3_key, data, "application/octet-stream")
+            item["s3_key"] = {"S": s3_key}
+        else:
+            item["v"] = {"B": data}
+        if lifetime is not None:
+            item["expires_at"] = {"N": str(int(time.time()) + lifetime)}
+        self.client.put_item(TableName=self.table, Item=item)
+
+    def delete(self, namespace: str, key: str) -> None:
+        if self.table:
+            self.client.delete_item(TableName=self.table, Key={"pk": {"S": self.pk(namespace, key)}})
+
+    def _value(self, item: dict[str, Any] | None) -> Any | None:
+        if not item:
+            return None
+        expires = item.get("expires_at")
+        if expires is not None and float(expires["N"]) <= time.time():
+            return None
+        if "v" in item:
+            return _decode(item["v"]["B"])
+        data = self.blobs.get(item["s3_key"]["S"]) if "s3_key" in item else None
+        return _decode(data) if data is not None else None

@@ -1,0 +1,106 @@
+"""Task tools and the ``record_outcome`` action the retry state machine calls to finish a task."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from scholar.catalogue import CallContext, Handler
+from scholar.errors import NotFoundError
+from scholar.runtime.executions import describe_execution
+from scholar.runtime.invocation import Outcome
+from scholar.store.tasks import TaskItem, TaskStore, TaskTransitionError
+from scholar.tasks.models import TERMINAL
+from scholar.tasks.spec import GetTaskResultInput, ListTasksInput, TaskList, TaskResult, TaskSummary
+
+logger = logging.getLogger(__name__)
+
+# A finished task stays readable this long (DESIGN §5: 10 min for rate-limited retries).
+FINISHED_TTL_S = 600
+_DEAD_EXECUTIONS = {"FAILED", "TIMED_OUT", "ABORTED"}
+
+
+def _elapsed(task: TaskItem) -> float:
+    end = task.updated_at if task.status in TERMINAL else time.time()
+    return round(max(0.0, end - task.created_at), 3)
+
+
+def _reconcile(store: TaskStore, task: TaskItem) -> TaskItem:
+    """A task whose execution died without recording an outcome is failed, not pending forever."""
+    if task.status in TERMINAL or not task.execution_arn:
+        return task
+    try:
+        status = describe_execution(task.execution_arn)["status"]
+    except ClientError:
+        return task
+    if status not in _DEAD_EXECUTIONS:
+        return task
+    error = {"code": "internal", "message": f"the background execution ended as {status}", "retryable": True}
+    try:
+        store.transition(task.task_id, "failed", allowed_from=("pending", "running"), error=error)
+    except TaskTransitionError:
+        pass
+    return store.get(task.task_id, task.principal) or task
+
+
+async def get_task_result(args: GetTaskResultInput, ctx: CallContext) -> TaskResult:
+    store = TaskStore()
+    task = store.get(args.task_id, ctx.principal)
+    if task is None:
+        raise NotFoundError(
+            f"no task {args.task_id} for this caller (unknown, expired, or started by someone else)",
+            hint="Task results expire; start the call again.",
+        )
+    task = _reconcile(store, task)
+    running = task.status not in TERMINAL
+    return TaskResult(
+        task_id=task.task_id,
+        status=task.status,
+        tool=task.tool,
+        elapsed_s=_elapsed(task),
+        result=store.load_result(task) if task.status == "completed" else None,
+        error=task.error if task.status in ("failed", "cancelled") else None,
+        hint=(task.progress or "working") if running else None,
+        poll_after_s=2 if running else None,
+    )
+
+
+async def list_tasks(args: ListTasksInput, ctx: CallContext) -> TaskList:
+    tasks = TaskStore().list(ctx.principal, limit=args.limit)
+    summaries = [
+        TaskSummary(task_id=t.task_id, status=t.status, tool=t.tool, created_at=t.created_at, elapsed_s=_elapsed(t))
+        for t in tasks
+    ]
+    return TaskList(tasks=summaries, total=len(summaries))
+
+
+def record_outcome(event: dict[str, Any]) -> dict[str, Any]:
+    """Finish a task with the outcome of its last attempt (called by the retry state machine)."""
+    task_id = str(event["task_id"])
+    outcome = Outcome.model_validate(event.get("outcome") or {"ok": False})
+    expires = int(time.time()) + FINISHED_TTL_S
+    try:
+        if outcome.ok:
+            TaskStore().transition(
+                task_id, "completed", allowed_from=("pending", "running"), result=outcome.result or {}, expires_at=expires
+            )
+        else:
+            error = outcome.error or {"code": "internal", "message": "the task failed", "retryable": True}
+            TaskStore().transition(
+                task_id, "failed", allowed_from=("pending", "running"), error=error, expires_at=expires
+            )
+    except TaskTransitionError:
+        logger.info("task %s was already finished; outcome ignored", task_id)
+        return {"recorded": False}
+    return {"recorded": True}
+
+
+HANDLERS: dict[str, Handler] = {
+    "get_task_result": get_task_result,
+    "get_job_result": get_task_result,
+    "list_tasks": list_tasks,
+}
+ACTIONS = {"record_outcome": record_outcome}

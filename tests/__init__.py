@@ -1,0 +1,1 @@
+"""Test suite (a package so helpers import as ``tests.…`` from the repo root)."""
