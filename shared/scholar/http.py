@@ -21,6 +21,7 @@ import httpx
 
 from scholar.config import get_settings
 from scholar.errors import NotFoundError, RateLimitedError, UpstreamError, UpstreamTimeoutError
+from scholar.runtime import aio
 from scholar.sources.registry import SOURCES
 from scholar.store.limiter import pace
 
@@ -34,6 +35,14 @@ _MAX_BACKOFF_S = 8.0
 TransportFactory = Callable[[str], httpx.AsyncBaseTransport | None]
 _transport_factory: TransportFactory | None = None
 _clients: dict[tuple[int, str], httpx.AsyncClient] = {}
+
+
+async def close_clients() -> None:
+    """Close every client opened on the running loop."""
+    loop_id = id(asyncio.get_running_loop())
+    for key in [k for k in _clients if k[0] == loop_id]:
+        await _clients.pop(key).aclose()
+
 
 
 def set_transport_factory(factory: TransportFactory | None) -> None:
@@ -54,6 +63,8 @@ def client_for(source: str) -> httpx.AsyncClient:
     key = (id(loop), source)
     client = _clients.get(key)
     if client is None or client.is_closed:
+        if not _clients:
+            aio.on_shutdown(close_clients)
         spec = SOURCES[source]
         transport = _transport_factory(source) if _transport_factory else None
         client = httpx.AsyncClient(

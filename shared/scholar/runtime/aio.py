@@ -11,13 +11,20 @@ from __future__ import annotations
 import asyncio
 import atexit
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
 _thread: threading.Thread | None = None
+_shutdown_hooks: list[Callable[[], Coroutine[Any, Any, None]]] = []
+
+
+def on_shutdown(hook: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run ``hook()`` on the loop before it closes at exit (e.g. closing HTTP clients); once per hook."""
+    if hook not in _shutdown_hooks:
+        _shutdown_hooks.append(hook)
 
 
 def _start() -> asyncio.AbstractEventLoop:
@@ -37,6 +44,11 @@ def _stop() -> None:
     loop, thread = _loop, _thread
     if loop is None or thread is None:
         return
+    for hook in _shutdown_hooks:
+        try:
+            asyncio.run_coroutine_threadsafe(hook(), loop).result(timeout=5)
+        except Exception:  # noqa: BLE001  exit path: one failing hook must not keep the others from running
+            pass
     loop.call_soon_threadsafe(loop.stop)
     thread.join(timeout=5)
     loop.close()

@@ -47,6 +47,7 @@ def _failure(err: ScholarError) -> dict[str, Any]:
 
 def dispatch(family: str, event: dict[str, Any]) -> dict[str, Any]:
     """Handle one invocation of a family function and return the outcome as a dict."""
+    metrics.add_metric(name="Invocation", unit="Count", value=1)
     if "action" in event:
         action = actions(family).get(str(event["action"]))
         if action is None:
@@ -56,7 +57,6 @@ def dispatch(family: str, event: dict[str, Any]) -> dict[str, Any]:
         invocation = Invocation.model_validate(event)
     except ValidationError:
         return _failure(InternalError("malformed invocation (not a tool call)"))
-    metrics.add_metric(name="ToolCall", unit="Count", value=1)
     try:
         result = aio.run(run_tool(family, invocation))
     except ScholarError as err:

@@ -1,0 +1,68 @@
+"""tools/call: validate against the catalogue, bind the caller, run the tool in its family function."""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from typing import Any
+
+import anyio
+from mcp import types
+from pydantic import ValidationError
+
+from scholar.catalogue import ToolSpec
+from scholar.config import get_settings
+from scholar.errors import InternalError, InvalidArgumentError, ScholarError
+from scholar.mcp.tools import visible
+from scholar.runtime.invocation import Invocation, Outcome
+from scholar.runtime.invoke import invoke_family
+from scholar.validation import invalid_argument
+
+logger = logging.getLogger(__name__)
+
+
+def _text(data: Any) -> list[types.TextContent]:
+    return [types.TextContent(text=json.dumps(data, ensure_ascii=False, separators=(",", ":")))]
+
+
+def error_result(err: ScholarError) -> types.CallToolResult:
+    envelope = err.to_envelope()
+    return types.CallToolResult(content=_text(envelope), structured_content=envelope, is_error=True)
+
+
+def success_result(result: dict[str, Any]) -> types.CallToolResult:
+    return types.CallToolResult(content=_text(result), structured_content=result)
+
+
+async def call_tool(
+    spec: ToolSpec | None, name: str, arguments: dict[str, Any] | None, principal: str, toolsets: frozenset[str] | None
+) -> types.CallToolResult:
+    """Run one tools/call and return its result (errors as ``isError`` results, never raised)."""
+    settings = get_settings()
+    if spec is None or not visible(spec, settings, toolsets):
+        return error_result(
+            InvalidArgumentError(f"unknown tool {name!r}; call tools/list for the available tools", field="name")
+        )
+    try:
+        args = spec.input_model.model_validate(arguments or {})
+    except ValidationError as exc:
+        return error_result(invalid_argument(exc, tool=spec.name))
+    invocation = Invocation(
+        tool=spec.name,
+        arguments=args.model_dump(mode="json", exclude_unset=True),
+        principal=principal,
+        request_id=str(uuid.uuid4()),
+    )
+    try:
+        outcome: Outcome = await anyio.to_thread.run_sync(invoke_family, spec.family, invocation)
+    except ScholarError as err:
+        return error_result(err)
+    except Exception:  # the gateway never answers 5xx: a dispatch failure is a tool error
+        logger.exception("dispatch of %s failed", spec.name)
+        return error_result(InternalError("the tool could not be reached; the failure was logged", retryable=True))
+    if outcome.ok and outcome.result is not None:
+        return success_result(outcome.result)
+    envelope_body = outcome.error or {"code": "internal", "message": "no result", "retryable": True}
+    envelope = {"error": envelope_body}
+    return types.CallToolResult(content=_text(envelope), structured_content=envelope, is_error=True)
