@@ -27,8 +27,11 @@ def invoke_family(family: str, invocation: Invocation) -> Outcome:
     """
     payload = invocation.model_dump(mode="json")
     if get_settings().local_dispatch:
+        from scholar.runtime.context import LocalContext
+
         module = importlib.import_module(f"functions.{family}.app")
-        return Outcome.model_validate(module.lambda_handler(payload, None))
+        context = LocalContext(function_name=function_name(family))
+        return Outcome.model_validate(module.lambda_handler(payload, context))
     response = aws.client("lambda").invoke(
         FunctionName=function_name(family), InvocationType="RequestResponse", Payload=json.dumps(payload).encode()
     )

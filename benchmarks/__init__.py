@@ -1,0 +1,1 @@
+"""Reproducible benchmarks: ``make bench`` (python -m benchmarks) prints medians and ratios."""
