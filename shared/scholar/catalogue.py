@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 # Families with a Lambda function of their own; the order is the import order, not a ranking.
 FAMILIES: tuple[str, ...] = ("papers", "tasks")
@@ -74,21 +74,40 @@ class ToolSpec:
         return _schema(self.input_model)
 
     def output_schema(self) -> dict[str, Any]:
-        """The JSON schema of structuredContent; a queued answer is one of its forms when the tool may queue."""
-        schema = _schema(self.output_model)
-        if not self.may_queue:
-            return schema
+        """The JSON schema of structuredContent: the result, a queued answer (when the tool may queue), or the error.
+
+        Error results carry the envelope as structuredContent too, and some clients validate every
+        structuredContent against this schema, so the envelope is one of its forms.
+        """
         from scholar.tasks.models import QueuedResult  # the queued shape is owned by the tasks family
 
-        queued = _schema(QueuedResult)
-        defs = {**schema.pop("$defs", {}), **queued.pop("$defs", {})}
-        combined: dict[str, Any] = {"type": "object", "anyOf": [schema, queued]}
+        forms = [self.output_model, *([QueuedResult] if self.may_queue else []), ErrorEnvelope]
+        schemas = [dict(_schema(model)) for model in forms]
+        defs: dict[str, Any] = {}
+        for schema in schemas:
+            defs.update(schema.pop("$defs", {}))
+        combined: dict[str, Any] = {"type": "object", "anyOf": schemas}
         if defs:
             combined["$defs"] = defs
         return combined
 
 
 Handler = Callable[[Any, CallContext], Awaitable[BaseModel]]
+
+
+class ErrorBody(BaseModel):
+    """The body of the error envelope (DESIGN §4); see scholar.errors."""
+
+    model_config = ConfigDict(extra="allow")
+    code: str
+    message: str
+    retryable: bool
+
+
+class ErrorEnvelope(BaseModel):
+    """What a tool returns with ``isError: true``."""
+
+    error: ErrorBody
 
 
 @cache
