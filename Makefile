@@ -2,6 +2,9 @@
 SHELL := /bin/bash
 # .python-version selects 3.13.0 (the Lambda runtime) through pyenv when it is there.
 PYTHON ?= python3
+# sam build runs layer makefiles in scratch folders where .python-version is not found: pin it here.
+export PYENV_VERSION ?= $(shell cat .python-version)
+export SAM_CLI_TELEMETRY = 0
 VENV := .venv
 TOOLS := .tools
 PY := $(VENV)/bin/python

@@ -31,6 +31,11 @@ RETRY_BUDGET_ENV = "SCHOLAR_RETRY_BUDGET_S"
 RETRY_WAIT_ENV = "SCHOLAR_RETRY_WAIT_S"
 # Local / test-only: route family calls to in-process handlers instead of Lambda.
 LOCAL_DISPATCH_ENV = "SCHOLAR_LOCAL_DISPATCH"
+# Test-only: hosts (host[:port]) a user-supplied URL may reach although they resolve to private
+# addresses (the fake upstream on 127.0.0.1). Off by default; never set in template.yaml.
+TEST_ALLOW_HOSTS_ENV = "SCHOLAR_TEST_ALLOW_HOSTS"
+PDF_MAX_BYTES_ENV = "SCHOLAR_PDF_MAX_BYTES"
+PDF_TIMEOUT_ENV = "SCHOLAR_PDF_TIMEOUT_S"
 
 # Secrets: the value itself (local) or the name of an SSM parameter holding it (deployed).
 SECRET_NAMES = (
@@ -43,18 +48,35 @@ SECRET_NAMES = (
 )
 
 _TRUE = {"1", "true", "yes", "on"}
+_SECRET_FIELDS = frozenset(name.lower() for name in SECRET_NAMES)
 
 
 class Secrets(BaseModel):
-    s2_api_key: SecretStr | None = None
-    openalex_api_key: SecretStr | None = None
-    google_books_api_key: SecretStr | None = None
-    epo_consumer_key: SecretStr | None = None
-    epo_consumer_secret: SecretStr | None = None
-    vlm_api_key: SecretStr | None = None
+    """Secret values (``SecretStr``), read from the environment or, deployed, from SSM on first use.
+
+    ``has(name)`` says whether a secret is configured without fetching it (the gateway hides tools
+    by it and has no access to the parameters); reading an attribute fetches an SSM-held value.
+    """
+
+    values: dict[str, SecretStr] = Field(default_factory=dict)
+    parameters: dict[str, str] = Field(default_factory=dict)
 
     def has(self, name: str) -> bool:
-        return getattr(self, name, None) is not None
+        return name in self.values or name in self.parameters
+
+    def get(self, name: str) -> SecretStr | None:
+        if name in self.values:
+            return self.values[name]
+        if name in self.parameters:
+            from scholar.store.secrets import get_secret_parameter  # I/O only when the secret is used
+
+            return get_secret_parameter(self.parameters[name])
+        return None
+
+    def __getattr__(self, name: str) -> SecretStr | None:
+        if name.lower() in _SECRET_FIELDS:
+            return self.get(name)
+        return super().__getattr__(name)  # type: ignore[misc]  # pydantic's own attribute lookup
 
 
 class Resources(BaseModel):
@@ -85,6 +107,9 @@ class Settings(BaseModel):
     # First wait of the retry state machine for a queued, rate-limited call.
     retry_wait_s: int = Field(default=5, ge=0)
     local_dispatch: bool = False
+    test_allow_hosts: frozenset[str] = frozenset()
+    pdf_max_bytes: int = Field(default=50 * 1024 * 1024, ge=1024)
+    pdf_timeout_s: float = Field(default=60.0, gt=0)
     secrets: Secrets = Field(default_factory=Secrets)
     resources: Resources = Field(default_factory=Resources)
 
@@ -109,9 +134,19 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     return default if raw is None or raw == "" else raw.strip().lower() in _TRUE
 
 
-def _secret(env: Mapping[str, str], name: str) -> SecretStr | None:
-    value = env.get(f"{ENV_PREFIX}{name}")
-    return SecretStr(value) if value else None
+def _secrets(env: Mapping[str, str]) -> Secrets:
+    """``SCHOLAR_<NAME>`` holds the value (local); ``SCHOLAR_<NAME>_PARAM`` names its SSM parameter (deployed)."""
+    values = {n.lower(): SecretStr(env[f"{ENV_PREFIX}{n}"]) for n in SECRET_NAMES if env.get(f"{ENV_PREFIX}{n}")}
+    parameters = {
+        n.lower(): env[f"{ENV_PREFIX}{n}_PARAM"]
+        for n in SECRET_NAMES
+        if env.get(f"{ENV_PREFIX}{n}_PARAM") and n.lower() not in values
+    }
+    return Secrets(values=values, parameters=parameters)
+
+
+def _hosts(raw: str | None) -> frozenset[str]:
+    return frozenset(part.strip().lower() for part in (raw or "").split(",") if part.strip())
 
 
 def load_settings(env: Mapping[str, str]) -> Settings:
@@ -135,7 +170,10 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         retry_budget_s=float(env.get(RETRY_BUDGET_ENV) or 8.0),
         retry_wait_s=int(env.get(RETRY_WAIT_ENV) or 5),
         local_dispatch=_flag(env, LOCAL_DISPATCH_ENV, False),
-        secrets=Secrets(**{name.lower(): _secret(env, name) for name in SECRET_NAMES}),
+        test_allow_hosts=_hosts(env.get(TEST_ALLOW_HOSTS_ENV)),
+        pdf_max_bytes=int(env.get(PDF_MAX_BYTES_ENV) or 50 * 1024 * 1024),
+        pdf_timeout_s=float(env.get(PDF_TIMEOUT_ENV) or 60.0),
+        secrets=_secrets(env),
         resources=Resources(
             cache_table=env.get(CACHE_TABLE_ENV) or None,
             task_table=env.get(TASK_TABLE_ENV) or None,

@@ -19,7 +19,8 @@ def fake_upstream() -> Iterator[FakeUpstream]:
         yield fake
 
 
-@pytest.fixture(scope="session")
+# Package scope: one LocalStack may run per process, and tests/infra starts its own after this package.
+@pytest.fixture(scope="package")
 def local_server(fake_upstream: FakeUpstream) -> Iterator[object]:
     from scholar.local.server import LocalServer
     from scholar.store import aws

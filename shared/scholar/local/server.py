@@ -1,0 +1,136 @@
+"""The local MCP server: LocalStack (moto + template.yaml) behind the gateway's ASGI app on uvicorn.
+
+``serve`` is ``make serve``; ``LocalServer`` runs the same thing on a free loopback port in a
+background thread for tests. The app comes from ``scholar.mcp.app.create_app(local=True)``
+unless a test passes its own factory.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import uvicorn
+
+from scholar.local.invoke import Handler
+from scholar.local.stack import LocalStack
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["LocalServer", "default_template", "serve"]
+
+AppFactory = Callable[[], Any]
+STARTUP_TIMEOUT_S = 30.0
+
+
+def default_template() -> Path:
+    """template.yaml of this checkout: the working directory's, else the one beside shared/.
+
+    Raises:
+        FileNotFoundError: neither exists (an installed package without its repository).
+    """
+    for candidate in (Path.cwd() / "template.yaml", Path(__file__).resolve().parents[3] / "template.yaml"):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError("template.yaml not found: run from the repository root or pass --template")
+
+
+def _gateway_app() -> Any:
+    from scholar.mcp.app import create_app  # noqa: PLC0415  # imports mcp (~0.7 s): only when serving
+
+    return create_app(local=True)
+
+
+def serve(host: str, port: int, *, template: Path | None = None) -> None:
+    """Run the local server in the foreground until interrupted (``make serve``).
+
+    Args:
+        host: interface to bind (127.0.0.1 unless you mean to expose it).
+        port: TCP port.
+        template: the SAM template; defaults to ``default_template()``.
+    """
+    with LocalStack(template=template or default_template()) as stack:
+        logger.info("AWS stand-in ready in %.2f s (%s)", stack.startup_s, stack.endpoint_url)
+        print(f"Scholar MCP at http://{host}:{port}/mcp (AWS stand-in: moto at {stack.endpoint_url})", flush=True)
+        uvicorn.run(_gateway_app(), host=host, port=port, log_level="info")
+
+
+class LocalServer:
+    """LocalStack + the gateway app on uvicorn in a background thread, for tests.
+
+    Args:
+        template: the SAM template; defaults to ``default_template()``.
+        extra_env, handlers_override, parameters: passed to ``LocalStack``.
+        app_factory: builds the ASGI app after the stack is up (default: the gateway's).
+
+    Attributes (after start):
+        url: ``http://127.0.0.1:<port>/mcp``.
+        stack: the running LocalStack.
+    """
+
+    def __init__(self, *, template: Path | None = None, extra_env: Mapping[str, str] | None = None,
+                 handlers_override: Mapping[str, Handler] | None = None,
+                 parameters: Mapping[str, str] | None = None, app_factory: AppFactory | None = None) -> None:
+        self.stack = LocalStack(template=template or default_template(), extra_env=extra_env,
+                                handlers_override=handlers_override, parameters=parameters)
+        self.url = ""
+        self._app_factory = app_factory or _gateway_app
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._socket: socket.socket | None = None
+
+    def __enter__(self) -> LocalServer:
+        self.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def start(self) -> None:
+        """Deploy the stack, then serve the app until it accepts connections.
+
+        Raises:
+            RuntimeError: uvicorn did not start within ``STARTUP_TIMEOUT_S``.
+        """
+        self.stack.start()
+        try:
+            # Bind first (port 0 → a free port) and hand the socket to uvicorn: no race for the port.
+            self._socket = sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+            config = uvicorn.Config(self._app_factory(), log_level="warning", lifespan="on")
+            self._server = uvicorn.Server(config)
+            self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]},
+                                            name="scholar-local-server", daemon=True)
+            self._thread.start()
+            ready = threading.Event()
+            deadline_checks = int(STARTUP_TIMEOUT_S / 0.02)
+            for _ in range(deadline_checks):
+                if self._server.started or not self._thread.is_alive():
+                    break
+                ready.wait(0.02)
+            if not self._server.started:
+                raise RuntimeError(f"the local server did not start within {STARTUP_TIMEOUT_S:.0f} s")
+            self.url = f"http://127.0.0.1:{port}/mcp"
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Stop uvicorn, then the stack; idempotent."""
+        if self._server is not None and self._thread is not None:
+            self._server.should_exit = True
+            self._thread.join(timeout=STARTUP_TIMEOUT_S)
+        self._server = None
+        self._thread = None
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
+        self.stack.close()

@@ -1,0 +1,228 @@
+"""template.yaml: the linters pass, and the structural promises of DESIGN §1, §5, §12 hold."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from samtranslator.yaml_helper import yaml_parse
+
+REPO = Path(__file__).resolve().parents[2]
+TEMPLATE = REPO / "template.yaml"
+FAMILIES = {"PapersFunction": "papers", "TasksFunction": "tasks"}
+CONTRACT_ENV = {
+    "SCHOLAR_CACHE_TABLE",
+    "SCHOLAR_TASK_TABLE",
+    "SCHOLAR_ARTIFACT_BUCKET",
+    "SCHOLAR_FUNCTION_PREFIX",
+    "SCHOLAR_RETRY_STATE_MACHINE_ARN",
+    "SCHOLAR_READ_ONLY",
+    "SCHOLAR_CONTACT_EMAIL",
+    "SCHOLAR_S2_API_KEY_PARAM",
+    "POWERTOOLS_SERVICE_NAME",
+    "POWERTOOLS_LOG_LEVEL",
+}
+
+
+def _template() -> dict[str, Any]:
+    return yaml_parse(TEMPLATE.read_text())
+
+
+def _resources(kind: str) -> dict[str, dict[str, Any]]:
+    return {name: r for name, r in _template()["Resources"].items() if r["Type"] == kind}
+
+
+def _tool(name: str) -> Path:
+    """A binary of the tools environment (SAM CLI, cfn-lint); skips the test when it is not installed."""
+    bin_dir = Path(os.environ.get("SCHOLAR_TOOLS_BIN", REPO / ".tools" / "bin"))
+    path = bin_dir / name
+    if not path.is_file():
+        pytest.skip(f"{name} not found in {bin_dir} (run `make tools` or set SCHOLAR_TOOLS_BIN)")
+    return path
+
+
+def _run(*argv: str | Path) -> subprocess.CompletedProcess[str]:
+    # No region or credentials are needed; telemetry off keeps the run offline and quiet.
+    env = {**os.environ, "SAM_CLI_TELEMETRY": "0"}
+    return subprocess.run([str(a) for a in argv], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_sam_validate_with_lint_accepts_the_template() -> None:
+    result = _run(_tool("sam"), "validate", "--lint", "--template", TEMPLATE)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_cfn_lint_reports_nothing() -> None:
+    result = _run(_tool("cfn-lint"), TEMPLATE)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_only_route_is_post_mcp() -> None:
+    apis = _resources("AWS::Serverless::Api")
+    assert list(apis) == ["Api"]
+    assert not _resources("AWS::Serverless::HttpApi")
+    paths = apis["Api"]["Properties"]["DefinitionBody"]["paths"]
+    assert {path: set(methods) for path, methods in paths.items()} == {"/mcp": {"post"}}
+    events = [
+        (name, event["Properties"]["Path"], event["Properties"]["Method"])
+        for name, fn in _resources("AWS::Serverless::Function").items()
+        for event in fn["Properties"].get("Events", {}).values()
+        if event["Type"] == "Api"
+    ]
+    assert events == [("GatewayFunction", "/mcp", "post")]
+
+
+def test_post_mcp_is_a_lambda_proxy_to_the_gateway_function() -> None:
+    post = _resources("AWS::Serverless::Api")["Api"]["Properties"]["DefinitionBody"]["paths"]["/mcp"]["post"]
+    integration = post["x-amazon-apigateway-integration"]
+    assert integration["type"] == "aws_proxy"
+    assert integration["httpMethod"] == "POST"
+    assert "${GatewayFunction.Arn}" in integration["uri"]["Fn::Sub"]
+
+
+def test_the_api_key_requirement_follows_auth_mode() -> None:
+    template = _template()
+    security = template["Resources"]["Api"]["Properties"]["DefinitionBody"]["paths"]["/mcp"]["post"]["security"]
+    assert security == {"Fn::If": ["UseApiKey", [{"api_key": []}], []]}
+    assert template["Parameters"]["AuthMode"]["Default"] == "ApiKey"
+    for name in ("ApiKey", "ApiUsagePlan", "ApiUsagePlanKey"):
+        assert template["Resources"][name]["Condition"] == "UseApiKey"
+
+
+def test_both_tables_expire_items_on_expires_at() -> None:
+    tables = _resources("AWS::DynamoDB::Table")
+    assert set(tables) == {"CacheTable", "TaskTable"}
+    for table in tables.values():
+        props = table["Properties"]
+        assert props["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
+        assert props["BillingMode"] == "PAY_PER_REQUEST"
+    assert tables["CacheTable"]["Properties"]["KeySchema"] == [{"AttributeName": "pk", "KeyType": "HASH"}]
+    assert tables["TaskTable"]["Properties"]["KeySchema"] == [{"AttributeName": "task_id", "KeyType": "HASH"}]
+
+
+def test_task_table_lists_tasks_by_principal_newest_first_capable() -> None:
+    props = _resources("AWS::DynamoDB::Table")["TaskTable"]["Properties"]
+    (index,) = props["GlobalSecondaryIndexes"]
+    assert index["IndexName"] == "by_principal"
+    assert index["KeySchema"] == [
+        {"AttributeName": "principal", "KeyType": "HASH"},
+        {"AttributeName": "created_at", "KeyType": "RANGE"},
+    ]
+    assert index["Projection"] == {"ProjectionType": "ALL"}
+    types = {a["AttributeName"]: a["AttributeType"] for a in props["AttributeDefinitions"]}
+    assert types == {"task_id": "S", "principal": "S", "created_at": "N"}
+    assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+
+
+def test_artifact_bucket_is_private_encrypted_and_tls_only() -> None:
+    resources = _template()["Resources"]
+    props = resources["ArtifactBucket"]["Properties"]
+    assert props["PublicAccessBlockConfiguration"] == {
+        "BlockPublicAcls": True,
+        "BlockPublicPolicy": True,
+        "IgnorePublicAcls": True,
+        "RestrictPublicBuckets": True,
+    }
+    (sse,) = props["BucketEncryption"]["ServerSideEncryptionConfiguration"]
+    assert sse["ServerSideEncryptionByDefault"]["SSEAlgorithm"] == "AES256"
+    expiry = {r.get("Prefix"): r.get("ExpirationInDays") for r in props["LifecycleConfiguration"]["Rules"]}
+    assert expiry["results/"] == 7
+    assert expiry["pdfs/"] == expiry["md/"] == 90
+    (deny,) = resources["ArtifactBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    assert deny["Effect"] == "Deny"
+    assert deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+
+
+def test_every_function_has_its_own_log_group_with_retention() -> None:
+    resources = _template()["Resources"]
+    groups = []
+    for fn in _resources("AWS::Serverless::Function").values():
+        group = fn["Properties"]["LoggingConfig"]["LogGroup"]["Ref"]
+        assert resources[group]["Type"] == "AWS::Logs::LogGroup"
+        assert resources[group]["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+        groups.append(group)
+    assert len(groups) == len(set(groups)) == 3
+
+
+def test_every_function_has_an_errors_alarm_and_a_throttles_alarm() -> None:
+    alarms = {
+        (a["Properties"]["Dimensions"][0]["Value"]["Ref"], a["Properties"]["MetricName"])
+        for a in _resources("AWS::CloudWatch::Alarm").values()
+    }
+    for name in _resources("AWS::Serverless::Function"):
+        assert {(name, "Errors"), (name, "Throttles")} <= alarms
+
+
+def test_functions_run_python_3_13_on_arm64_with_tracing() -> None:
+    template = _template()
+    globals_ = template["Globals"]["Function"]
+    assert globals_["Runtime"] == "python3.13"
+    assert globals_["Architectures"] == ["arm64"]
+    assert globals_["Tracing"] == "Active"
+    assert globals_["Handler"] == "app.lambda_handler"
+    assert CONTRACT_ENV <= set(globals_["Environment"]["Variables"])
+    for fn in _resources("AWS::Serverless::Function").values():
+        assert not {"Runtime", "Architectures", "Tracing"} & set(fn["Properties"])
+
+
+def test_family_functions_have_names_the_gateway_can_compute() -> None:
+    functions = _resources("AWS::Serverless::Function")
+    for logical, family in FAMILIES.items():
+        props = functions[logical]["Properties"]
+        assert props["FunctionName"] == {"Fn::Sub": f"${{AWS::StackName}}-{family}"}
+        assert props["CodeUri"] == f"functions/{family}/"
+    assert "FunctionName" not in functions["GatewayFunction"]["Properties"]
+    assert functions["GatewayFunction"]["Properties"]["CodeUri"] == "functions/gateway/"
+
+
+def test_only_the_gateway_ships_the_mcp_layer() -> None:
+    for name, fn in _resources("AWS::Serverless::Function").items():
+        layers = [layer["Ref"] for layer in fn["Properties"]["Layers"]]
+        expected = ["DepsLayer", "McpLayer", "ScholarLayer"] if name == "GatewayFunction" else ["DepsLayer", "ScholarLayer"]
+        assert layers == expected
+
+
+def test_layers_are_built_for_arm64() -> None:
+    for layer in _resources("AWS::Serverless::LayerVersion").values():
+        assert layer["Metadata"]["BuildArchitecture"] == "arm64"
+        assert layer["Properties"]["CompatibleArchitectures"] == ["arm64"]
+
+
+def test_gateway_may_invoke_exactly_the_family_functions() -> None:
+    gateway = _resources("AWS::Serverless::Function")["GatewayFunction"]["Properties"]
+    (policy,) = gateway["Policies"]
+    (statement,) = policy["Statement"]
+    assert statement["Action"] == "lambda:InvokeFunction"
+    assert statement["Resource"] == [{"Fn::GetAtt": [logical, "Arn"]} for logical in FAMILIES]
+
+
+def test_secret_parameters_grant_ssm_access_only_when_configured() -> None:
+    template = _template()
+    assert template["Parameters"]["S2ApiKeyParameter"]["Default"] == ""
+    policy = template["Resources"]["PapersSecretsPolicy"]
+    assert policy["Condition"] == "HasPapersSecret"
+    (statement,) = policy["Properties"]["PolicyDocument"]["Statement"]
+    assert statement["Action"] == "ssm:GetParameter"
+    assert all("Fn::If" in resource for resource in statement["Resource"])
+
+
+def test_retry_machine_is_standard_and_named_like_the_contract() -> None:
+    machine = _resources("AWS::Serverless::StateMachine")["RetryTaskStateMachine"]["Properties"]
+    assert machine["Type"] == "STANDARD"
+    assert machine["Name"] == {"Fn::Sub": "${AWS::StackName}-retry-task"}
+    assert machine["DefinitionSubstitutions"] == {"TasksFunctionArn": {"Fn::GetAtt": ["TasksFunction", "Arn"]}}
+    definition = json.loads((REPO / machine["DefinitionUri"]).read_text())
+    assert definition["StartAt"] == "Wait"
+    assert "QueryLanguage" not in definition  # JSONPath: moto cannot execute JSONata
+
+
+def test_outputs_include_the_mcp_url() -> None:
+    outputs = _template()["Outputs"]
+    assert outputs["McpUrl"]["Value"] == {
+        "Fn::Sub": "https://${Api}.execute-api.${AWS::Region}.amazonaws.com/${StageName}/mcp"
+    }
+    assert {"CacheTableName", "TaskTableName", "ArtifactBucketName"} <= set(outputs)

@@ -1,0 +1,26 @@
+"""The Lambda layers ship exactly the versions pyproject.toml pins (one source of versions, checked)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _requirements(path: Path) -> set[str]:
+    lines = (line.split("#")[0].strip() for line in path.read_text().splitlines())
+    return {line.lower() for line in lines if line}
+
+
+def _project() -> dict:
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+
+
+def test_the_deps_layer_pins_the_project_runtime_dependencies():
+    assert _requirements(REPO / "layers/deps/requirements.txt") == {d.lower() for d in _project()["dependencies"]}
+
+
+def test_the_mcp_layer_pins_the_gateway_extra():
+    gateway = {d.lower() for d in _project()["optional-dependencies"]["gateway"]}
+    assert _requirements(REPO / "layers/mcp/requirements.txt") == gateway
