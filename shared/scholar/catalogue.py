@@ -10,6 +10,7 @@ A test asserts the two match one to one.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
@@ -17,8 +18,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
-# Families with a Lambda function of their own; the order is the import order, not a ranking.
-FAMILIES: tuple[str, ...] = ("papers", "tasks")
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def families() -> tuple[str, ...]:
+    """Families with a Lambda function of their own: every package of ``scholar`` that has a ``spec.py``."""
+    return tuple(sorted(p.parent.name for p in _PACKAGE.glob("*/spec.py")))
 
 TaskSupport = Literal["forbidden", "optional", "required"]
 
@@ -123,7 +128,7 @@ def _load(families: Iterable[str], module: str) -> list[Any]:
 def all_tools() -> dict[str, ToolSpec]:
     """Every tool of every family, by name, sorted by name."""
     specs: dict[str, ToolSpec] = {}
-    for mod in _load(FAMILIES, "spec"):
+    for mod in _load(families(), "spec"):
         for spec in mod.TOOLS:
             if spec.name in specs:
                 raise RuntimeError(f"tool {spec.name!r} is declared twice")

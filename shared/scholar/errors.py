@@ -179,4 +179,6 @@ def from_envelope(envelope: dict[str, Any]) -> ScholarError:
         reason=body.get("reason"),
         details=body.get("details"),
     )
+    if isinstance(err, InvalidArgumentError):
+        err.field = (body.get("details") or {}).get("field")
     return err

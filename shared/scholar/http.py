@@ -10,11 +10,13 @@ Error messages carry the source, status and a trimmed body, never the query stri
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import json
 import logging
+import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import httpx
@@ -49,7 +51,8 @@ def set_transport_factory(factory: TransportFactory | None) -> None:
     """Use another transport per source (tests, the local stack); ``None`` restores the default."""
     global _transport_factory
     _transport_factory = factory
-    _clients.clear()
+    if _clients:
+        aio.run(close_clients())
 
 
 def user_agent() -> str:
@@ -57,25 +60,34 @@ def user_agent() -> str:
     return f"{USER_AGENT} (mailto:{email_})" if email_ else USER_AGENT
 
 
-def client_for(source: str) -> httpx.AsyncClient:
-    """The client of ``source`` on the running event loop (created on first use)."""
+def _new_client(source: str) -> httpx.AsyncClient:
+    spec = SOURCES[source]
+    transport = _transport_factory(source) if _transport_factory else None
+    return httpx.AsyncClient(
+        timeout=TIMEOUT,
+        limits=httpx.Limits(max_connections=spec.concurrency * 2, max_keepalive_connections=spec.concurrency),
+        headers={"User-Agent": user_agent()},
+        transport=transport,
+        follow_redirects=True,
+    )
+
+
+@contextlib.asynccontextmanager
+async def client_for(source: str) -> AsyncIterator[httpx.AsyncClient]:
+    """The client of ``source``: kept for the process loop (connection reuse), one-off on any other loop."""
     loop = asyncio.get_running_loop()
+    if not aio.is_process_loop(loop):
+        # A caller's own loop (scripts, tests with asyncio.run) may close at any time: never keep a client on it.
+        async with _new_client(source) as client:
+            yield client
+        return
     key = (id(loop), source)
     client = _clients.get(key)
     if client is None or client.is_closed:
         if not _clients:
             aio.on_shutdown(close_clients)
-        spec = SOURCES[source]
-        transport = _transport_factory(source) if _transport_factory else None
-        client = httpx.AsyncClient(
-            timeout=TIMEOUT,
-            limits=httpx.Limits(max_connections=spec.concurrency * 2, max_keepalive_connections=spec.concurrency),
-            headers={"User-Agent": user_agent()},
-            transport=transport,
-            follow_redirects=True,
-        )
-        _clients[key] = client
-    return client
+        client = _clients[key] = _new_client(source)
+    yield client
 
 
 def interval_for(source: str) -> float:
@@ -99,9 +111,22 @@ def retry_after_seconds(response: httpx.Response) -> float | None:
         return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 
+_KEYISH = re.compile(r"(?i)\b(api[_-]?key|key|token|access_token|secret|password|mailto|email)=([^&\s\"']+)")
+
+
+def scrub(text: str) -> str:
+    """Remove our secrets and anything that looks like a credential parameter from upstream text."""
+    for secret in get_settings().secrets.values.values():
+        value = secret.get_secret_value()
+        if value:
+            text = text.replace(value, "***")
+    return _KEYISH.sub(lambda m: f"{m.group(1)}=***", text)
+
+
 def excerpt(response: httpx.Response) -> str:
+    """The start of an upstream body for an error message: one line, trimmed, scrubbed."""
     text = response.text.strip().replace("\n", " ")
-    return text[:_BODY_EXCERPT]
+    return scrub(text[: _BODY_EXCERPT * 2])[:_BODY_EXCERPT]
 
 
 async def request(
@@ -142,7 +167,8 @@ async def request(
         attempt += 1
         await pace(source, interval_for(source))
         try:
-            response = await client_for(source).request(method, url, params=params, json=json_body, headers=headers)
+            async with client_for(source) as client:
+                response = await client.request(method, url, params=params, json=json_body, headers=headers)
         except httpx.TimeoutException as exc:
             if _can_wait(deadline, _backoff(attempt)):
                 await asyncio.sleep(_backoff(attempt))
@@ -211,6 +237,7 @@ def raise_for_status(source: str, response: httpx.Response, *, what: str) -> Non
         source=source,
         status=status,
         retryable=retryable,
+        hint=None if retryable else "The source refused this request; retrying it unchanged will not help.",
     )
 
 

@@ -55,6 +55,11 @@ def _stop() -> None:
     _loop = _thread = None
 
 
+def is_process_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether ``loop`` is the long-lived process loop (clients may be kept on it)."""
+    return loop is _loop
+
+
 def run(coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` on the process loop and wait for its result (never call from a coroutine)."""
     loop = _start()
