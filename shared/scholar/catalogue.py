@@ -9,6 +9,7 @@ A test asserts the two match one to one.
 
 from __future__ import annotations
 
+import copy
 import importlib
 from pathlib import Path
 from collections.abc import Awaitable, Callable, Iterable
@@ -76,7 +77,7 @@ class ToolSpec:
         return self.queue_on_rate_limit or self.task_support != "forbidden"
 
     def input_schema(self) -> dict[str, Any]:
-        return _schema(self.input_model)
+        return copy.deepcopy(_schema(self.input_model))
 
     def output_schema(self) -> dict[str, Any]:
         """The JSON schema of structuredContent: the result, a queued answer (when the tool may queue), or the error.
@@ -87,7 +88,7 @@ class ToolSpec:
         from scholar.tasks.models import QueuedResult  # the queued shape is owned by the tasks family
 
         forms = [self.output_model, *([QueuedResult] if self.may_queue else []), ErrorEnvelope]
-        schemas = [dict(_schema(model)) for model in forms]
+        schemas = [copy.deepcopy(_schema(model)) for model in forms]
         defs: dict[str, Any] = {}
         for schema in schemas:
             defs.update(schema.pop("$defs", {}))

@@ -74,14 +74,14 @@ async def get_paper(raw: str, cache: Cache | None = None) -> Paper:
             return Paper.model_validate(cached)
     if cache.get("negative", pid.cache_key()):
         raise NotFoundError(f"no source has a paper for {raw!r} (cached answer)", source="s2")
-    paper, record_key = await _fetch(pid)
+    paper, record_key = await _fetch(pid, cache)
     cache.put("record", record_key, paper.model_dump(mode="json"))
     for alias in _aliases(paper, pid):
         cache.put("alias", alias, record_key)
     return paper
 
 
-async def _fetch(pid: PaperId) -> tuple[Paper, str]:
+async def _fetch(pid: PaperId, cache: Cache) -> tuple[Paper, str]:
     s2_key = pid.s2_key()
     try:
         data: dict[str, Any] = await s2.get_paper(s2_key, FULL)
@@ -90,7 +90,7 @@ async def _fetch(pid: PaperId) -> tuple[Paper, str]:
     except NotFoundError:
         doi = _doi_of(pid)
         if doi is None:
-            _remember_missing(pid)
+            cache.put("negative", pid.cache_key(), True)
             raise
     try:
         return from_openalex(await openalex.get_work_by_doi(doi)), f"openalex:{doi}"
@@ -99,11 +99,7 @@ async def _fetch(pid: PaperId) -> tuple[Paper, str]:
     try:
         return from_crossref(await crossref.get_work(doi)), f"crossref:{doi}"
     except NotFoundError:
-        _remember_missing(pid)
+        cache.put("negative", pid.cache_key(), True)
         raise NotFoundError(
             f"no paper for {pid.cache_key()}: Semantic Scholar, OpenAlex and Crossref have no record", source="s2"
         ) from None
-
-
-def _remember_missing(pid: PaperId) -> None:
-    Cache().put("negative", pid.cache_key(), True)

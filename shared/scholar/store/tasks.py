@@ -115,9 +115,10 @@ class TaskStore:
 
     def create(self, task: TaskItem) -> TaskItem:
         """Store a new task; an existing id is refused (ids are never reused)."""
+        table = self.table  # fail with UnavailableError before building a client
         try:
             self.client.put_item(
-                TableName=self.table, Item=_to_item(task), ConditionExpression="attribute_not_exists(task_id)"
+                TableName=table, Item=_to_item(task), ConditionExpression="attribute_not_exists(task_id)"
             )
         except ClientError as exc:
             if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
@@ -127,7 +128,8 @@ class TaskStore:
 
     def get(self, task_id: str, principal: str | None) -> TaskItem | None:
         """The task if it exists, has not expired and belongs to ``principal`` (None: any owner, internal use)."""
-        item = self.client.get_item(TableName=self.table, Key={"task_id": {"S": task_id}}, ConsistentRead=True).get(
+        table = self.table  # fail with UnavailableError before building a client
+        item = self.client.get_item(TableName=table, Key={"task_id": {"S": task_id}}, ConsistentRead=True).get(
             "Item"
         )
         if not item:
@@ -146,8 +148,9 @@ class TaskStore:
 
     def list(self, principal: str, limit: int = 50) -> list[TaskItem]:
         """The principal's unexpired tasks, newest first."""
+        table = self.table  # fail with UnavailableError before building a client
         out = self.client.query(
-            TableName=self.table,
+            TableName=table,
             IndexName="by_principal",
             KeyConditionExpression="principal = :p",
             ExpressionAttributeValues={":p": {"S": principal}},
@@ -174,6 +177,7 @@ class TaskStore:
         Raises:
             TaskTransitionError: the task is missing or in another state (terminal states never change).
         """
+        table = self.table  # fail with UnavailableError before building a client
         now = time.time()
         names = {"#s": "status"}
         values: dict[str, Any] = {":to": {"S": status}, ":now": {"N": repr(now)}}
@@ -203,7 +207,7 @@ class TaskStore:
         condition = "attribute_exists(task_id) AND #s IN (" + ", ".join(f":from{i}" for i in range(len(allowed_from))) + ")"
         try:
             self.client.update_item(
-                TableName=self.table,
+                TableName=table,
                 Key={"task_id": {"S": task_id}},
                 UpdateExpression="SET " + ", ".join(sets),
                 ConditionExpression=condition,

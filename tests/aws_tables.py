@@ -1,0 +1,48 @@
+"""The AWS resources tests create in moto.
+
+These definitions mirror template.yaml (CacheTable, TaskTable, ArtifactBucket); a template test checks
+that the key schemas match, so change both together.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def create_cache_table(dynamodb: Any, name: str) -> None:
+    """CacheTable: ``pk`` (S) hash key, on-demand (template.yaml ``CacheTable``)."""
+    dynamodb.create_table(
+        TableName=name,
+        BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+    )
+
+
+def create_task_table(dynamodb: Any, name: str) -> None:
+    """TaskTable: ``task_id`` (S) hash key, GSI ``by_principal`` (principal S, created_at N, ALL)."""
+    dynamodb.create_table(
+        TableName=name,
+        BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[
+            {"AttributeName": "task_id", "AttributeType": "S"},
+            {"AttributeName": "principal", "AttributeType": "S"},
+            {"AttributeName": "created_at", "AttributeType": "N"},
+        ],
+        KeySchema=[{"AttributeName": "task_id", "KeyType": "HASH"}],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "by_principal",
+                "KeySchema": [
+                    {"AttributeName": "principal", "KeyType": "HASH"},
+                    {"AttributeName": "created_at", "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+    )
+
+
+def create_artifact_bucket(s3: Any, name: str) -> None:
+    """ArtifactBucket (us-east-1: no location constraint)."""
+    s3.create_bucket(Bucket=name)

@@ -1,0 +1,187 @@
+"""Shared fixtures: settings isolation, environment changes, moto-backed AWS, respx-backed upstreams.
+
+Settings and boto3 clients are cached per process (scholar.config.get_settings, scholar.store.aws.client);
+every fixture that changes the environment clears both, after the change and after restoring it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import boto3
+import botocore.loaders
+import botocore.session
+import moto
+import pytest
+import respx
+
+from scholar import http
+from scholar.config import get_settings
+from scholar.runtime.context import LocalContext
+from scholar.store import aws as aws_clients
+from tests.aws_tables import create_artifact_bucket, create_cache_table, create_task_table
+from tests.fixtures_dir import fixtures_dir
+
+UPSTREAM_BASE = "http://upstream.test"
+REGION = "us-east-1"
+CACHE_TABLE = "scholar-test-cache"
+TASK_TABLE = "scholar-test-tasks"
+ARTIFACT_BUCKET = "scholar-test-artifacts"
+
+
+def _refresh() -> None:
+    get_settings.cache_clear()
+    aws_clients.reset_clients()
+
+
+class Env:
+    """Set or remove environment variables for one test; settings and clients are re-read after each change."""
+
+    def __init__(self) -> None:
+        self._patch = pytest.MonkeyPatch()
+
+    def set(self, **values: str | None) -> None:
+        """Set each variable (``None`` removes it), then forget cached settings and clients."""
+        for name, value in values.items():
+            if value is None:
+                self._patch.delenv(name, raising=False)
+            else:
+                self._patch.setenv(name, str(value))
+        _refresh()
+
+    __call__ = set
+
+    def delete(self, *names: str) -> None:
+        """Remove the variables (absent ones are fine)."""
+        self.set(**dict.fromkeys(names))
+
+    def undo(self) -> None:
+        self._patch.undo()
+        _refresh()
+
+
+@pytest.fixture
+def env() -> Iterator[Env]:
+    """Change the environment for one test: ``env(SCHOLAR_READ_ONLY="1")`` or ``env.delete("SCHOLAR_X")``."""
+    helper = Env()
+    yield helper
+    helper.undo()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_botocore_loader() -> Iterator[None]:
+    """Share botocore's service-model loader between sessions (speed only).
+
+    Every test builds new boto3 sessions (``reset_clients()``), and each new session would parse the same
+    service JSON again (~0.1 s per client). The loader holds read-only model data, so one per data path is safe.
+    """
+    loaders: dict[Any, botocore.loaders.Loader] = {}
+
+    def create_loader(search_path_string: Any = None) -> botocore.loaders.Loader:
+        key = search_path_string
+        if key not in loaders:
+            loaders[key] = botocore.loaders.create_loader(search_path_string)
+        return loaders[key]
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(botocore.session, "create_loader", create_loader)
+    yield
+    patch.undo()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings() -> Iterator[None]:
+    """Fresh settings and boto3 clients around every test; pacing off unless a test turns it on."""
+    helper = Env()
+    helper.set(SCHOLAR_PACE_SCALE="0")
+    yield
+    helper.undo()
+
+
+@cache
+def _test_session() -> boto3.session.Session:
+    # One session for the fixtures' own clients: it keeps botocore's loaded service models between tests.
+    return boto3.session.Session(
+        aws_access_key_id="testing", aws_secret_access_key="testing", aws_session_token="testing", region_name=REGION
+    )
+
+
+@dataclass(frozen=True)
+class AwsResources:
+    """The moto resources of one test: names and boto3 clients."""
+
+    region: str
+    cache_table: str
+    task_table: str
+    bucket: str
+    dynamodb: Any
+    s3: Any
+
+    def client(self, service: str) -> Any:
+        """Another boto3 client inside the same moto mock (e.g. ``stepfunctions``)."""
+        return _test_session().client(service)
+
+
+@pytest.fixture
+def aws(env: Env) -> Iterator[AwsResources]:
+    """moto active with fake credentials, the CacheTable, TaskTable and ArtifactBucket created and configured."""
+    env.set(
+        AWS_ACCESS_KEY_ID="testing",
+        AWS_SECRET_ACCESS_KEY="testing",
+        AWS_SECURITY_TOKEN="testing",
+        AWS_SESSION_TOKEN="testing",
+        AWS_DEFAULT_REGION=REGION,
+        AWS_REGION=REGION,
+        AWS_PROFILE=None,
+        # A local stack elsewhere may point boto3 at a server; moto's in-process mock must win here.
+        AWS_ENDPOINT_URL=None,
+    )
+    # Explicit config: an in-process moto server (the local stack) may have switched execution on globally.
+    # Note: starting this mock resets every in-process moto backend, including one a local stack serves.
+    with moto.mock_aws(config={"stepfunctions": {"execute_state_machine": False}}):
+        dynamodb = _test_session().client("dynamodb")
+        s3 = _test_session().client("s3")
+        create_cache_table(dynamodb, CACHE_TABLE)
+        create_task_table(dynamodb, TASK_TABLE)
+        create_artifact_bucket(s3, ARTIFACT_BUCKET)
+        env.set(
+            SCHOLAR_CACHE_TABLE=CACHE_TABLE,
+            SCHOLAR_TASK_TABLE=TASK_TABLE,
+            SCHOLAR_ARTIFACT_BUCKET=ARTIFACT_BUCKET,
+        )
+        yield AwsResources(REGION, CACHE_TABLE, TASK_TABLE, ARTIFACT_BUCKET, dynamodb, s3)
+        _refresh()
+
+
+@pytest.fixture
+def upstream(env: Env) -> Iterator[respx.MockRouter]:
+    """Every source under ``http://upstream.test/<name>`` (DESIGN §6), answered by a respx router.
+
+    Register routes by full public path: ``upstream.get("/s2/graph/v1/paper/DOI:10.1073/pnas.1414271111")``.
+    """
+    env.set(SCHOLAR_UPSTREAM_PROXY_BASE=UPSTREAM_BASE)
+    # The process loop keeps one client per source, with the User-Agent of its creation: start from none.
+    http.set_transport_factory(None)
+    with respx.mock(base_url=UPSTREAM_BASE, assert_all_called=False) as router:
+        yield router
+    http.set_transport_factory(None)
+
+
+def read_fixture(relpath: str) -> bytes:
+    """The bytes of a recorded response, e.g. ``upstream/semantic_scholar/paper_not_found_404.json``."""
+    return (fixtures_dir() / relpath).read_bytes()
+
+
+@pytest.fixture
+def fixture_file() -> Callable[[str], bytes]:
+    """``fixture_file(relpath) -> bytes`` under the recorded fixtures folder (skips the test without it)."""
+    return read_fixture
+
+
+@pytest.fixture
+def lambda_context() -> LocalContext:
+    """A Lambda context for calling ``functions.<family>.app.lambda_handler`` in-process."""
+    return LocalContext()

@@ -1,0 +1,57 @@
+"""Content-addressed artifacts (scholar.store.blobs)."""
+
+import hashlib
+from urllib.parse import urlsplit
+
+import pytest
+
+from scholar.errors import UnavailableError
+from scholar.store.blobs import BlobStore
+
+PDF = b"%PDF-1.7 synthetic bytes for a content-addressed key"
+
+
+def test_the_key_is_the_prefix_the_sha256_and_the_suffix(aws):
+    key = BlobStore().put_content("pdfs", PDF, ".pdf", "application/pdf")
+    assert key == f"pdfs/{hashlib.sha256(PDF).hexdigest()}.pdf"
+    head = aws.s3.head_object(Bucket=aws.bucket, Key=key)
+    assert head["ContentType"] == "application/pdf"
+    assert BlobStore().get(key) == PDF
+
+
+def test_a_second_put_of_the_same_bytes_is_skipped(aws, monkeypatch):
+    store = BlobStore()
+    first = store.put_content("pdfs", PDF, ".pdf", "application/pdf")
+    calls = []
+    monkeypatch.setattr(store.client, "put_object", lambda **kwargs: calls.append(kwargs))
+    second = store.put_content("pdfs", PDF, ".pdf", "application/pdf")
+    assert second == first
+    assert calls == []
+
+
+def test_different_bytes_get_different_keys(aws):
+    store = BlobStore()
+    assert store.put_content("md", b"a", ".md", "text/markdown") != store.put_content("md", b"b", ".md", "text/markdown")
+
+
+def test_a_missing_object_reads_as_none_and_does_not_exist(aws):
+    store = BlobStore()
+    assert store.get("pdfs/missing.pdf") is None
+    assert store.exists("pdfs/missing.pdf") is False
+
+
+def test_presign_returns_a_get_url_for_the_key(aws):
+    store = BlobStore()
+    key = store.put_content("pdfs", PDF, ".pdf", "application/pdf")
+    url = store.presign(key, expires_s=60)
+    parts = urlsplit(url)
+    assert parts.scheme == "https"
+    assert key in parts.path or key in parts.netloc + parts.path
+    assert aws.bucket in url
+    assert "Signature" in parts.query or "X-Amz-Signature" in parts.query
+
+
+def test_without_a_bucket_the_store_is_unavailable(env):
+    env.delete("SCHOLAR_ARTIFACT_BUCKET")
+    with pytest.raises(UnavailableError):
+        _ = BlobStore().bucket

@@ -1,0 +1,120 @@
+"""The tool catalogue (scholar.catalogue) against the families' handlers: one to one, sorted, valid schemas."""
+
+import importlib
+
+import jsonschema
+import pytest
+
+from scholar.catalogue import all_tools, families, family_tools, get_tool
+from scholar.errors import NotFoundError
+from scholar.tasks.models import QueuedResult
+
+TOOLS = all_tools()
+
+
+def handlers_of(family: str) -> dict:
+    return importlib.import_module(f"scholar.{family}.handlers").HANDLERS
+
+
+@pytest.mark.parametrize("family", families())
+def test_every_tool_of_a_family_has_a_handler_and_every_handler_a_tool(family):
+    assert set(family_tools(family)) == set(handlers_of(family))
+
+
+def test_every_tool_belongs_to_a_known_family():
+    assert {spec.family for spec in TOOLS.values()} <= set(families())
+
+
+@pytest.mark.parametrize("family", families())
+def test_every_family_has_a_lambda_entry_point(family):
+    module = importlib.import_module(f"functions.{family}.app")
+    assert callable(module.lambda_handler)
+
+
+def test_tool_names_are_unique_and_sorted():
+    names = list(TOOLS)
+    assert names == sorted(names)
+    assert len(names) == len(set(names))
+    for name, spec in TOOLS.items():
+        assert spec.name == name
+        assert get_tool(name) is spec
+
+
+def test_an_unknown_tool_is_none():
+    assert get_tool("no_such_tool") is None
+
+
+@pytest.mark.parametrize("name", list(TOOLS))
+def test_every_input_schema_is_an_object_schema(name):
+    schema = TOOLS[name].input_schema()
+    assert schema["type"] == "object"
+    jsonschema.Draft202012Validator.check_schema(schema)
+
+
+@pytest.mark.parametrize("name", list(TOOLS))
+def test_every_output_schema_is_an_object_schema(name):
+    schema = TOOLS[name].output_schema()
+    assert schema["type"] == "object"
+    jsonschema.Draft202012Validator.check_schema(schema)
+
+
+@pytest.mark.parametrize("name", list(TOOLS))
+def test_every_tool_has_a_title_and_a_description(name):
+    spec = TOOLS[name]
+    assert spec.title.strip()
+    assert len(spec.description) >= 20
+
+
+def _titles(schema: dict) -> list[str]:
+    return [branch.get("title", "") for branch in schema.get("anyOf", [])]
+
+
+@pytest.mark.parametrize("name", [n for n, s in TOOLS.items() if s.may_queue])
+def test_a_tool_that_may_queue_accepts_the_queued_shape_in_its_output_schema(name):
+    schema = TOOLS[name].output_schema()
+    assert "QueuedResult" in _titles(schema)
+    queued = QueuedResult(task_id="abcdefgh12345678", tool=name, poll_after_s=6, reason="rate_limited")
+    jsonschema.validate(queued.model_dump(mode="json"), schema)
+
+
+@pytest.mark.parametrize("name", [n for n, s in TOOLS.items() if not s.may_queue])
+def test_a_tool_that_never_queues_has_no_queued_shape(name):
+    assert "QueuedResult" not in _titles(TOOLS[name].output_schema())
+
+
+@pytest.mark.parametrize("name", list(TOOLS))
+def test_every_output_schema_accepts_the_error_envelope(name):
+    envelope = NotFoundError("no such thing", source="s2", status=404).to_envelope()
+    jsonschema.validate(envelope, TOOLS[name].output_schema())
+
+
+def test_input_models_refuse_unknown_arguments():
+    for spec in TOOLS.values():
+        assert spec.input_model.model_config.get("extra") == "forbid", spec.name
+
+
+def _refs(node) -> list[str]:
+    if isinstance(node, dict):
+        own = [node["$ref"]] if isinstance(node.get("$ref"), str) else []
+        return own + [r for value in node.values() for r in _refs(value)]
+    if isinstance(node, list):
+        return [r for value in node for r in _refs(value)]
+    return []
+
+
+@pytest.mark.parametrize("name", list(TOOLS))
+def test_every_reference_in_a_schema_resolves_however_often_it_is_asked_for(name):
+    spec = TOOLS[name]
+    for _ in range(2):
+        for schema in (spec.input_schema(), spec.output_schema()):
+            defs = schema.get("$defs", {})
+            for ref in _refs(schema):
+                assert ref.removeprefix("#/$defs/") in defs, ref
+
+
+def test_a_queued_tool_output_schema_resolves_its_references():
+    spec = TOOLS["get_paper"]
+    spec.output_schema()
+    schema = spec.output_schema()  # the second call must not have lost the $defs the first one used
+    paper = {"paperId": "x", "title": "T", "authors": [{"authorId": "1", "name": "A"}], "sources": ["s2"]}
+    jsonschema.validate(paper, schema)

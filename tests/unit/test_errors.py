@@ -1,0 +1,126 @@
+"""The error hierarchy and its envelope (scholar.errors, DESIGN §4)."""
+
+import pytest
+
+from scholar import errors
+from scholar.errors import (
+    INVALID_ARGUMENT,
+    RATE_LIMITED,
+    TIMEOUT,
+    UPSTREAM_ERROR,
+    ForbiddenError,
+    InternalError,
+    InvalidArgumentError,
+    NotFoundError,
+    RateLimitedError,
+    ScholarError,
+    TooLargeError,
+    UnavailableError,
+    UpstreamError,
+    UpstreamTimeoutError,
+    from_envelope,
+)
+
+ALL_CLASSES = [
+    InvalidArgumentError,
+    NotFoundError,
+    ForbiddenError,
+    TooLargeError,
+    RateLimitedError,
+    UpstreamError,
+    UpstreamTimeoutError,
+    UnavailableError,
+    InternalError,
+]
+
+
+def test_every_error_code_has_exactly_one_class():
+    codes = {cls.code for cls in ALL_CLASSES}
+    assert codes == set(errors.ErrorCode.__args__)
+    assert len(codes) == len(ALL_CLASSES)
+
+
+def test_a_bare_envelope_holds_code_message_and_retryable_only():
+    envelope = NotFoundError("no such paper").to_envelope()
+    assert set(envelope) == {"error"}
+    body = envelope["error"]
+    assert body["code"] == errors.NOT_FOUND
+    assert body["retryable"] is False
+    assert set(body) == {"code", "message", "retryable", "recovery"}  # NotFoundError has a default hint
+
+
+def test_an_error_without_a_hint_has_no_recovery_field():
+    body = ForbiddenError("refused").to_envelope()["error"]
+    assert set(body) == {"code", "message", "retryable"}
+
+
+def test_optional_fields_appear_in_the_envelope_when_set():
+    err = RateLimitedError(
+        "slow down", source="s2", status=429, retry_after_s=1.23456, hint="wait", reason="quota", details={"n": 1}
+    )
+    body = err.to_envelope()["error"]
+    assert body["code"] == RATE_LIMITED
+    assert body["retryable"] is True
+    assert body["retry_after_s"] == 1.235
+    assert body["source"] == "s2"
+    assert body["status"] == 429
+    assert body["reason"] == "quota"
+    assert body["details"] == {"n": 1}
+    assert body["recovery"] == {"hint": "wait"}
+
+
+def test_the_envelope_message_is_capped():
+    body = InternalError("x" * 5000).to_envelope()["error"]
+    assert len(body["message"]) <= 500
+
+
+def test_retryable_can_be_overridden_per_error():
+    assert UpstreamError("bad request", status=400, retryable=False).retryable is False
+    assert InternalError("flaky", retryable=True).to_envelope()["error"]["retryable"] is True
+
+
+def test_a_timeout_is_an_upstream_error_with_its_own_code():
+    err = UpstreamTimeoutError("slow", source="crossref")
+    assert isinstance(err, UpstreamError)
+    assert err.code == TIMEOUT
+    assert err.code != UPSTREAM_ERROR
+
+
+def test_invalid_argument_carries_the_field_as_attribute_and_in_details():
+    err = InvalidArgumentError("limit must be at most 100", field="limit", details={"errors": []})
+    assert err.field == "limit"
+    body = err.to_envelope()["error"]
+    assert body["code"] == INVALID_ARGUMENT
+    assert body["details"] == {"errors": [], "field": "limit"}
+
+
+def test_invalid_argument_without_a_field_has_no_field_detail():
+    err = InvalidArgumentError("bad call")
+    assert err.field is None
+    assert "details" not in err.to_envelope()["error"]
+
+
+@pytest.mark.parametrize("cls", ALL_CLASSES, ids=lambda c: c.__name__)
+def test_from_envelope_rebuilds_the_same_class_and_facts(cls):
+    original = cls("it failed", source="openalex", status=503, retry_after_s=2.0, hint="later", reason="why")
+    rebuilt = from_envelope(original.to_envelope())
+    assert type(rebuilt) is cls
+    assert rebuilt.to_envelope() == original.to_envelope()
+
+
+def test_from_envelope_accepts_the_body_without_the_error_wrapper():
+    body = UnavailableError("no bucket").to_envelope()["error"]
+    assert type(from_envelope(body)) is UnavailableError
+
+
+def test_from_envelope_keeps_the_field_of_an_invalid_argument():
+    rebuilt = from_envelope(InvalidArgumentError("bad", field="offset").to_envelope())
+    assert isinstance(rebuilt, InvalidArgumentError)
+    assert rebuilt.details["field"] == "offset"
+    assert rebuilt.field == "offset"
+
+
+def test_from_envelope_turns_an_unknown_code_into_an_internal_error():
+    rebuilt = from_envelope({"error": {"code": "made_up", "message": "?"}})
+    assert type(rebuilt) is InternalError
+    assert isinstance(rebuilt, ScholarError)
