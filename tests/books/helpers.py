@@ -1,0 +1,50 @@
+"""Helpers of the books tests: recorded bodies, responses, and calling a tool the way the dispatcher does."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import httpx
+
+from scholar import http
+from scholar.books.handlers import HANDLERS
+from scholar.books.spec import TOOLS
+from scholar.catalogue import CallContext
+from tests.fixtures_dir import fixtures_dir
+
+CONTACT = "books-tests@example.org"
+CTX = CallContext(principal="test", request_id="req-books")
+SPECS = {spec.name: spec for spec in TOOLS}
+T = TypeVar("T")
+
+
+def recorded(name: str) -> bytes:
+    """A recorded upstream body from ``<fixtures>/upstream/<name>``."""
+    return (fixtures_dir() / "upstream" / name).read_bytes()
+
+
+def json_response(body: bytes | dict[str, Any], status: int = 200) -> httpx.Response:
+    content = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return httpx.Response(status, content=content, headers={"content-type": "application/json"})
+
+
+def call(tool: str, **arguments: Any) -> Any:
+    """Validate ``arguments`` with the tool's input model and run its handler on a fresh event loop."""
+    args = SPECS[tool].input_model.model_validate(arguments)
+    return run(HANDLERS[tool](args, CTX))
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` on a fresh loop and close the HTTP clients it opened (no socket outlives its loop)."""
+
+    async def scoped() -> T:
+        try:
+            return await coro
+        finally:
+            await http.close_clients()
+
+    http.set_transport_factory(None)  # forget clients of an earlier test's loop
+    return asyncio.run(scoped())
