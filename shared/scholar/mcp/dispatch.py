@@ -22,17 +22,23 @@ from scholar.validation import invalid_argument
 logger = logging.getLogger(__name__)
 
 
-def _text(data: Any) -> list[types.TextContent]:
+def text_content(data: Any) -> list[types.TextContent]:
+    """The JSON text block that accompanies every structuredContent."""
     return [types.TextContent(text=json.dumps(data, ensure_ascii=False, separators=(",", ":")))]
 
 
+def envelope_result(body: dict[str, Any]) -> types.CallToolResult:
+    """An ``isError`` result carrying the error envelope ``{"error": body}``."""
+    envelope = {"error": body}
+    return types.CallToolResult(content=text_content(envelope), structured_content=envelope, is_error=True)
+
+
 def error_result(err: ScholarError) -> types.CallToolResult:
-    envelope = err.to_envelope()
-    return types.CallToolResult(content=_text(envelope), structured_content=envelope, is_error=True)
+    return envelope_result(err.to_envelope()["error"])
 
 
 def success_result(result: dict[str, Any]) -> types.CallToolResult:
-    return types.CallToolResult(content=_text(result), structured_content=result)
+    return types.CallToolResult(content=text_content(result), structured_content=result)
 
 
 async def call_tool(
@@ -63,6 +69,4 @@ async def call_tool(
         return error_result(InternalError("the tool could not be reached; the failure was logged", retryable=True))
     if outcome.ok and outcome.result is not None:
         return success_result(outcome.result)
-    envelope_body = outcome.error or {"code": "internal", "message": "no result", "retryable": True}
-    envelope = {"error": envelope_body}
-    return types.CallToolResult(content=_text(envelope), structured_content=envelope, is_error=True)
+    return envelope_result(outcome.error or {"code": "internal", "message": "no result", "retryable": True})

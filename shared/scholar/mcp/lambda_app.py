@@ -1,13 +1,15 @@
 """The gateway under Mangum: lifespan off, the SDK session manager entered once per environment.
 
 Mangum runs every invocation on the thread's event loop and would enter the ASGI lifespan each time;
-the SDK's session manager can start only once. So at cold start we park a task on Mangum's loop that
-enters ``session_manager.run()`` and stays there, and wait until it is ready (PLATFORM_NOTES).
+the SDK's session manager can start only once. So at cold start we park a task on a loop of our own
+that enters ``session_manager.run()`` and stays there, wait until it is ready (PLATFORM_NOTES), and
+make that loop the thread's current one before every invocation.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -16,9 +18,14 @@ from mangum import Mangum
 from scholar.mcp.app import create_app
 
 
+@dataclass(frozen=True)
+class _Gateway:
+    handler: Mangum
+    loop: asyncio.AbstractEventLoop
+
+
 @cache
-def get_handler() -> Mangum:
-    """The Mangum handler of this execution environment (built on first use)."""
+def _gateway() -> _Gateway:
     app = create_app()
     # Mangum runs on the thread's current loop; set one explicitly (implicit creation is deprecated).
     loop = asyncio.new_event_loop()
@@ -33,8 +40,12 @@ def get_handler() -> Mangum:
 
     app.state.session_task = loop.create_task(hold_session_manager())
     loop.run_until_complete(ready.wait())
-    return handler
+    return _Gateway(handler, loop)
 
 
 def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return get_handler()(event, context)
+    """Answer one API Gateway event (REST v1 or HTTP v2)."""
+    gateway = _gateway()
+    # Something else on this thread (a test's anyio.run) may have replaced the current loop.
+    asyncio.set_event_loop(gateway.loop)
+    return gateway.handler(event, context)

@@ -6,18 +6,24 @@ from typing import Any
 
 from mcp import types
 from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.server.extension import Extension, MethodBinding, compose_tool_call_handler
+from mcp.shared.exceptions import MCPError
 
 from scholar.catalogue import get_tool
 from scholar.config import get_settings
 from scholar.mcp.dispatch import call_tool
 from scholar.mcp.principal import LOCAL_PRINCIPAL, principal_from_scope
+from scholar.mcp.tasks_extension import TasksExtension
+from scholar.mcp.tasks_utility import TaskUtilityMiddleware
 from scholar.mcp.tools import parse_toolsets, visible_tools, wire_tools
 
 SERVER_NAME = "scholar-mcp"
 SERVER_VERSION = "0.1.0"
 INSTRUCTIONS = (
     "Scholarly literature, books, patents and technical standards. Identifiers returned by any tool are "
-    "accepted by every other tool. Long work answers {queued: true, task_id}: poll get_task_result. "
+    "accepted by every other tool. Long work answers {queued: true, task_id}: poll get_task_result (clients "
+    "that speak MCP Tasks get a task instead). "
     "Errors come as {error: {code, message, retryable, recovery}}; a failing source is never 'no results'."
 )
 
@@ -49,11 +55,41 @@ async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.C
     return await call_tool(get_tool(params.name), params.name, params.arguments, principal, _toolsets(scope))
 
 
+def _version_gated(binding: MethodBinding) -> Any:
+    async def handler(ctx: ServerRequestContext[Any, Any], params: Any) -> Any:
+        if binding.protocol_versions is not None and ctx.protocol_version not in binding.protocol_versions:
+            raise MCPError(code=types.METHOD_NOT_FOUND, message="Method not found", data=binding.method)
+        return await binding.handler(ctx, params)
+
+    return handler
+
+
+def _host(server: Server, extensions: list[Extension]) -> None:
+    """Apply SEP-2133 extensions to the lowlevel server as MCPServer(extensions=...) would.
+
+    Their methods are registered (gated to their protocol versions), their settings advertised under
+    ``capabilities.extensions``, and their ``intercept_tool_call`` hooks folded around tools/call.
+    """
+    for extension in extensions:
+        for binding in extension.methods():
+            server.add_request_handler(binding.method, binding.params_type, _version_gated(binding))
+        server.extensions[extension.identifier] = extension.settings()
+    server.add_request_handler(
+        "tools/call", types.CallToolRequestParams, compose_tool_call_handler(extensions, on_call_tool)
+    )
+
+
 def build_server() -> Server:
-    return Server(
+    """The gateway's MCP server: catalogue tools, the 2025-11-25 task utility and the 2026 tasks extension."""
+    server = Server(
         SERVER_NAME,
         version=SERVER_VERSION,
         instructions=INSTRUCTIONS,
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )
+    # Replaces the SDK default [OpenTelemetryMiddleware()]: we export no OTel spans (tracing is X-Ray via
+    # Powertools), and that middleware costs a span and attribute work on every message.
+    server.middleware = [TaskUtilityMiddleware(on_call_tool)]
+    _host(server, [TasksExtension()])
+    return server

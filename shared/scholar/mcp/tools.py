@@ -43,7 +43,10 @@ def wire_tool(name: str) -> types.Tool:
             idempotent_hint=a.idempotent,
             open_world_hint=a.open_world,
         ),
-        execution=types.ToolExecution(task_support=spec.task_support),
+        # A tool that may queue can always be run as an MCP task (the gateway maps the queued answer).
+        execution=types.ToolExecution(
+            task_support="optional" if spec.may_queue and spec.task_support == "forbidden" else spec.task_support
+        ),
     )
 
 

@@ -6,11 +6,9 @@ import logging
 import time
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from scholar.catalogue import CallContext, Handler
 from scholar.errors import NotFoundError
-from scholar.runtime.executions import describe_execution
+from scholar.runtime.reconcile import reconcile
 from scholar.runtime.invocation import Outcome
 from scholar.store.tasks import TaskItem, TaskStore, TaskTransitionError
 from scholar.tasks.models import TERMINAL
@@ -20,30 +18,11 @@ logger = logging.getLogger(__name__)
 
 # A finished task stays readable this long (DESIGN §5: 10 min for rate-limited retries).
 FINISHED_TTL_S = 600
-_DEAD_EXECUTIONS = {"FAILED", "TIMED_OUT", "ABORTED"}
 
 
 def _elapsed(task: TaskItem) -> float:
     end = task.updated_at if task.status in TERMINAL else time.time()
     return round(max(0.0, end - task.created_at), 3)
-
-
-def _reconcile(store: TaskStore, task: TaskItem) -> TaskItem:
-    """A task whose execution died without recording an outcome is failed, not pending forever."""
-    if task.status in TERMINAL or not task.execution_arn:
-        return task
-    try:
-        status = describe_execution(task.execution_arn)["status"]
-    except ClientError:
-        return task
-    if status not in _DEAD_EXECUTIONS:
-        return task
-    error = {"code": "internal", "message": f"the background execution ended as {status}", "retryable": True}
-    try:
-        store.transition(task.task_id, "failed", allowed_from=("pending", "running"), error=error)
-    except TaskTransitionError:
-        pass
-    return store.get(task.task_id, task.principal) or task
 
 
 async def get_task_result(args: GetTaskResultInput, ctx: CallContext) -> TaskResult:
@@ -54,7 +33,7 @@ async def get_task_result(args: GetTaskResultInput, ctx: CallContext) -> TaskRes
             f"no task {args.task_id} for this caller (unknown, expired, or started by someone else)",
             hint="Task results expire; start the call again.",
         )
-    task = _reconcile(store, task)
+    task = reconcile(store, task)
     running = task.status not in TERMINAL
     return TaskResult(
         task_id=task.task_id,

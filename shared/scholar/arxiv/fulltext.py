@@ -1,0 +1,163 @@
+"""arxiv_read_paper: the cleaned body from HTML render → ar5iv → PDF text, kept in S3, served in slices.
+
+The cleaned body of a version is immutable, so it is stored once under
+``arxiv/body/<cleaner>/<versioned id>.json.z`` in the ArtifactBucket (when one is configured): later
+slices of the same paper cost one S3 read and no arXiv request for the body.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+import zlib
+from typing import Literal
+
+from pydantic import BaseModel
+
+from scholar.arxiv import markdown, metadata, reasons
+from scholar.arxiv.spec import ArxivPaper, ReadPaperInput, ReadPaperResult
+from scholar.config import get_settings
+from scholar.errors import NotFoundError, UnavailableError
+from scholar.ids import parse_arxiv_id
+from scholar.sources import arxiv
+from scholar.store.blobs import BlobStore
+from scholar.store.cache import Cache
+
+# Bump when the cleaning changes, so stored bodies are rebuilt rather than served stale.
+CLEANER_VERSION = "md1"
+# The vertical stamp arXiv prints on the first page's margin: "arXiv:2202.00535v1 [cs.CL] 1 Feb 2022".
+_ARXIV_STAMP = re.compile(r"^arXiv:\S+\s+\[[^\]]+\]\s+\d{1,2}\s+\w{3}\s+\d{4}\s*$", re.MULTILINE)
+_BLANK_LINES = re.compile(r"\n{3,}")
+# pdfium is not thread-safe: one conversion at a time in this process.
+_PDF_LOCK = threading.Lock()
+
+
+class Body(BaseModel):
+    """A paper's cleaned body and where it came from."""
+
+    source: Literal["arxiv_html", "ar5iv", "pdf_text"]
+    text: str
+    total_characters: int
+
+
+def _blob_key(versioned_id: str) -> str:
+    return f"arxiv/body/{CLEANER_VERSION}/{versioned_id}.json.z"
+
+
+def _blobs() -> BlobStore | None:
+    return BlobStore() if get_settings().resources.artifact_bucket else None
+
+
+def pdf_text(data: bytes) -> str:
+    """Markdown of the PDF's text layer (scholar.pdf.convert), without arXiv's margin stamp.
+
+    Raises:
+        UnavailableError: reason ``pdf_extraction_failed``: encrypted, damaged, or no text layer.
+    """
+    # Imported here: pdfium is only loaded when a paper has no HTML render.
+    from scholar.pdf.convert import PdfExtractionError, convert_pdf
+
+    with _PDF_LOCK:
+        try:
+            document = convert_pdf(data)
+        except PdfExtractionError as exc:
+            raise _extraction_failed(f"its PDF cannot be read ({exc.message})") from exc
+    text = _ARXIV_STAMP.sub("", document.markdown)
+    return _BLANK_LINES.sub("\n\n", text).strip()
+
+
+def _extraction_failed(why: str) -> UnavailableError:
+    return UnavailableError(
+        f"arXiv has no HTML render of this paper and {why}",
+        source=arxiv.SITE,
+        reason=reasons.PDF_EXTRACTION_FAILED,
+        hint="The PDF has no usable text layer (scanned or image-only); convert it with OCR through the PDF tools "
+        "(fetch_and_convert), or read the abstract from arxiv_get_papers.",
+    )
+
+
+async def _build_body(paper: ArxivPaper) -> tuple[Body, bool]:
+    """The body from the best artifact, and whether it may be stored (False after a service failed)."""
+    base_id, _ = parse_arxiv_id(paper.id)
+    render, failure = await arxiv.fetch_render(paper.id, base_id)
+    if render is not None:
+        text = markdown.html_to_markdown(render.html)
+        if text.strip():
+            return Body(source=render.source, text=text, total_characters=len(render.html)), failure is None
+    data = await arxiv.fetch_pdf(paper.id)
+    if data is None:
+        if failure is not None:
+            raise failure  # a render service failed: "no content" would be a guess
+        raise NotFoundError(
+            f"arXiv has no HTML render (arxiv.org/html, ar5iv) and no PDF for {paper.id}",
+            source=arxiv.SITE,
+            reason=reasons.CONTENT_UNAVAILABLE,
+            hint="Only the metadata is available: use the abstract from arxiv_get_papers, or try another version.",
+        )
+    text = await asyncio.to_thread(pdf_text, data)
+    if not text:
+        raise _extraction_failed("its PDF has no text layer")
+    # A PDF-derived body after a render service failed is served, not stored: the render may exist.
+    return Body(source="pdf_text", text=text, total_characters=len(text)), failure is None
+
+
+async def load_body(paper: ArxivPaper) -> Body:
+    """The cleaned body of ``paper`` (its exact version): from S3 when stored, else built and stored.
+
+    Raises:
+        NotFoundError: reason ``content_unavailable``.
+        UnavailableError: reason ``pdf_extraction_failed``.
+        RateLimitedError / UpstreamError: a service failed and nothing else answered (nothing is stored).
+    """
+    blobs = _blobs()
+    key = _blob_key(paper.id)
+    if blobs is not None and (stored := blobs.get(key)) is not None:
+        return Body.model_validate(json.loads(zlib.decompress(stored)))
+    body, complete = await _build_body(paper)
+    if blobs is not None and complete:
+        blobs.put(key, zlib.compress(body.model_dump_json().encode(), 6), "application/octet-stream")
+    return body
+
+
+def _slice(body: Body, start: int, limit: int | None) -> tuple[str, bool, int | None, str | None]:
+    size = len(body.text)
+    content = body.text[start : None if limit is None else start + limit]
+    end = start + len(content)
+    truncated = end < size
+    if start >= size:
+        return "", False, None, f"start={start} is past the end of the body ({size} characters); use a smaller start."
+    if truncated:
+        return content, True, end, (
+            f"Characters {start:,}-{end - 1:,} of {size:,}. Call again with start={end} for the next part "
+            "(or max_characters=null for everything)."
+        )
+    return content, False, None, None
+
+
+async def read_paper(args: ReadPaperInput, cache: Cache | None = None) -> ReadPaperResult:
+    """One slice of a paper's cleaned body.
+
+    Raises:
+        InvalidArgumentError: reason ``invalid_request``: not an arXiv id.
+        NotFoundError: reasons ``no_match`` (no such paper) and ``content_unavailable``.
+        UnavailableError: reason ``pdf_extraction_failed``.
+    """
+    paper = await metadata.get_paper(args.paper_id, cache)
+    body = await load_body(paper)
+    content, truncated, next_start, notice = _slice(body, args.start, args.max_characters)
+    return ReadPaperResult(
+        paper_id=paper.id,
+        title=paper.title,
+        content=content,
+        source=body.source,
+        truncated=truncated,
+        start=args.start,
+        next_start=next_start,
+        total_characters=body.total_characters,
+        body_characters=len(body.text),
+        pdf_url=paper.pdf_url,
+        abstract_url=paper.abstract_url,
+        notice=notice,
+    )

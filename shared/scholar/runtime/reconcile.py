@@ -1,0 +1,31 @@
+"""A task whose execution died without recording an outcome is failed, not pending forever.
+
+Used wherever a task is read (the polling tools and the gateway's MCP Tasks handlers).
+"""
+
+from __future__ import annotations
+
+from botocore.exceptions import ClientError
+
+from scholar.runtime.executions import describe_execution
+from scholar.store.tasks import TERMINAL, TaskItem, TaskStore, TaskTransitionError
+
+_DEAD_EXECUTIONS = {"FAILED", "TIMED_OUT", "ABORTED"}
+
+
+def reconcile(store: TaskStore, task: TaskItem) -> TaskItem:
+    """The task as it truly stands: failed when its execution ended without a recorded outcome."""
+    if task.status in TERMINAL or not task.execution_arn:
+        return task
+    try:
+        status = describe_execution(task.execution_arn)["status"]
+    except ClientError:
+        return task
+    if status not in _DEAD_EXECUTIONS:
+        return task
+    error = {"code": "internal", "message": f"the background execution ended as {status}", "retryable": True}
+    try:
+        store.transition(task.task_id, "failed", allowed_from=("pending", "running"), error=error)
+    except TaskTransitionError:
+        pass  # finished meanwhile (or cancelled): the stored state wins
+    return store.get(task.task_id, task.principal) or task
