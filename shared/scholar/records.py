@@ -31,6 +31,44 @@ class Journal(BaseModel):
     pages: str | None = None
 
 
+class PersonName(BaseModel):
+    given: str | None = None
+    family: str | None = None
+    suffix: str | None = None
+    literal: str | None = Field(default=None, description="An organisation or a name that cannot be split")
+
+
+class Bibliographic(BaseModel):
+    """Crossref-grade details a citation needs (auto-enrichment, generate_citations)."""
+
+    type: str | None = Field(default=None, description="Crossref work type, e.g. journal-article, proceedings-article")
+    container_title: str | None = None
+    publisher: str | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    issn: list[str] | None = None
+    isbn: list[str] | None = None
+    year: int | None = None
+    month: int | None = None
+    event: str | None = Field(default=None, description="Conference name for proceedings")
+    edition: str | None = None
+    authors: list[PersonName] | None = Field(default=None, description="Structured names (given / family)")
+
+    @model_serializer(mode="wrap")
+    def _drop_nulls(self, handler: Any) -> dict[str, Any]:
+        return {k: v for k, v in handler(self).items() if v is not None}
+
+
+class FailedSource(BaseModel):
+    """A source that failed while answering (DESIGN §4: never reported as "no results")."""
+
+    source: str
+    code: str
+    status: int | None = None
+    message: str
+
+
 class Paper(BaseModel):
     """A paper as every papers tool returns it; ``sources`` says who supplied it."""
 
@@ -54,8 +92,13 @@ class Paper(BaseModel):
     publicationTypes: list[str] | None = None
     journal: Journal | None = None
     url: str | None = None
+    biblio: Bibliographic | None = Field(default=None, description="Crossref details: publisher, issue, ISSN …")
+    book_metadata: dict[str, Any] | None = Field(
+        default=None, description="Open Library metadata when the paper carries an ISBN"
+    )
     sources: list[str] = Field(default_factory=list, description="Which upstreams supplied this record")
 
     @model_serializer(mode="wrap")
     def _drop_nulls(self, handler: Any) -> dict[str, Any]:
         return {k: v for k, v in handler(self).items() if v is not None}
+

@@ -40,6 +40,10 @@ def get_paper(identifier: str):
 
 @pytest.fixture
 def s2_pnas(upstream, fixture_file):
+    # get_paper auto-enriches from Crossref; the recorded Crossref 404 body stands for "no extra fields".
+    upstream.get(f"/crossref/works/{PNAS_DOI}").respond(
+        404, content=fixture_file("upstream/crossref/works_by_doi_not_found_404.txt")
+    )
     return upstream.get(S2_PNAS).respond(
         200, content=fixture_file("upstream/semantic_scholar/paper_by_doi_many_fields_pnas.json"), headers=JSON
     )

@@ -7,8 +7,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.catalogue import READ_ONLY_OPEN, ToolSpec
+from scholar.papers import spec_export, spec_graph
 from scholar.papers.fields import FieldSet
-from scholar.records import Paper
+from scholar.records import FailedSource, Paper
 
 Identifier = Annotated[
     str,
@@ -53,7 +54,10 @@ class SearchPapersInput(BaseModel):
 
 
 class PaperResult(Paper):
-    """get_paper's answer: the full record."""
+    """get_paper's answer: the full record, auto-enriched; ``partial`` when an enrichment source failed."""
+
+    partial: bool | None = Field(default=None, description="True when an enrichment source failed (see failed_sources)")
+    failed_sources: list[FailedSource] | None = None
 
 
 class SearchPapersResult(BaseModel):
@@ -65,7 +69,7 @@ class SearchPapersResult(BaseModel):
     sources: list[str] = Field(default_factory=lambda: ["s2"])
 
 
-TOOLS = (
+_BASE_TOOLS = (
     ToolSpec(
         name="get_paper",
         family="papers",
@@ -90,3 +94,5 @@ TOOLS = (
         queue_on_rate_limit=True,
     ),
 )
+
+TOOLS = (*_BASE_TOOLS, *spec_graph.TOOLS, *spec_export.TOOLS)

@@ -33,3 +33,24 @@ async def get_work_by_doi(doi: str) -> dict[str, Any]:
 
 async def get_work(work_id: str) -> dict[str, Any]:
     return await http.get_json(SOURCE, f"/works/{work_id}", what=f"work {work_id}", params=_params())
+
+
+# OpenAlex accepts up to 50 values in one OR filter (``doi:a|b|…``) and 200 results a page.
+OR_FILTER_MAX = 50
+
+
+async def get_works_by_filter(key: str, values: list[str], *, select: str | None = None) -> list[dict[str, Any]]:
+    """Works whose ``key`` (``doi``, ``ids.openalex`` …) is any of ``values``: ⌈N/50⌉ requests.
+
+    Raises:
+        RateLimitedError / UpstreamError: a request failed (no partial list is returned).
+    """
+    works: list[dict[str, Any]] = []
+    for start in range(0, len(values), OR_FILTER_MAX):
+        chunk = values[start : start + OR_FILTER_MAX]
+        extra = {"filter": f"{key}:{'|'.join(chunk)}", "per-page": str(OR_FILTER_MAX)}
+        if select:
+            extra["select"] = select
+        data = await http.get_json(SOURCE, "/works", what=f"works by {key}", params=_params(extra))
+        works.extend(data.get("results") or [])
+    return works

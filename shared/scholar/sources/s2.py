@@ -7,6 +7,7 @@ from typing import Any
 
 from scholar import http
 from scholar.config import get_settings
+from scholar.errors import UpstreamError
 
 SOURCE = "s2"
 GRAPH = "/graph/v1"
@@ -42,6 +43,8 @@ async def get_papers(ids: Sequence[str], fields: Sequence[str]) -> list[dict[str
             params={"fields": ",".join(fields)},
             headers=_headers(),
         )
+        if not isinstance(data, list) or len(data) != len(chunk):
+            raise UpstreamError(f"{SOURCE} answered a batch of {len(chunk)} ids with something else", source=SOURCE)
         out.extend(data)
     return out
 
@@ -50,3 +53,78 @@ async def search_papers(params: Mapping[str, Any], *, bulk: bool) -> dict[str, A
     """Relevance search (``/paper/search``) or bulk search with sort (``/paper/search/bulk``)."""
     path = f"{GRAPH}/paper/search/bulk" if bulk else f"{GRAPH}/paper/search"
     return await http.get_json(SOURCE, path, what="search results", params=params, headers=_headers())
+
+
+RECOMMENDATIONS = "/recommendations/v1"
+
+
+async def get_citation_page(
+    s2_key: str, kind: str, *, fields: Sequence[str], offset: int, limit: int
+) -> dict[str, Any]:
+    """One page of ``/paper/{id}/citations`` or ``/references`` (``kind``); ``next`` is absent on the last page.
+
+    Raises:
+        NotFoundError: S2 has no such paper.
+    """
+    params = {"fields": ",".join(fields), "offset": str(offset), "limit": str(limit)}
+    return await http.get_json(
+        SOURCE, f"{GRAPH}/paper/{s2_key}/{kind}", what=f"{kind} of paper {s2_key}", params=params, headers=_headers()
+    )
+
+
+async def get_author(author_id: str, fields: Sequence[str]) -> dict[str, Any]:
+    """One author profile.
+
+    Raises:
+        NotFoundError: S2 has no such author.
+    """
+    return await http.get_json(
+        SOURCE, f"{GRAPH}/author/{author_id}", what=f"author {author_id}", params={"fields": ",".join(fields)},
+        headers=_headers(),
+    )
+
+
+async def get_author_papers(author_id: str, fields: Sequence[str], *, offset: int, limit: int) -> dict[str, Any]:
+    """One page of an author's papers (``/author/{id}/papers``)."""
+    params = {"fields": ",".join(fields), "offset": str(offset), "limit": str(limit)}
+    return await http.get_json(
+        SOURCE, f"{GRAPH}/author/{author_id}/papers", what=f"papers of author {author_id}", params=params,
+        headers=_headers(),
+    )
+
+
+async def search_authors(name: str, fields: Sequence[str], *, limit: int) -> dict[str, Any]:
+    """Author search by name (``/author/search``)."""
+    params = {"query": name, "fields": ",".join(fields), "offset": "0", "limit": str(limit)}
+    return await http.get_json(
+        SOURCE, f"{GRAPH}/author/search", what="author search", params=params, headers=_headers()
+    )
+
+
+async def recommend_for_paper(
+    paper_id: str, fields: Sequence[str], *, limit: int, pool: str = "recent"
+) -> list[dict[str, Any]]:
+    """Recommendations from one positive example (``GET /papers/forpaper/{id}``; ``pool``: recent or all-cs)."""
+    data = await http.get_json(
+        SOURCE,
+        f"{RECOMMENDATIONS}/papers/forpaper/{paper_id}",
+        what=f"recommendations for {paper_id}",
+        params={"fields": ",".join(fields), "limit": str(limit), "from": pool},
+        headers=_headers(),
+    )
+    return data.get("recommendedPapers") or []
+
+
+async def recommend_from_lists(
+    positive: Sequence[str], negative: Sequence[str], fields: Sequence[str], *, limit: int
+) -> list[dict[str, Any]]:
+    """Recommendations from positive and negative examples (``POST /papers/``)."""
+    data = await http.post_json(
+        SOURCE,
+        f"{RECOMMENDATIONS}/papers/",
+        {"positivePaperIds": list(positive), "negativePaperIds": list(negative)},
+        what="recommendations",
+        params={"fields": ",".join(fields), "limit": str(limit)},
+        headers=_headers(),
+    )
+    return data.get("recommendedPapers") or []

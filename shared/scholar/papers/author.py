@@ -1,0 +1,58 @@
+"""get_author: a numeric S2 id → profile + a page of publications; a name → up to 5 candidates."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from scholar.papers.common import cache_key
+from scholar.papers.fields import COMPACT
+from scholar.papers.mapping import from_s2
+from scholar.papers.spec_graph import AuthorProfile, GetAuthorInput, GetAuthorResult
+from scholar.sources import s2
+from scholar.store.cache import Cache
+
+PROFILE_FIELDS = ("authorId", "name", "affiliations", "homepage", "paperCount", "citationCount", "hIndex", "url",
+                  "externalIds")
+PAPER_FIELDS = (*COMPACT, "externalIds")
+CANDIDATES = 5
+_ID_RE = re.compile(r"^\d{1,15}$")
+
+
+def _profile(data: dict[str, Any]) -> AuthorProfile:
+    values = {k: data.get(k) for k in PROFILE_FIELDS if data.get(k) is not None}
+    if "externalIds" in values:
+        ext = values["externalIds"]
+        values["externalIds"] = {k: str(v[0] if isinstance(v, list) and v else v) for k, v in ext.items()}
+    values["authorId"] = str(data.get("authorId"))
+    return AuthorProfile(**values)
+
+
+async def get_author(args: GetAuthorInput, cache: Cache | None = None) -> GetAuthorResult:
+    """Profile and publications, or name candidates (cached as a list for a few days).
+
+    Raises:
+        NotFoundError: no author has this id.
+    """
+    cache = cache or Cache()
+    key = cache_key("get_author", args)
+    cached = cache.get("list", key)
+    if cached is not None:
+        return GetAuthorResult.model_validate(cached)
+    ident = args.identifier.strip()
+    if _ID_RE.match(ident):
+        profile = _profile(await s2.get_author(ident, PROFILE_FIELDS))
+        page = await s2.get_author_papers(ident, PAPER_FIELDS, offset=args.offset, limit=args.limit)
+        papers = [from_s2(row, PAPER_FIELDS) for row in page.get("data") or []]
+        result = GetAuthorResult(
+            mode="profile", author=profile, papers=papers, offset=args.offset, next_offset=page.get("next")
+        )
+    else:
+        found = await s2.search_authors(ident, PROFILE_FIELDS, limit=CANDIDATES)
+        result = GetAuthorResult(
+            mode="search",
+            candidates=[_profile(row) for row in (found.get("data") or [])[:CANDIDATES]],
+            total=found.get("total"),
+        )
+    cache.put("list", key, result.model_dump(mode="json"))
+    return result

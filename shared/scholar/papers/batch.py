@@ -1,0 +1,110 @@
+"""batch_resolve: up to 100 mixed identifiers, each with its own status, in as few requests as the APIs allow.
+
+Papers go through scholar.papers.resolve (S2 batch → OpenAlex OR-filter → Crossref), ISBNs to Open
+Library (a few at a time), patent numbers are answered ``unavailable`` until the patents family exists.
+An S2 hex id is never taken for a patent number (scholar.ids tests hex first).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+from scholar.errors import ScholarError
+from scholar.ids import InvalidIdError, PaperId, parse_paper_id
+from scholar.papers import autoenrich
+from scholar.papers.chapters import split_citation
+from scholar.papers.common import MAX_RESULT_CHARS, failed
+from scholar.papers.fields import FIELDS
+from scholar.papers.mapping import shorten_for_list
+from scholar.papers.resolve import resolve_papers
+from scholar.papers.spec_export import BatchResolveInput, BatchResolveResult, ResolvedItem
+from scholar.records import FailedSource
+from scholar.store.cache import Cache
+
+CONCURRENCY = 5
+
+
+def _parse(raw: str) -> tuple[PaperId | None, ResolvedItem]:
+    ident, chapter = split_citation(raw)
+    item = ResolvedItem(input=raw, status="ok", chapter_info=chapter)
+    try:
+        pid = parse_paper_id(ident)
+    except InvalidIdError as exc:
+        return None, item.model_copy(update={"status": "invalid_id", "error": exc.message})
+    if pid.kind == "url":
+        return None, item.model_copy(
+            update={"status": "invalid_id", "error": "a URL is not an identifier; use fetch_pdf_by_url for it"}
+        )
+    if pid.kind == "patent":
+        return None, item.model_copy(
+            update={"status": "unavailable", "source_type": "patent",
+                    "error": f"patent {pid.value}: the patents family is not available on this server yet"}
+        )
+    return pid, item.model_copy(update={"source_type": "book" if pid.kind == "isbn" else "paper"})
+
+
+async def _books(items: dict[int, tuple[PaperId, ResolvedItem]], cache: Cache) -> list[FailedSource]:
+    gate = asyncio.Semaphore(CONCURRENCY)
+    failures: dict[str, FailedSource] = {}
+
+    async def one(index: int, pid: PaperId, item: ResolvedItem) -> None:
+        async with gate:
+            try:
+                meta = await autoenrich.book_metadata(pid.value, cache)
+            except ScholarError as err:
+                failures.setdefault(err.code, failed(err, "openlibrary"))
+                status = "rate_limited" if err.code == "rate_limited" else "upstream_error"
+                items[index] = (pid, item.model_copy(update={"status": status, "error": err.message}))
+                return
+        update = {"book": meta, "source": "openlibrary"} if meta else {
+            "status": "not_found", "error": f"Open Library has no edition with ISBN {pid.value}"}
+        items[index] = (pid, item.model_copy(update=update))
+
+    await asyncio.gather(*(one(i, p, it) for i, (p, it) in list(items.items())))
+    return list(failures.values())
+
+
+async def batch_resolve(args: BatchResolveInput, cache: Cache | None = None) -> BatchResolveResult:
+    """Resolve every identifier; never raises for one item's failure."""
+    cache = cache or Cache()
+    parsed = [_parse(raw) for raw in args.identifiers]
+    items = [item for _, item in parsed]
+    papers = {str(i): pid for i, (pid, _) in enumerate(parsed) if pid and pid.kind != "isbn"}
+    books = {i: (pid, item) for i, (pid, item) in enumerate(parsed) if pid and pid.kind == "isbn"}
+    fields = FIELDS[args.fields]
+    resolved, failures = await resolve_papers(papers, fields)
+    failures += await _books(books, cache)
+    for key, outcome in resolved.items():
+        paper = outcome.paper
+        if paper is not None and args.fields != "full":
+            paper = shorten_for_list(paper)
+        items[int(key)] = items[int(key)].model_copy(
+            update={"status": outcome.status, "paper": paper, "source": outcome.source, "error": outcome.error}
+        )
+    for index, (_, item) in books.items():
+        items[index] = item
+    items, truncated = _fit(items)
+    counts = dict(Counter(item.status for item in items))
+    return BatchResolveResult(
+        items=items, counts=counts, partial=bool(failures), failed_sources=failures, truncated=truncated
+    )
+
+
+def _fit(items: list[ResolvedItem]) -> tuple[list[ResolvedItem], bool]:
+    """Drop abstracts, then book descriptions, when the answer would pass the size budget."""
+    def size() -> int:
+        return sum(len(i.model_dump_json()) for i in items)
+
+    if size() <= MAX_RESULT_CHARS - 2_000:
+        return items, False
+    def shorter(item: ResolvedItem) -> ResolvedItem:
+        paper, book = item.paper, item.book
+        if paper is not None and paper.abstract:
+            paper = paper.model_copy(update={"abstract": None, "abstractTruncated": True})
+        if book:
+            book = {k: v for k, v in book.items() if k not in ("description", "subjects")}
+        return item.model_copy(update={"paper": paper, "book": book})
+
+    items = [shorter(i) for i in items]
+    return items, True

@@ -1,0 +1,165 @@
+"""generate_citations: resolve up to 100 papers, complete their metadata, write BibTeX / CSL-JSON / RIS.
+
+Metadata order of preference: Crossref (volume, issue, pages, publisher, ISSN/ISBN, month, structured
+names), then S2 / OpenAlex fields; OpenAlex fills the venue of DOIs Crossref lacks; ISBNs get Open
+Library's book metadata. Ids that fail are reported in ``errors`` and never written into the text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from scholar.errors import NotFoundError, RateLimitedError, ScholarError
+from scholar.ids import InvalidIdError, PaperId, parse_paper_id
+from scholar.papers import autoenrich, biblio
+from scholar.papers.cite import Entry, build_entries, to_bibtex, to_csl, to_ris
+from scholar.papers.common import MAX_RESULT_CHARS, failed
+from scholar.papers.resolve import resolve_papers
+from scholar.papers.spec_export import CitationError, GenerateCitationsInput, GenerateCitationsResult
+from scholar.records import FailedSource, Paper
+from scholar.sources import openalex
+from scholar.store.cache import Cache
+
+CITE_FIELDS = ("paperId", "title", "year", "venue", "authors", "externalIds", "publicationTypes", "publicationDate",
+               "journal", "url")
+
+
+def _parse(raw: str) -> PaperId | CitationError:
+    try:
+        pid = parse_paper_id(raw)
+    except InvalidIdError as exc:
+        return CitationError(id=raw, code="invalid_id", message=exc.message)
+    if pid.kind in ("url", "patent"):
+        return CitationError(id=raw, code="invalid_id", message=f"a {pid.kind} cannot be cited from this tool")
+    return pid
+
+
+async def _book(pid: PaperId, cache: Cache) -> Paper | None:
+    meta = await autoenrich.book_metadata(pid.value, cache)
+    if meta is None:
+        return None
+    return Paper(title=meta.get("title"), year=meta.get("year"), externalIds={"ISBN": pid.value},
+                 book_metadata=meta, sources=["openlibrary"])
+
+
+async def _fill_venues(papers: list[Paper]) -> tuple[list[Paper], list[FailedSource]]:
+    """OpenAlex details for papers with a DOI whose venue is still unknown (one request per 50)."""
+    lacking = {autoenrich.doi_of(p): i for i, p in enumerate(papers)
+               if autoenrich.doi_of(p) and not (p.biblio and p.biblio.container_title) and not p.venue}
+    if not lacking:
+        return papers, []
+    try:
+        works = await openalex.get_works_by_filter("doi", list(lacking))
+    except ScholarError as err:
+        return papers, [failed(err, "openalex")]
+    out = list(papers)
+    for work in works:
+        doi = (work.get("doi") or "").removeprefix("https://doi.org/").lower()
+        if doi in lacking:
+            i = lacking[doi]
+            found = biblio.from_openalex(work)
+            if out[i].biblio:
+                found = out[i].biblio.model_copy(update={"container_title": found.container_title})
+            out[i] = out[i].model_copy(update={"biblio": found, "sources": [*out[i].sources, "openalex"]})
+    return out, []
+
+
+async def generate_citations(args: GenerateCitationsInput, cache: Cache | None = None) -> GenerateCitationsResult:
+    """Citations for the resolvable papers; the others in ``errors``.
+
+    Raises:
+        NotFoundError: no paper resolved (reason ``no_papers_resolved``, the failures in details).
+        RateLimitedError: none resolved because a source throttled us (the call may be queued).
+    """
+    cache = cache or Cache()
+    errors: list[CitationError] = []
+    slots: list[Paper | None] = [None] * len(args.paper_ids)
+    papers_in: dict[str, PaperId] = {}
+    failures: list[FailedSource] = []
+    books: dict[int, PaperId] = {}
+    for index, raw in enumerate(args.paper_ids):
+        parsed = _parse(raw)
+        if isinstance(parsed, CitationError):
+            errors.append(parsed)
+        elif parsed.kind == "isbn":
+            books[index] = parsed
+        else:
+            papers_in[str(index)] = parsed
+    gate = asyncio.Semaphore(autoenrich.CONCURRENCY)
+
+    async def book(index: int, pid: PaperId) -> None:
+        async with gate:
+            try:
+                slots[index] = await _book(pid, cache)
+            except ScholarError as err:
+                failures.append(failed(err, "openlibrary"))
+                errors.append(CitationError(id=args.paper_ids[index], code=err.code, message=err.message))
+                return
+        if slots[index] is None:
+            errors.append(
+                CitationError(id=args.paper_ids[index], code="not_found", message="Open Library has no such ISBN")
+            )
+
+    await asyncio.gather(*(book(i, p) for i, p in books.items()))
+    resolved, more = await resolve_papers(papers_in, CITE_FIELDS)
+    failures += more
+    for key, outcome in resolved.items():
+        if outcome.paper is not None:
+            slots[int(key)] = outcome.paper
+        else:
+            errors.append(CitationError(id=args.paper_ids[int(key)], code=outcome.status, message=outcome.error or ""))
+    papers = [p for p in slots if p is not None]
+    inputs = [raw for raw, p in zip(args.paper_ids, slots, strict=True) if p is not None]
+    if not papers:
+        raise _nothing_resolved(errors)
+    if args.enrich:
+        papers, more = await autoenrich.enrich(papers, crossref=True, books=True, cache=cache)
+        failures += more
+        papers, more = await _fill_venues(papers)
+        failures += more
+    entries = _fit(build_entries(papers), inputs, args.citation_format, errors)
+    values: dict[str, Any] = {"format": args.citation_format, "count": len(entries)}
+    if args.citation_format == "bibtex":
+        values["content"] = to_bibtex(entries, [(e.id, e.code) for e in errors])
+    elif args.citation_format == "ris":
+        values["content"] = to_ris(entries)
+    else:
+        values["citations"] = to_csl(entries)
+    order = {raw: i for i, raw in enumerate(args.paper_ids)}
+    errors.sort(key=lambda e: order.get(e.id, 0))
+    return GenerateCitationsResult(**values, errors=errors, failed_sources=failures, partial=bool(failures))
+
+
+def _size(entry: Entry, fmt: str) -> int:
+    if fmt == "bibtex":
+        return len(to_bibtex([entry]))
+    if fmt == "ris":
+        return len(to_ris([entry]))
+    return len(json.dumps(to_csl([entry]), ensure_ascii=False)) + 2
+
+
+def _fit(entries: list[Entry], inputs: list[str], fmt: str, errors: list[CitationError]) -> list[Entry]:
+    """Keep the entries that fit the size budget; the rest are listed in ``errors`` as too_large."""
+    budget = MAX_RESULT_CHARS - 4_000 - 200 * len(errors)
+    used = 0
+    for position, entry in enumerate(entries):
+        used += _size(entry, fmt)
+        if used > budget:
+            for raw in inputs[position:]:
+                errors.append(CitationError(
+                    id=raw, code="too_large",
+                    message="left out to keep the answer under the size budget; ask for it in a second call"))
+            return entries[:position]
+    return entries
+
+
+def _nothing_resolved(errors: list[CitationError]) -> ScholarError:
+    details = {"failed": [e.model_dump() for e in errors]}
+    if errors and all(e.code == "rate_limited" for e in errors):
+        return RateLimitedError("no paper resolved: the sources are throttling us", source="s2", details=details)
+    return NotFoundError(
+        f"none of the {len(errors)} ids resolved", reason="no_papers_resolved", details=details,
+        hint="Check the identifiers in details.failed; DOIs and arXiv ids resolve most reliably.",
+    )

@@ -1,0 +1,70 @@
+"""recommend_papers: Semantic Scholar recommendations from positive (and negative) examples, cached a day.
+
+Examples in any id form are mapped to S2 paper ids first (one batch request for all of them, none when
+they are S2 ids already), so the recommendations API always gets the id form it documents.
+"""
+
+from __future__ import annotations
+
+from scholar.errors import NotFoundError
+from scholar.papers.common import cache_key, fit, s2_key
+from scholar.papers.fields import FIELDS
+from scholar.papers.mapping import from_s2, shorten_for_list
+from scholar.papers.neighbours import GraphReader, is_s2_id
+from scholar.papers.spec_graph import RecommendPapersInput, RecommendPapersResult
+from scholar.sources import s2
+from scholar.store.cache import Cache
+
+
+async def _to_s2_ids(
+    groups: dict[str, list[str]], reader: GraphReader
+) -> tuple[dict[str, list[str]], list[str]]:
+    """S2 ids per group (``positive_ids`` / ``negative_ids``) and the inputs that did not resolve."""
+    keys = {name: [s2_key(raw, f"{name}[{i}]") for i, raw in enumerate(raws)] for name, raws in groups.items()}
+    flat = [k for ks in keys.values() for k in ks]
+    rows = {} if all(is_s2_id(k) for k in flat) else await reader.batch(flat, ("paperId",))
+    ids: dict[str, list[str]] = {}
+    unresolved: list[str] = []
+    for name, raws in groups.items():
+        ids[name] = []
+        for raw, key in zip(raws, keys[name], strict=True):
+            paper_id = key if is_s2_id(key) and not rows else (rows.get(key) or {}).get("paperId")
+            if paper_id:
+                ids[name].append(paper_id)
+            else:
+                unresolved.append(raw)
+        ids[name] = list(dict.fromkeys(ids[name]))
+    return ids, unresolved
+
+
+async def recommend(args: RecommendPapersInput, cache: Cache | None = None) -> RecommendPapersResult:
+    """Recommended papers (the single-example endpoint when there is one positive and no negative).
+
+    Raises:
+        InvalidArgumentError: a bad identifier.
+        NotFoundError: no positive example resolves.
+        RateLimitedError / UpstreamError: S2 failed.
+    """
+    cache = cache or Cache()
+    groups = {"positive_ids": list(args.positive_ids), "negative_ids": list(args.negative_ids or [])}
+    normalised = {name: sorted(s2_key(r, name) for r in raws) for name, raws in groups.items()}
+    key = cache_key("recommend", args, **normalised)
+    cached = cache.get("search", key)
+    if cached is not None:
+        return RecommendPapersResult.model_validate(cached)
+    ids, unresolved = await _to_s2_ids(groups, GraphReader())
+    positives, negatives = ids["positive_ids"], ids["negative_ids"]
+    if not positives:
+        raise NotFoundError(f"none of the positive examples resolves: {', '.join(args.positive_ids)}", source="s2")
+    fields = FIELDS[args.fields]
+    if len(positives) == 1 and not negatives:
+        rows = await s2.recommend_for_paper(positives[0], fields, limit=args.limit)
+    else:
+        rows = await s2.recommend_from_lists(positives, negatives, fields, limit=args.limit)
+    papers = [from_s2(row, fields) for row in rows[: args.limit]]
+    if args.fields != "full":
+        papers = [shorten_for_list(p) for p in papers]
+    kept, truncated = fit(papers)
+    result = RecommendPapersResult(data=kept, unresolved=unresolved, truncated=truncated)
+    cache.put("search", key, result.model_dump(mode="json"))
+    return result

@@ -1,0 +1,320 @@
+"""Tools over Semantic Scholar's graph: authors, citation lists, citation graphs, bridges, recommendations.
+
+Cheap to import (pydantic only): the gateway reads these models for tools/list and validation. Models set
+``defer_build`` so importing this module builds no validators: a family function pays only for the tool it
+runs, on its first call.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from scholar.catalogue import READ_ONLY_OPEN, ToolSpec
+from scholar.papers.fields import FieldSet
+from scholar.records import FailedSource, Paper
+
+PaperIdentifier = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=300,
+        description="Paper identifier: DOI (bare, doi: or https://doi.org/), S2 paper id, ARXIV:id, PMID:id, "
+        "PMCID:PMC…, CorpusId:id, ACM:id or MAG:id",
+    ),
+]
+Year = Annotated[int, Field(ge=1000, le=2100)]
+FieldOfStudy = Annotated[str, Field(min_length=1, max_length=60)]
+Direction = Literal["citations", "references", "both"]
+
+
+class PaperFilters(BaseModel):
+    """Filters applied to the papers a list or graph returns (S2 cannot filter these lists: we do)."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+    year_start: Year | None = Field(default=None, description="Earliest publication year")
+    year_end: Year | None = Field(default=None, description="Latest publication year")
+    fields_of_study: list[FieldOfStudy] | None = Field(
+        default=None, max_length=10, description='Keep papers in any of these S2 fields, e.g. ["Computer Science"]'
+    )
+    min_citations: Annotated[int, Field(ge=0, le=10_000_000)] | None = Field(
+        default=None, description="Keep papers cited at least this often"
+    )
+
+
+# ---------------------------------------------------------------- get_author
+
+
+class GetAuthorInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+    identifier: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=200,
+            description="A numeric S2 author id (profile + publications) or a name (up to 5 candidates)",
+        ),
+    ]
+    limit: Annotated[int, Field(ge=1, le=100, description="Publications per page (id lookup)")] = 20
+    offset: Annotated[int, Field(ge=0, le=9_999, description="Publications offset (id lookup)")] = 0
+
+
+class AuthorProfile(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    authorId: str
+    name: str | None = None
+    affiliations: list[str] | None = None
+    homepage: str | None = None
+    paperCount: int | None = None
+    citationCount: int | None = None
+    hIndex: int | None = None
+    url: str | None = None
+    externalIds: dict[str, str] | None = None
+
+
+class GetAuthorResult(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    mode: Literal["profile", "search"] = Field(description="profile: a numeric id was given; search: a name")
+    author: AuthorProfile | None = None
+    papers: list[Paper] | None = Field(default=None, description="The author's publications (profile mode)")
+    offset: int | None = None
+    next_offset: int | None = Field(default=None, description="Pass as offset for the next page; null at the end")
+    candidates: list[AuthorProfile] | None = Field(default=None, description="Up to 5 matches (search mode)")
+    total: int | None = Field(default=None, description="Matches S2 reports for the name (search mode)")
+    sources: list[str] = Field(default_factory=lambda: ["s2"])
+
+
+# ---------------------------------------------------------------- get_citations / get_references
+
+
+class CitationListInput(PaperFilters):
+    identifier: PaperIdentifier
+    fields: FieldSet = Field(default="compact", description="Field set of the listed papers")
+    offset: Annotated[int, Field(ge=0, le=9_000, description="Offset into S2's list (use next_offset)")] = 0
+
+
+class GetCitationsInput(CitationListInput):
+    limit: Annotated[int, Field(ge=1, le=1000, description="Max papers returned (max 1000)")] = 20
+
+
+class GetReferencesInput(CitationListInput):
+    limit: Annotated[int, Field(ge=1, le=1000, description="Max papers returned (max 1000)")] = 50
+
+
+class CitingItem(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    citingPaper: Paper
+
+
+class CitedItem(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    citedPaper: Paper
+
+
+class ListPaging(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    offset: int = Field(description="Offset into S2's list this page started at")
+    next_offset: int | None = Field(default=None, description="Pass as offset for the next page; null at the end")
+    scanned: int = Field(description="Rows of S2's list read for this page (more than returned when filtering)")
+    filtered_out: int = Field(default=0, description="Rows read but dropped by the filters")
+    truncated: bool = Field(default=False, description="The page was cut (scan bound or size budget)")
+    note: str | None = None
+    failed_sources: list[FailedSource] = Field(default_factory=list)
+    partial: bool = False
+    sources: list[str] = Field(default_factory=lambda: ["s2"])
+
+
+class GetCitationsResult(ListPaging):
+    data: list[CitingItem]
+
+
+class GetReferencesResult(ListPaging):
+    data: list[CitedItem]
+
+
+# ---------------------------------------------------------------- get_citation_graph
+
+
+class GetCitationGraphInput(PaperFilters):
+    seed_ids: list[PaperIdentifier] = Field(min_length=1, max_length=10, description="1–10 seed papers, any id form")
+    direction: Direction = Field(
+        default="citations", description="citations: papers citing the seeds; references: papers they cite; both"
+    )
+    depth: Annotated[int, Field(ge=1, le=3, description="BFS depth (1–3)")] = 1
+    max_nodes: Annotated[int, Field(ge=1, le=500, description="Hard cap on nodes (seeds included)")] = 100
+
+
+class GraphNode(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    id: str = Field(description="S2 paper id; every seed is mapped to it, so no paper appears twice")
+    title: str | None = None
+    year: int | None = None
+    citationCount: int | None = None
+    doi: str | None = None
+    depth: int = Field(description="0 for seeds, else the BFS level where it was reached")
+
+
+class GraphEdge(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    source: str = Field(description="The citing paper")
+    target: str = Field(description="The cited paper")
+
+
+class GraphStats(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    total_nodes: int
+    total_edges: int
+    depth_reached: int
+    truncated: bool = Field(description="The node budget, time budget or a failed source stopped the traversal")
+    truncated_by: list[str] = Field(
+        default_factory=list, description="Why: max_nodes, time_budget, failed_source or size_budget"
+    )
+    expanded: int = Field(description="Nodes whose citation/reference lists were read")
+    unexpanded: int = Field(default=0, description="Frontier nodes left unexpanded when a budget ran out")
+    edges_omitted: int = Field(default=0, description="Edges left out to keep the answer under the size budget")
+    upstream_requests: int = 0
+    elapsed_s: float = 0.0
+
+
+class GetCitationGraphResult(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    stats: GraphStats
+    unresolved_seeds: list[str] = Field(default_factory=list, description="Seeds no source could resolve")
+    partial: bool = False
+    failed_sources: list[FailedSource] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=lambda: ["s2"])
+
+
+# ---------------------------------------------------------------- find_bridge_papers
+
+
+class FindBridgePapersInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+    source_id: PaperIdentifier
+    target_id: PaperIdentifier
+    max_depth: Annotated[
+        int, Field(ge=1, le=6, description="Longest path allowed, in citation hops (a direct citation is 1)")
+    ] = 4
+    direction: Direction = Field(
+        default="both",
+        description="references: source cites … cites target; citations: target cites … cites source; both: either",
+    )
+
+
+class BridgeStats(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    expanded: int
+    visited: int
+    exhaustive: bool = Field(description="False when a budget or list cap cut the search: 'not found' is then weak")
+    elapsed_s: float
+    upstream_requests: int = 0
+
+
+class FindBridgePapersResult(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    found: bool
+    length: int | None = Field(default=None, description="Hops in the path (path has length + 1 papers)")
+    path: list[Paper] = Field(default_factory=list)
+    hops: list[GraphEdge] = Field(default_factory=list, description="Each hop as citing → cited")
+    stats: BridgeStats
+    partial: bool = False
+    failed_sources: list[FailedSource] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=lambda: ["s2"])
+
+
+# ---------------------------------------------------------------- recommend_papers
+
+
+class RecommendPapersInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+    positive_ids: list[PaperIdentifier] = Field(min_length=1, max_length=5, description="1–5 example papers")
+    negative_ids: list[PaperIdentifier] | None = Field(
+        default=None, max_length=5, description="Up to 5 papers to steer away from"
+    )
+    limit: Annotated[int, Field(ge=1, le=100, description="Number of recommendations")] = 10
+    fields: FieldSet = Field(default="standard", description="Field set of the recommended papers")
+
+
+class RecommendPapersResult(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    data: list[Paper]
+    unresolved: list[str] = Field(default_factory=list, description="Examples no source could resolve (ignored)")
+    truncated: bool = Field(default=False, description="The list was cut to stay under the size budget")
+    sources: list[str] = Field(default_factory=lambda: ["s2"])
+
+
+TOOLS = (
+    ToolSpec(
+        name="get_author",
+        family="papers",
+        title="Get author",
+        description="A numeric Semantic Scholar author id gives the profile (affiliations, h-index, counts) and a "
+        "page of publications (limit/offset, next_offset); a name gives up to 5 candidate authors with their ids.",
+        input_model=GetAuthorInput,
+        output_model=GetAuthorResult,
+        annotations=READ_ONLY_OPEN,
+        queue_on_rate_limit=True,
+    ),
+    ToolSpec(
+        name="get_citations",
+        family="papers",
+        title="Get citations",
+        description="Papers citing a paper (forward citations), paged with offset/next_offset. Year, field-of-study "
+        "and min_citations filters are applied by us: one call reads at most 1,000 rows of the list, so a "
+        "filtered page may be short; continue from next_offset. Returns {data: [{citingPaper}], …}.",
+        input_model=GetCitationsInput,
+        output_model=GetCitationsResult,
+        annotations=READ_ONLY_OPEN,
+        queue_on_rate_limit=True,
+    ),
+    ToolSpec(
+        name="get_references",
+        family="papers",
+        title="Get references",
+        description="Papers a paper cites (backward references), paged with offset/next_offset, with the same "
+        "filters as get_citations (at most 1,000 rows read per call). Returns {data: [{citedPaper}], …}; "
+        "references S2 could not match carry a title and no paperId.",
+        input_model=GetReferencesInput,
+        output_model=GetReferencesResult,
+        annotations=READ_ONLY_OPEN,
+        queue_on_rate_limit=True,
+    ),
+    ToolSpec(
+        name="get_citation_graph",
+        family="papers",
+        title="Citation graph",
+        description="Breadth-first citation graph from 1–10 seeds (any id form), following citations, references "
+        "or both to depth 1–3, with year / field / min_citations filters. Stops at max_nodes or a time budget "
+        "and then says truncated: true with what it reached. Start with depth=1 and a small max_nodes.",
+        input_model=GetCitationGraphInput,
+        output_model=GetCitationGraphResult,
+        annotations=READ_ONLY_OPEN,
+        queue_on_rate_limit=True,
+    ),
+    ToolSpec(
+        name="find_bridge_papers",
+        family="papers",
+        title="Find bridge papers",
+        description="Shortest citation path between two papers (any id form) of at most max_depth hops, found by "
+        "searching from both ends. Returns {found, length, path, hops}; found: false means no path within "
+        "max_depth (stats.exhaustive says whether the search was complete).",
+        input_model=FindBridgePapersInput,
+        output_model=FindBridgePapersResult,
+        annotations=READ_ONLY_OPEN,
+        queue_on_rate_limit=True,
+    ),
+    ToolSpec(
+        name="recommend_papers",
+        family="papers",
+        title="Recommend papers",
+        description="Papers similar to 1–5 positive examples and unlike optional negative ones (Semantic Scholar "
+        "recommendations). 3–5 positives on one topic work best.",
+        input_model=RecommendPapersInput,
+        output_model=RecommendPapersResult,
+        annotations=READ_ONLY_OPEN,
+        queue_on_rate_limit=True,
+    ),
+)

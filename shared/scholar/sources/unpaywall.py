@@ -1,0 +1,25 @@
+"""Unpaywall (api.unpaywall.org/v2): open-access status of a DOI; the API requires a contact e-mail."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from scholar import http
+from scholar.config import get_settings
+from scholar.errors import UnavailableError
+
+SOURCE = "unpaywall"
+
+
+async def get_doi(doi: str) -> dict[str, Any]:
+    """The Unpaywall record of a DOI (``is_oa``, ``oa_status``, ``best_oa_location`` …).
+
+    Raises:
+        UnavailableError: no contact e-mail is configured (Unpaywall refuses anonymous calls).
+        NotFoundError: Unpaywall has no such DOI.
+    """
+    email = get_settings().contact_email
+    if not email:
+        raise UnavailableError("Unpaywall needs SCHOLAR_CONTACT_EMAIL to be set", source=SOURCE)
+    return await http.get_json(SOURCE, f"/v2/{quote(doi, safe='/:')}", what=f"DOI {doi}", params={"email": email})
