@@ -101,6 +101,16 @@ class ToolSpec:
 Handler = Callable[[Any, CallContext], Awaitable[BaseModel]]
 
 
+def args_only(fn: Callable[[Any], Awaitable[BaseModel]]) -> Handler:
+    """A handler from a tool function that needs only its arguments (not who calls)."""
+
+    async def handler(args: Any, ctx: CallContext) -> BaseModel:
+        return await fn(args)
+
+    handler.__name__ = getattr(fn, "__name__", "handler")
+    return handler
+
+
 class ErrorBody(BaseModel):
     """The body of the error envelope (DESIGN §4); see scholar.errors."""
 
