@@ -1,0 +1,133 @@
+"""Relaton data repositories (relaton-data-<body>): head commit and whole-repository archive through the GitHub
+API, index and per-document YAML on raw.githubusercontent.com.
+
+The archive is how a body is (re)loaded whole: one request instead of one per document, and a changed
+document is seen even when the index did not change. Per-document fetches are the fallback.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+
+from scholar import http
+from scholar.errors import UpstreamError
+
+SOURCE = "relaton"
+OWNER = "relaton"
+BRANCH = "main"
+INDEX_FILE = "index-v1"
+
+
+def repository(body: str) -> str:
+    """``ISO`` → ``relaton-data-iso``."""
+    return f"relaton-data-{body.lower()}"
+
+
+async def fetch_index(body: str) -> bytes:
+    """The zipped index of the body's data repository, as served.
+
+    Raises:
+        UpstreamError: a failure.
+    """
+    path = f"/{OWNER}/{repository(body)}/{BRANCH}/{INDEX_FILE}.zip"
+    response = await http.request(SOURCE, "GET", path)
+    http.raise_for_status(SOURCE, response, what=f"{body} Relaton index")
+    return response.content
+
+
+def read_index(data: bytes) -> Any:
+    """The YAML rows inside an index zip.
+
+    Raises:
+        UpstreamError: not a zip, or no YAML inside.
+    """
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            name = next((n for n in archive.namelist() if n.endswith((".yaml", ".yml"))), None)
+            if name is None:
+                raise UpstreamError(f"{SOURCE} index zip holds no YAML file", source=SOURCE)
+            return yaml.load(archive.read(name), Loader=_loader())
+    except zipfile.BadZipFile as exc:
+        raise UpstreamError(f"{SOURCE} index is not a zip file (an error page?)", source=SOURCE) from exc
+
+
+async def fetch_document(body: str, path: str) -> dict[str, Any]:
+    """One data file (``data/iso-9001-2015.yaml``) parsed.
+
+    Raises:
+        NotFoundError: 404.
+        UpstreamError: a failure, or a body that is not a YAML mapping.
+    """
+    response = await http.request(SOURCE, "GET", f"/{OWNER}/{repository(body)}/{BRANCH}/{path}")
+    http.raise_for_status(SOURCE, response, what=f"Relaton document {path}")
+    try:
+        data = yaml.load(response.content, Loader=_loader())
+    except yaml.YAMLError as exc:
+        raise UpstreamError(f"{SOURCE} document {path} is not valid YAML", source=SOURCE) from exc
+    if not isinstance(data, dict):
+        raise UpstreamError(f"{SOURCE} document {path} is not a YAML mapping", source=SOURCE)
+    return data
+
+
+def _loader() -> type[yaml.SafeLoader]:
+    # libyaml's loader is several times faster on the large indexes; fall back when it is not compiled in.
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+COMMITS_SOURCE = "github_api"
+_ARCHIVE_MEMBER = re.compile(r"^[^/]+/(?:data|static)/[^/]+\.ya?ml$")
+
+
+async def latest_commit(body: str) -> str:
+    """The commit sha at the head of the body's data repository (the sync's upstream version).
+
+    Raises:
+        RateLimitedError: GitHub's unauthenticated quota (60 an hour) is spent.
+        UpstreamError: a failure or an answer without a sha.
+    """
+    data = await http.get_json(
+        COMMITS_SOURCE, f"/repos/{OWNER}/{repository(body)}/commits/{BRANCH}", what=f"{body} data repository head"
+    )
+    sha = data.get("sha") if isinstance(data, dict) else None
+    if not isinstance(sha, str) or not sha:
+        raise UpstreamError(f"{COMMITS_SOURCE} named no commit for {repository(body)}", source=COMMITS_SOURCE)
+    return sha
+
+
+async def fetch_archive(body: str, sha: str) -> bytes:
+    """The whole data repository at ``sha`` as a zip (GitHub redirects to its archive host; followed).
+
+    Raises:
+        UpstreamError: a failure.
+    """
+    path = f"/repos/{OWNER}/{repository(body)}/zipball/{sha}"
+    response = await http.request(COMMITS_SOURCE, "GET", path)
+    http.raise_for_status(COMMITS_SOURCE, response, what=f"{body} data repository archive")
+    return response.content
+
+
+def archive_documents(data: bytes) -> Iterator[tuple[str, Any]]:
+    """(path inside the repository, parsed YAML or the YAMLError) of every data and static file of an archive.
+
+    Raises:
+        UpstreamError: not a zip file.
+    """
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise UpstreamError(f"{COMMITS_SOURCE} archive is not a zip file", source=COMMITS_SOURCE) from exc
+    with archive:
+        for name in archive.namelist():
+            if not _ARCHIVE_MEMBER.match(name):
+                continue
+            path = name.split("/", 1)[1]
+            try:
+                yield path, yaml.load(archive.read(name), Loader=_loader())
+            except yaml.YAMLError as exc:
+                yield path, exc

@@ -1,0 +1,96 @@
+"""The cold catalogue: before the first sync has published anything, a call starts the sync and gets a task.
+
+The task is created here (TaskTable, bound to the caller); the sync function runs the original call once
+the catalogue exists and stores its answer in the task, which get_task_result then returns.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from scholar.catalogue import CallContext
+from scholar.config import get_settings
+from scholar.errors import ScholarError, UnavailableError
+from scholar.runtime.queue import arguments_digest
+from scholar.store.tasks import TaskItem, TaskStore, new_task_id
+from scholar.tasks.models import QueuedResult
+
+COLD_TASK_TTL_S = 3600
+POLL_AFTER_S = 30
+REASON = "cold_catalogue"
+SYNC_FUNCTION = "standards_sync"
+
+SyncStarter = Callable[[dict[str, Any]], None]
+_starter: SyncStarter | None = None
+
+
+def set_sync_starter(starter: SyncStarter | None) -> None:
+    """Use another way to start the sync in the background (tests, the local stack); None restores the default."""
+    global _starter
+    _starter = starter
+
+
+def _default_starter(payload: dict[str, Any]) -> None:
+    from scholar.runtime import invoke  # only on the cold path
+
+    start = getattr(invoke, "invoke_function_async", None)
+    if start is not None:
+        start(SYNC_FUNCTION, payload)
+        return
+    if get_settings().local_dispatch:
+        # The local stack has no asynchronous Lambda: run the sync on a background thread of this process.
+        from scholar.standards.jobs import handle_sync_event
+
+        threading.Thread(target=handle_sync_event, args=(payload,), name="standards-sync", daemon=True).start()
+        return
+    raise UnavailableError(
+        "the standards catalogue is not built yet and the sync cannot be started from here",
+        hint="Run the standards sync (StandardsSyncFunction) once, then call again.",
+    )
+
+
+def start_cold_sync(tool: str, arguments: dict[str, Any], ctx: CallContext) -> QueuedResult:
+    """Record a task for this call and start the sync that will answer it.
+
+    Raises:
+        UnavailableError: already inside a task (the sync ran and still produced no catalogue), or no way
+            to start the sync.
+    """
+    if ctx.task_id:
+        raise UnavailableError(
+            "the standards catalogue could not be built; get_sync_status shows why",
+            retryable=True,
+            hint="Call get_sync_status for the failing bodies, then retry later.",
+        )
+    store = TaskStore()
+    task_id = new_task_id()
+    store.create(
+        TaskItem(
+            task_id=task_id,
+            principal=ctx.principal,
+            tool=tool,
+            arguments_digest=arguments_digest(arguments),
+            expires_at=int(time.time()) + COLD_TASK_TTL_S,
+            reason=REASON,
+            progress="building the standards catalogue",
+        )
+    )
+    payload = {
+        "source": "scholar.standards",
+        "task": {
+            "task_id": task_id,
+            "tool": tool,
+            "arguments": arguments,
+            "principal": ctx.principal,
+            "request_id": ctx.request_id,
+        },
+    }
+    try:
+        (_starter or _default_starter)(payload)
+    except ScholarError as err:
+        store.transition(task_id, "failed", allowed_from=("pending",), error=err.to_envelope()["error"])
+        raise
+    return QueuedResult(task_id=task_id, tool=tool, poll_after_s=POLL_AFTER_S, reason=REASON)

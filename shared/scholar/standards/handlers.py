@@ -1,0 +1,139 @@
+"""The standards family's tool implementations (dispatched by scholar.runtime.family)."""
+
+from __future__ import annotations
+
+from scholar.catalogue import CallContext, Handler
+from scholar.errors import InvalidArgumentError, NotFoundError, UpstreamError
+from scholar.standards import cold, fulltext, service
+from scholar.standards.catalogue import Catalogue
+from scholar.standards.identifiers import guess_bodies
+from scholar.standards.records import BODIES, StandardRecord
+from scholar.standards.runs import latest_runs
+from scholar.standards.spec import (
+    GetStandardInput,
+    ResolveInput,
+    ResolveResult,
+    SearchInput,
+    SearchResult,
+    StandardResult,
+    SyncStatusInput,
+    SyncStatusResult,
+    VersionRef,
+)
+from scholar.tasks.models import QueuedResult
+
+SOURCE = "standards"
+_FILTER_BODIES = frozenset(BODIES) | {"ANSI", "CISPR"}
+_ABSTRACT_IN_LISTS = 400
+
+
+def _compact(record: StandardRecord) -> StandardRecord:
+    """A list entry: the record with its abstract shortened (get_standard has it whole)."""
+    if record.abstract and len(record.abstract) > _ABSTRACT_IN_LISTS:
+        return record.model_copy(update={"abstract": record.abstract[:_ABSTRACT_IN_LISTS].rstrip() + "…"})
+    return record
+
+
+def _versions(records: list[StandardRecord]) -> list[VersionRef]:
+    return [VersionRef(id=r.id, identifier=r.identifier, status=r.status, published=r.published) for r in records]
+
+
+def _missing_bodies_warning(raw: str) -> tuple[list[str], str | None]:
+    failed, _lines = service.body_warnings(service.holder().pointer, None)
+    missing = sorted(set(failed) & guess_bodies(raw)) if failed else []
+    if not missing:
+        return [], None
+    return missing, f"{', '.join(missing)} not synced yet: the standard may exist; retry after the sync."
+
+
+async def resolve_standard_identifier(args: ResolveInput, ctx: CallContext) -> ResolveResult | QueuedResult:
+    catalogue = service.holder().get()
+    if catalogue is None:
+        return cold.start_cold_sync("resolve_standard_identifier", args.model_dump(), ctx)
+    found = catalogue.resolve(args.raw)
+    if found.record is not None:
+        return ResolveResult(
+            canonical=found.record.identifier,
+            body=found.record.body,
+            record=found.record,
+            other_versions=_versions(found.others),
+            matched_by=found.matched_by,
+        )
+    if found.candidates:
+        return ResolveResult(
+            ambiguous=True, candidates=[_compact(r) for r in found.candidates], matched_by=found.matched_by
+        )
+    return ResolveResult(warning=_missing_bodies_warning(args.raw)[1])
+
+
+async def search_standards(args: SearchInput, ctx: CallContext) -> SearchResult | QueuedResult:
+    if args.body:
+        unknown = [p for p in args.body.upper().split("/") if p not in _FILTER_BODIES]
+        if unknown:
+            raise InvalidArgumentError(
+                f"search_standards: body {args.body!r} is not one of {', '.join(sorted(_FILTER_BODIES))}",
+                field="body",
+            )
+    holder = service.holder()
+    catalogue = holder.get()
+    if catalogue is None:
+        return cold.start_cold_sync("search_standards", args.model_dump(), ctx)
+    results = catalogue.search(args.query, body=args.body, status=args.status, limit=args.limit)
+    failed, lines = service.body_warnings(holder.pointer, args.body)
+    return SearchResult(
+        results=[_compact(r) for r in results],
+        partial=bool(failed),
+        failed_bodies=failed,
+        warning="; ".join(lines) or None,
+        catalogue_version=holder.pointer.version if holder.pointer else None,
+    )
+
+
+def _lookup(catalogue: Catalogue, identifier: str) -> tuple[StandardRecord, list[StandardRecord]]:
+    exact = catalogue.get(identifier)
+    if exact is not None:
+        return exact, catalogue.resolve(exact.identifier).others
+    found = catalogue.resolve(identifier)
+    if found.record is not None:
+        return found.record, found.others
+    if found.candidates:
+        raise InvalidArgumentError(
+            f"get_standard: {identifier!r} matches several standards",
+            field="identifier",
+            reason="ambiguous",
+            details={"candidates": [r.id for r in found.candidates[:10]]},
+            hint="Call again with one of the candidate ids (or use resolve_standard_identifier).",
+        )
+    missing, warning = _missing_bodies_warning(identifier)
+    if missing:
+        raise UpstreamError(f"get_standard: {warning}", source=SOURCE, reason="upstream_error")
+    raise NotFoundError(
+        f"the standards catalogue holds no standard {identifier!r}",
+        source=SOURCE,
+        reason="not_found",
+        hint="search_standards lists close matches; stop asking about this identifier.",
+    )
+
+
+async def get_standard(args: GetStandardInput, ctx: CallContext) -> StandardResult | QueuedResult:
+    catalogue = service.holder().get()
+    if catalogue is None:
+        return cold.start_cold_sync("get_standard", args.model_dump(), ctx)
+    record, others = _lookup(catalogue, args.identifier)
+    result = StandardResult(**record.model_dump(), other_versions=_versions([o for o in others if o.id != record.id]))
+    if args.fetch_full_text:
+        page = await fulltext.text_page(record, args.text_offset, args.max_chars)
+        result = result.model_copy(update=page)
+    return result
+
+
+async def get_sync_status(args: SyncStatusInput, ctx: CallContext) -> SyncStatusResult:
+    return SyncStatusResult(runs=latest_runs())
+
+
+HANDLERS: dict[str, Handler] = {
+    "resolve_standard_identifier": resolve_standard_identifier,
+    "search_standards": search_standards,
+    "get_standard": get_standard,
+    "get_sync_status": get_sync_status,
+}
