@@ -174,7 +174,7 @@ def test_the_local_stack_runs_the_cold_sync_on_a_background_thread(standards_aws
     cold.set_sync_starter(None)  # the default starter: no async Lambda invoke here, so a thread
     answer = call("search_standards", SearchInput(query="floating point"))
     assert isinstance(answer, QueuedResult)
-    [worker] = [t for t in threading.enumerate() if t.name == "standards-sync"]
+    [worker] = [t for t in threading.enumerate() if t.name == "standards_sync-async"]
     worker.join(timeout=120)
     assert not worker.is_alive()
     task = TaskStore().get(answer.task_id, "tester")

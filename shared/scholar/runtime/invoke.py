@@ -19,6 +19,26 @@ def function_name(family: str) -> str:
     return f"{get_settings().resources.function_prefix}{family}"
 
 
+def invoke_function_async(family: str, payload: dict[str, Any]) -> None:
+    """Start a family function without waiting for it (Lambda ``Event`` invocation)."""
+    if get_settings().local_dispatch:
+        import threading
+
+        module = importlib.import_module(f"functions.{family}.app")
+        context = _local_context(family)
+        threading.Thread(target=module.lambda_handler, args=(payload, context), name=f"{family}-async", daemon=True).start()
+        return
+    aws.client("lambda").invoke(
+        FunctionName=function_name(family), InvocationType="Event", Payload=json.dumps(payload).encode()
+    )
+
+
+def _local_context(family: str) -> Any:
+    from scholar.runtime.context import LocalContext
+
+    return LocalContext(function_name=function_name(family))
+
+
 def invoke_family(family: str, invocation: Invocation) -> Outcome:
     """Run a tool in its family function and return the outcome.
 
@@ -27,10 +47,8 @@ def invoke_family(family: str, invocation: Invocation) -> Outcome:
     """
     payload = invocation.model_dump(mode="json")
     if get_settings().local_dispatch:
-        from scholar.runtime.context import LocalContext
-
         module = importlib.import_module(f"functions.{family}.app")
-        context = LocalContext(function_name=function_name(family))
+        context = _local_context(family)
         return Outcome.model_validate(module.lambda_handler(payload, context))
     response = aws.client("lambda").invoke(
         FunctionName=function_name(family), InvocationType="RequestResponse", Payload=json.dumps(payload).encode()

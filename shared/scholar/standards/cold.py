@@ -6,13 +6,11 @@ the catalogue exists and stores its answer in the task, which get_task_result th
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from scholar.catalogue import CallContext
-from scholar.config import get_settings
 from scholar.errors import ScholarError, UnavailableError
 from scholar.runtime.queue import arguments_digest
 from scholar.store.tasks import TaskItem, TaskStore, new_task_id
@@ -34,22 +32,9 @@ def set_sync_starter(starter: SyncStarter | None) -> None:
 
 
 def _default_starter(payload: dict[str, Any]) -> None:
-    from scholar.runtime import invoke  # only on the cold path
+    from scholar.runtime.invoke import invoke_function_async  # only on the cold path
 
-    start = getattr(invoke, "invoke_function_async", None)
-    if start is not None:
-        start(SYNC_FUNCTION, payload)
-        return
-    if get_settings().local_dispatch:
-        # The local stack has no asynchronous Lambda: run the sync on a background thread of this process.
-        from scholar.standards.jobs import handle_sync_event
-
-        threading.Thread(target=handle_sync_event, args=(payload,), name="standards-sync", daemon=True).start()
-        return
-    raise UnavailableError(
-        "the standards catalogue is not built yet and the sync cannot be started from here",
-        hint="Run the standards sync (StandardsSyncFunction) once, then call again.",
-    )
+    invoke_function_async(SYNC_FUNCTION, payload)
 
 
 def start_cold_sync(tool: str, arguments: dict[str, Any], ctx: CallContext) -> QueuedResult:
