@@ -26,6 +26,7 @@ TASK_TABLE_ENV = "SCHOLAR_TASK_TABLE"
 ARTIFACT_BUCKET_ENV = "SCHOLAR_ARTIFACT_BUCKET"
 FUNCTION_PREFIX_ENV = "SCHOLAR_FUNCTION_PREFIX"
 RETRY_STATE_MACHINE_ARN_ENV = "SCHOLAR_RETRY_STATE_MACHINE_ARN"
+PDF_STATE_MACHINE_ARN_ENV = "SCHOLAR_PDF_STATE_MACHINE_ARN"
 PACE_SCALE_ENV = "SCHOLAR_PACE_SCALE"
 RETRY_BUDGET_ENV = "SCHOLAR_RETRY_BUDGET_S"
 RETRY_WAIT_ENV = "SCHOLAR_RETRY_WAIT_S"
@@ -87,6 +88,7 @@ class Resources(BaseModel):
     artifact_bucket: str | None = None
     function_prefix: str = "scholar-"
     retry_state_machine_arn: str | None = None
+    pdf_state_machine_arn: str | None = None
 
 
 class Settings(BaseModel):
@@ -180,6 +182,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
             artifact_bucket=env.get(ARTIFACT_BUCKET_ENV) or None,
             function_prefix=env.get(FUNCTION_PREFIX_ENV) or "scholar-",
             retry_state_machine_arn=env.get(RETRY_STATE_MACHINE_ARN_ENV) or None,
+            pdf_state_machine_arn=env.get(PDF_STATE_MACHINE_ARN_ENV) or None,
         ),
     )
 

@@ -13,7 +13,7 @@ from samtranslator.yaml_helper import yaml_parse
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE = REPO / "template.yaml"
-FAMILIES = {"PapersFunction": "papers", "TasksFunction": "tasks"}
+FAMILIES = {"PapersFunction": "papers", "TasksFunction": "tasks", "PdfFunction": "pdf"}
 CONTRACT_ENV = {
     "SCHOLAR_CACHE_TABLE",
     "SCHOLAR_TASK_TABLE",
@@ -145,7 +145,7 @@ def test_every_function_has_its_own_log_group_with_retention() -> None:
         assert resources[group]["Type"] == "AWS::Logs::LogGroup"
         assert resources[group]["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
         groups.append(group)
-    assert len(groups) == len(set(groups)) == 3
+    assert len(groups) == len(set(groups)) == len(_resources("AWS::Serverless::Function"))
 
 
 def test_every_function_has_an_errors_alarm_and_a_throttles_alarm() -> None:
@@ -226,3 +226,24 @@ def test_outputs_include_the_mcp_url() -> None:
         "Fn::Sub": "https://${Api}.execute-api.${AWS::Region}.amazonaws.com/${StageName}/mcp"
     }
     assert {"CacheTableName", "TaskTableName", "ArtifactBucketName"} <= set(outputs)
+
+
+def test_pdf_pipeline_is_standard_jsonpath_and_only_invokes_the_pipeline_function() -> None:
+    functions = _resources("AWS::Serverless::Function")
+    pipeline = functions["PipelineFunction"]["Properties"]
+    assert pipeline["FunctionName"] == {"Fn::Sub": "${AWS::StackName}-pipeline"}
+    assert pipeline["CodeUri"] == "functions/pipeline/"
+    machine = _resources("AWS::Serverless::StateMachine")["PdfPipelineStateMachine"]["Properties"]
+    assert machine["Type"] == "STANDARD"
+    assert machine["Name"] == {"Fn::Sub": "${AWS::StackName}-pdf-pipeline"}
+    assert machine["DefinitionSubstitutions"] == {"PipelineFunctionArn": {"Fn::GetAtt": ["PipelineFunction", "Arn"]}}
+    (statement,) = machine["Policies"][0]["Statement"]
+    assert statement["Resource"] == {"Fn::GetAtt": ["PipelineFunction", "Arn"]}
+    definition = json.loads((REPO / machine["DefinitionUri"]).read_text())
+    assert "QueryLanguage" not in definition
+    tasks = {name: state for name, state in definition["States"].items() if state["Type"] == "Task"}
+    assert set(tasks) == {"Resolve", "Download", "Convert", "Finish"}
+    for state in tasks.values():
+        assert state["Retry"] and state["Catch"]
+    env = _template()["Globals"]["Function"]["Environment"]["Variables"]
+    assert "${AWS::StackName}-pdf-pipeline" in env["SCHOLAR_PDF_STATE_MACHINE_ARN"]["Fn::Sub"]

@@ -1,0 +1,177 @@
+"""From a tool call to a job: normalised arguments, a cached answer when there is one, else a queued task.
+
+Deduplication: the task id is derived from (principal, normalised job, hour) plus a generation number, and
+the TaskTable create is conditional, so concurrent identical requests of one caller find the same task
+and start the same execution (named after the task id; starting it twice is a no-op). A finished,
+failed or cancelled task moves the next request to the next generation. Different callers get their own
+tasks (tasks are bound to the caller); their PDFs are still stored once (content-addressed keys).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import logging
+import time
+
+from pydantic import BaseModel
+
+from scholar.catalogue import CallContext
+from scholar.config import get_settings
+from scholar.errors import ForbiddenError, NotFoundError, UnavailableError
+from scholar.ids import parse_paper_id
+from scholar.pdf import artifacts, results
+from scholar.pdf.models import Job
+from scholar.pdf.ssrf import BLOCKED_ADDRESS, blocked_reason, parse_url
+from scholar.runtime.executions import start_execution, stop_execution
+from scholar.store.tasks import ACTIVE, TaskItem, TaskStore, TaskTransitionError
+from scholar.tasks.models import QueuedResult
+
+logger = logging.getLogger(__name__)
+
+# DESIGN §5: PDF work is readable for an hour (from completion; see scholar.pdf.pipeline).
+PDF_TASK_TTL_S = 3600
+MAX_GENERATIONS = 8
+POLL_AFTER_S = 3
+_BUCKET_S = 3600
+
+
+def paper_job(tool: str, identifier: str, **options: object) -> Job:
+    """A job for a paper identifier (parsed and normalised; invalid ones raise InvalidArgumentError)."""
+    parsed = parse_paper_id(identifier)
+    return Job(kind="paper", tool=tool, identifier=parsed.cache_key(), s2_key=parsed.s2_key(), **options)
+
+
+def url_job(tool: str, url: str, **options: object) -> Job:
+    """A job for a caller's URL: http(s) only, and a literal refused address fails at once.
+
+    Names are resolved and vetted when the pipeline fetches (every hop again), not here.
+
+    Raises:
+        InvalidArgumentError: not an http(s) URL.
+        ForbiddenError: the host is a private, loopback, link-local or metadata address.
+    """
+    _, _, host, port = parse_url(url)
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        address = None
+    allowed = host in get_settings().test_allow_hosts or f"{host}:{port}" in get_settings().test_allow_hosts
+    if address is not None and not allowed and (why := blocked_reason(address)) is not None:
+        raise ForbiddenError(
+            f"refused to fetch {host!r}: it is a {why.replace('_', '-')} address",
+            reason=BLOCKED_ADDRESS,
+            details={"host": host, "address_class": why},
+            hint="Only public http(s) URLs can be fetched; use the paper's public PDF link.",
+        )
+    return Job(kind="url", tool=tool, url=url, **options)
+
+
+def convert_job(tool: str, pdf_path: str, **options: object) -> Job:
+    artifacts.sha_of(pdf_path)
+    return Job(kind="convert", tool=tool, pdf_path=pdf_path, **options)
+
+
+def _converter(job: Job) -> results.Converter:
+    return results.converter_for(job.use_vlm, get_settings())
+
+
+def cached_answer(job: Job) -> BaseModel | None:
+    """The answer from stored artifacts, or None when work is needed."""
+    if job.kind == "convert":
+        sha = artifacts.sha_of(job.pdf_path or "")
+        if not artifacts.exists(job.pdf_path or ""):
+            raise NotFoundError(
+                f"the artifact {job.pdf_path} does not exist (it may have expired)",
+                hint="Fetch the PDF again with fetch_paper_pdf or fetch_pdf_by_url.",
+            )
+        md_path = artifacts.md_key(sha, _converter(job))
+        return results.build(job, md=(md_path, _converter(job)), cached=True) if artifacts.exists(md_path) else None
+    if job.kind == "paper":
+        key = artifacts.paper_cache_key(job.identifier or "")
+    else:
+        key = artifacts.url_cache_key(job.url or "")
+    found = artifacts.recall(key)
+    if found is None:
+        return None
+    metadata, pdf = found
+    if job.tool == "fetch_paper_pdf" or not job.convert:
+        return results.build(job, metadata=metadata, pdf=pdf, cached=True)
+    md_path = artifacts.md_key(pdf.sha256, _converter(job))
+    if not artifacts.exists(md_path):
+        return None
+    return results.build(job, metadata=metadata, pdf=pdf, md=(md_path, _converter(job)), cached=True)
+
+
+def _base_id(principal: str, job: Job) -> str:
+    bucket = int(time.time() // _BUCKET_S)
+    return hashlib.sha256(f"{principal}\n{job.dedupe_key()}\n{bucket}".encode()).hexdigest()[:40]
+
+
+def queue(job: Job, ctx: CallContext) -> QueuedResult:
+    """Create (or find) the caller's task for this job and start its pipeline execution.
+
+    Raises:
+        UnavailableError: no PDF state machine is configured, or every generation of the task is used.
+    """
+    machine = get_settings().resources.pdf_state_machine_arn
+    if not machine:
+        raise UnavailableError("the PDF pipeline is not configured (SCHOLAR_PDF_STATE_MACHINE_ARN)")
+    store = TaskStore()
+    base = _base_id(ctx.principal, job)
+    digest = hashlib.sha256(job.dedupe_key().encode()).hexdigest()
+    for generation in range(MAX_GENERATIONS):
+        task_id = f"pdf{base}g{generation}"
+        item = TaskItem(
+            task_id=task_id,
+            principal=ctx.principal,
+            tool=job.tool,
+            arguments_digest=digest,
+            expires_at=int(time.time()) + PDF_TASK_TTL_S,
+            progress="queued",
+        )
+        try:
+            store.create(item)
+        except TaskTransitionError:
+            existing = store.get(task_id, ctx.principal)
+            if existing is None or existing.status not in ACTIVE:
+                continue  # finished, failed, cancelled or expired: a new run gets the next generation
+            item = existing
+        _start(machine, item, job)
+        return QueuedResult(task_id=task_id, tool=job.tool, poll_after_s=POLL_AFTER_S)
+    raise UnavailableError(
+        "this request was run too many times in the last hour", retryable=True, retry_after_s=_BUCKET_S
+    )
+
+
+def _start(machine: str, item: TaskItem, job: Job) -> None:
+    """Start the execution named after the task (a second start of the same name is a no-op)."""
+    payload = {"task_id": item.task_id, "principal": item.principal, "job": job.model_dump(mode="json")}
+    arn = start_execution(machine, item.task_id, payload)
+    if item.execution_arn is None:
+        try:
+            TaskStore().transition(item.task_id, "pending", allowed_from=("pending",), execution_arn=arn)
+        except TaskTransitionError:
+            pass  # the pipeline is already on it (its steps record the execution ARN too)
+
+
+def cancel_task(task_id: str, principal: str) -> bool:
+    """Cancel the caller's PDF task: mark it cancelled, then stop its execution.
+
+    Returns:
+        True when the task was active and is now cancelled; False when it had already finished.
+
+    Raises:
+        NotFoundError: no such task for this caller.
+    """
+    store = TaskStore()
+    task = store.get(task_id, principal)
+    if task is None:
+        raise NotFoundError(f"no task {task_id} for this caller")
+    try:
+        store.transition(task_id, "cancelled", allowed_from=ACTIVE, progress="cancelled by the caller")
+    except TaskTransitionError:
+        return False
+    if task.execution_arn:
+        stop_execution(task.execution_arn, cause="cancelled by the caller")
+    return True

@@ -1,0 +1,108 @@
+"""The records the PDF tools and the pipeline share: candidates, attempts, artifacts, paper summaries, jobs.
+
+Pydantic only (spec.py imports this module, and spec.py must stay cheap to import).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PdfSource = Literal["s2_oa", "arxiv", "pmc", "unpaywall", "openalex", "url"]
+Converter = Literal["builtin", "docling", "docling_vlm"]
+JobKind = Literal["paper", "url", "convert"]
+
+MAX_CHARS_LIMIT = 100_000
+DEFAULT_MAX_CHARS = 40_000
+
+
+class Candidate(BaseModel):
+    """A URL that may serve the paper's PDF, and the source that pointed to it."""
+
+    source: PdfSource
+    url: str = Field(max_length=4000)
+
+
+class Attempt(BaseModel):
+    """One candidate tried by the download step: taken, or rejected with the reason."""
+
+    source: PdfSource
+    url: str = Field(description="The URL as the source gave it")
+    ok: bool
+    code: str | None = Field(default=None, description="Error code of the rejection (not_found, upstream_error, ...)")
+    reason: str | None = Field(default=None, description="Why it was rejected: html_page, not_pdf, http_error, ...")
+    message: str | None = None
+
+
+class PaperSummary(BaseModel):
+    """The paper the PDF belongs to (resolved through Semantic Scholar)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    paper_id: str | None = Field(default=None, description="Semantic Scholar paper id")
+    title: str | None = None
+    year: int | None = None
+    venue: str | None = None
+    authors: list[str] = Field(default_factory=list, description="First authors (at most 10)")
+    doi: str | None = None
+    arxiv_id: str | None = None
+    pmid: str | None = None
+    pmcid: str | None = None
+    url: str | None = None
+
+
+class StoredPdf(BaseModel):
+    """A PDF in the artifact bucket (content-addressed) and where it came from."""
+
+    pdf_path: str = Field(description="Artifact reference: pdfs/<sha256>.pdf")
+    sha256: str
+    size_bytes: int
+    pdf_source: PdfSource
+    source_url: str
+
+
+class StoredMarkdown(BaseModel):
+    """A conversion in the artifact bucket."""
+
+    md_path: str = Field(description="Artifact reference: md/<sha256>[.<converter>].md")
+    converter: Converter
+    vlm_used: bool = False
+    page_count: int | None = None
+    total_chars: int
+
+
+class Job(BaseModel):
+    """What one pipeline execution does; also the normalised arguments its dedupe key is made of."""
+
+    kind: JobKind
+    tool: str
+    identifier: str | None = None  # paper: the normalised id (``kind:value``) ...
+    s2_key: str | None = None  # ... and the form S2 accepts
+    url: str | None = None  # url ...
+    filename: str | None = None  # ... and the caller's label for it (not part of the dedupe key)
+    pdf_path: str | None = None  # convert
+    convert: bool = True
+    use_vlm: bool = False
+    offset: int = 0
+    max_chars: int = DEFAULT_MAX_CHARS
+
+    def dedupe_key(self) -> str:
+        """The arguments that decide the work (paging does not)."""
+        target = self.identifier or self.url or self.pdf_path or ""
+        return f"{self.tool}|{self.kind}|{target}|{int(self.convert)}|{int(self.use_vlm)}"
+
+
+class ErrorInfo(BaseModel):
+    """Why a result is partial (the same fields as the error envelope's body)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    code: str
+    message: str
+    retryable: bool = False
+    reason: str | None = None
+
+
+def error_info(envelope_body: dict[str, Any]) -> ErrorInfo:
+    return ErrorInfo.model_validate(envelope_body)

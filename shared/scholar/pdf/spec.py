@@ -1,0 +1,198 @@
+"""The PDF tools (seed 000 "PDF Conversion"): fetch a paper's PDF, convert it to Markdown, in the background.
+
+Every tool is write-tagged (hidden in read-only mode) and may run as a task: a cached artifact answers at
+once, anything else answers at once with ``{queued: true, task_id, ...}`` while the PDF pipeline runs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from scholar.catalogue import WRITE_OPEN, ToolSpec
+from scholar.pdf.models import (
+    DEFAULT_MAX_CHARS,
+    MAX_CHARS_LIMIT,
+    Attempt,
+    Converter,
+    ErrorInfo,
+    PaperSummary,
+    PdfSource,
+)
+
+PDF_PATH_PATTERN = r"^pdfs/[0-9a-f]{64}\.pdf$"
+
+Identifier = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=300,
+        description="Paper identifier: DOI, arXiv id, S2 id, PMID:…, PMCID:…, CorpusId:…, "
+        "or a doi.org / arxiv.org URL",
+    ),
+]
+UseVlm = Annotated[
+    bool,
+    Field(description="Ask docling-serve for VLM enrichment of formulas and figures (slower; needs a VLM configured)"),
+]
+Offset = Annotated[int, Field(ge=0, le=100_000_000, description="First character of the Markdown to return")]
+MaxChars = Annotated[
+    int, Field(ge=1_000, le=MAX_CHARS_LIMIT, description="Most Markdown characters to return (next_offset pages on)")
+]
+
+
+class FetchPaperPdfInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    identifier: Identifier
+
+
+class FetchAndConvertInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    identifier: Identifier
+    use_vlm: UseVlm = False
+    offset: Offset = 0
+    max_chars: MaxChars = DEFAULT_MAX_CHARS
+
+
+class FetchPdfByUrlInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    url: Annotated[str, Field(min_length=8, max_length=2000, description="Direct http(s) URL of a PDF file")]
+    filename: Annotated[
+        str | None,
+        Field(
+            default=None,
+            max_length=120,
+            pattern=r"^[A-Za-z0-9._-]+$",
+            description="A label for the file (e.g. smith2024_attention); artifacts are stored by content hash",
+        ),
+    ] = None
+    convert: Annotated[bool, Field(description="Also convert the PDF to Markdown")] = True
+    use_vlm: UseVlm = False
+    offset: Offset = 0
+    max_chars: MaxChars = DEFAULT_MAX_CHARS
+
+
+class ConvertPdfInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    file_path: Annotated[
+        str,
+        Field(
+            max_length=80,
+            pattern=PDF_PATH_PATTERN,
+            description="Artifact reference of a PDF returned by fetch_paper_pdf, fetch_and_convert or "
+            "fetch_pdf_by_url (pdfs/<sha256>.pdf); server file paths are not accepted",
+        ),
+    ]
+    use_vlm: UseVlm = False
+    offset: Offset = 0
+    max_chars: MaxChars = DEFAULT_MAX_CHARS
+
+
+class PdfFields(BaseModel):
+    pdf_path: str | None = Field(default=None, description="Artifact reference of the PDF (pdfs/<sha256>.pdf)")
+    pdf_url: str | None = Field(default=None, description="Short-lived download URL of the PDF")
+    pdf_url_expires_s: int | None = None
+    pdf_source: PdfSource | None = Field(default=None, description="s2_oa, arxiv, pmc, unpaywall, openalex or url")
+    source_url: str | None = Field(default=None, description="The URL the PDF was downloaded from")
+    sha256: str | None = None
+    size_bytes: int | None = None
+
+
+class MarkdownFields(BaseModel):
+    md_path: str | None = Field(default=None, description="Artifact reference of the Markdown")
+    markdown: str | None = Field(default=None, description="The Markdown from offset, at most max_chars characters")
+    offset: int = 0
+    next_offset: int | None = Field(default=None, description="Pass as offset to read on; null at the end")
+    total_chars: int | None = None
+    truncated: bool = False
+    converter: Converter | None = None
+    vlm_used: bool = False
+    vlm_skip_reason: str | None = Field(default=None, description="Why VLM enrichment was requested but not used")
+    page_count: int | None = None
+
+
+class Outcome(BaseModel):
+    attempts: list[Attempt] = Field(
+        default_factory=list, description="Each candidate tried, in order, and why it failed"
+    )
+    error: ErrorInfo | None = Field(default=None, description="Set when the result is partial (e.g. no PDF found)")
+    cached: bool = Field(default=False, description="Answered from stored artifacts without new work")
+
+
+class FetchPaperPdfResult(Outcome, PdfFields):
+    metadata: PaperSummary | None = None
+
+
+class FetchAndConvertResult(FetchPaperPdfResult, MarkdownFields):
+    pass
+
+
+class FetchPdfByUrlResult(Outcome, MarkdownFields, PdfFields):
+    filename: str | None = None
+
+
+class ConvertPdfResult(Outcome, MarkdownFields, PdfFields):
+    pass
+
+
+_TASK = "Answers at once from stored artifacts; otherwise answers {queued: true, task_id} at once and works in the " \
+    "background: poll get_task_result(task_id) (usually 5-60 s)."
+
+TOOLS = (
+    ToolSpec(
+        name="fetch_paper_pdf",
+        family="pdf",
+        title="Fetch paper PDF",
+        description="Download the open-access PDF of a paper. Tries the Semantic Scholar open-access link, arXiv, "
+        "PubMed Central, every Unpaywall location and OpenAlex locations, in that order, until one is a real PDF "
+        "(HTML landing and block pages are refused); returns an artifact reference (pdf_path) usable with "
+        "convert_pdf_to_markdown, a short-lived download URL, the source that answered and why earlier "
+        "candidates were rejected. When no PDF is found the result keeps the paper metadata and sets error. " + _TASK,
+        input_model=FetchPaperPdfInput,
+        output_model=FetchPaperPdfResult,
+        annotations=WRITE_OPEN,
+        tags=frozenset({"write"}),
+        task_support="optional",
+    ),
+    ToolSpec(
+        name="fetch_and_convert",
+        family="pdf",
+        title="Fetch and convert paper",
+        description="Full text of a paper as Markdown: resolve the paper, download its open-access PDF (same "
+        "sources as fetch_paper_pdf) and convert it (page markers, headings, paragraphs). Markdown is paged: pass "
+        "next_offset as offset to read on. Partial results keep the metadata and set error. Start without "
+        "use_vlm; retry with it only if formulas or figures are missing. " + _TASK,
+        input_model=FetchAndConvertInput,
+        output_model=FetchAndConvertResult,
+        annotations=WRITE_OPEN,
+        tags=frozenset({"write"}),
+        task_support="optional",
+    ),
+    ToolSpec(
+        name="fetch_pdf_by_url",
+        family="pdf",
+        title="Fetch PDF by URL",
+        description="Download a PDF from a public http(s) URL you found (author page, preprint server, "
+        "repository) and, by default, convert it to paged Markdown. Private, loopback and cloud-metadata "
+        "addresses are refused, also after redirects; size and time are capped. " + _TASK,
+        input_model=FetchPdfByUrlInput,
+        output_model=FetchPdfByUrlResult,
+        annotations=WRITE_OPEN,
+        tags=frozenset({"write"}),
+        task_support="optional",
+    ),
+    ToolSpec(
+        name="convert_pdf_to_markdown",
+        family="pdf",
+        title="Convert PDF to Markdown",
+        description="Convert a PDF that one of the PDF tools returned (its pdf_path, pdfs/<sha256>.pdf) to paged "
+        "Markdown. Standard and VLM conversions are stored separately. Encrypted or image-only PDFs fail with "
+        "reason pdf_extraction_failed. " + _TASK,
+        input_model=ConvertPdfInput,
+        output_model=ConvertPdfResult,
+        annotations=WRITE_OPEN,
+        tags=frozenset({"write"}),
+        task_support="optional",
+    ),
+)

@@ -1,0 +1,369 @@
+"""statemachines/pdf_pipeline.asl.json executed by moto, with the real pdf and pipeline handlers in-process.
+
+The recorded S2 / Unpaywall / OpenAlex / Europe PMC answers come from the fake upstream (DESIGN §10). PDF
+locations on hosts we do not call as sources (www.pnas.org, europepmc.org …) are reached through
+``WebToFake``: the SSRF guard still vets them (a fake resolver answers a public address, no socket opens to
+it) and the request is then carried to the fake upstream under ``/web/<host>/<path>``. The real PDFs of
+../shared/fixtures/pdfs are served there. A wrapper around the pipeline handler can fail or hold a step,
+for the retry and cancellation scenarios. Waits are polls with a deadline, never sleeps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import boto3
+import httpx
+import pytest
+
+from scholar.pdf import fetch
+from scholar.pdf.artifacts import paper_cache_key
+from scholar.runtime.invocation import Invocation, Outcome
+from scholar.runtime.invoke import invoke_family
+from scholar.store.cache import Cache
+from scholar.store.tasks import TaskItem, TaskStore
+from tests.fakes.upstream import FakeUpstream
+from tests.fixtures_dir import fixtures_dir
+
+REPO = Path(__file__).resolve().parents[2]
+DEADLINE_S = 30.0
+PNAS_DOI = "10.1073/pnas.1414271111"
+PNAS_PDF_PATH = "/www.pnas.org/content/pnas/111/45/E4832.full.pdf"
+PMC_PATH = "/europepmc.org/articles/PMC4234579"
+BLOCK_PAGE = b"<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>Checking</body></html>"
+
+
+def pdf_fixture(name: str) -> Path:
+    return fixtures_dir() / "pdfs" / name
+
+
+async def public_resolver(host: str, port: int) -> Sequence[str]:
+    """Every name resolves to a public documentation address; WebToFake never connects to it."""
+    return ["93.184.216.34"]
+
+
+class WebToFake(httpx.AsyncBaseTransport):
+    """Carries a vetted request for ``https://<host>/<path>`` to ``<fake>/web/<host>/<path>`` (the web, in tests)."""
+
+    def __init__(self, base_url: str) -> None:
+        self._base = httpx.URL(base_url)
+        self._inner = httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        host = request.headers["Host"].split(":")[0]
+        url = self._base.copy_with(path=f"/web/{host}{request.url.path}", query=request.url.query or None)
+        headers = [(k, v) for k, v in request.headers.items() if k.lower() != "host"]
+        forwarded = httpx.Request(request.method, url, headers=headers)
+        return await self._inner.handle_async_request(forwarded)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def web_access(fake: FakeUpstream) -> fetch.WebAccess:
+    return fetch.WebAccess(resolver=public_resolver, transport=lambda: WebToFake(fake.base_url))
+
+
+class Steps:
+    """The real pipeline handler, with scripted failures and holds for chosen jobs."""
+
+    def __init__(self) -> None:
+        self.calls: Counter[tuple[str, str]] = Counter()
+        self.fail_convert: dict[str, int] = {}  # pdf sha256 → how many convert calls raise
+        self.hold_download: dict[str, threading.Event] = {}  # url substring → released when set
+        self.entered: dict[str, threading.Event] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, event: dict[str, Any], context: Any) -> Any:
+        from functions.pipeline.app import lambda_handler
+
+        action, job = event.get("action", ""), event.get("job") or {}
+        target = job.get("pdf_path") or job.get("url") or job.get("identifier") or ""
+        with self._lock:
+            self.calls[(action, target)] += 1
+        sha = (job.get("pdf_path") or "").removeprefix("pdfs/").removesuffix(".pdf")
+        if action == "convert" and self.fail_convert.get(sha, 0) > 0:
+            self.fail_convert[sha] -= 1
+            raise RuntimeError("the converter crashed")
+        if action == "download":
+            for marker, release in self.hold_download.items():
+                if marker in target:
+                    self.entered[marker].set()
+                    assert release.wait(DEADLINE_S)
+        return lambda_handler(event, context)
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeUpstream]:
+    with FakeUpstream(fixtures_dir()) as upstream:
+        yield upstream
+
+
+@pytest.fixture(scope="module")
+def steps() -> Steps:
+    return Steps()
+
+
+@pytest.fixture(scope="module")
+def stack(fake: FakeUpstream, steps: Steps) -> Iterator[Any]:
+    from scholar.local.stack import LocalStack
+
+    fake_host = fake.base_url.removeprefix("http://")
+    env = {
+        "SCHOLAR_UPSTREAM_PROXY_BASE": fake.base_url,
+        "SCHOLAR_PACE_SCALE": "0",
+        "SCHOLAR_RETRY_BUDGET_S": "0",
+        "SCHOLAR_CONTACT_EMAIL": "pipeline-tests@example.org",
+        "SCHOLAR_TEST_ALLOW_HOSTS": fake_host,
+    }
+    fetch.set_web_access(web_access(fake))
+    try:
+        with LocalStack(template=REPO / "template.yaml", extra_env=env,
+                        handlers_override={"PipelineFunction": steps}) as running:
+            yield running
+    finally:
+        fetch.set_web_access(None)
+
+
+@pytest.fixture
+def routes(fake: FakeUpstream) -> Iterator[FakeUpstream]:
+    yield fake
+    fake.reset()
+
+
+def call(tool: str, arguments: dict[str, Any], principal: str = "key-1") -> Outcome:
+    return invoke_family("pdf", Invocation(tool=tool, arguments=arguments, principal=principal, request_id="r"))
+
+
+def wait_task(task_id: str, principal: str = "key-1") -> TaskItem:
+    tick = threading.Event()
+    for _ in range(int(DEADLINE_S / 0.05)):
+        task = TaskStore().get(task_id, principal)
+        assert task is not None
+        if task.status in ("completed", "failed", "cancelled"):
+            return task
+        tick.wait(0.05)
+    raise AssertionError(f"task {task_id} still active after {DEADLINE_S} s")
+
+
+def final_status(execution_arn: str | None) -> str:
+    """Poll until the execution leaves RUNNING (a stopped one ends after its current step)."""
+    assert execution_arn
+    sfn, tick = boto3.client("stepfunctions"), threading.Event()
+    for _ in range(int(DEADLINE_S / 0.05)):
+        status = sfn.describe_execution(executionArn=execution_arn)["status"]
+        if status != "RUNNING":
+            return status
+        tick.wait(0.05)
+    raise AssertionError(f"{execution_arn} still RUNNING after {DEADLINE_S} s")
+
+
+def queued_task(outcome: Outcome) -> str:
+    assert outcome.ok, outcome.error
+    assert outcome.result and outcome.result["queued"] is True, outcome.result
+    return outcome.result["task_id"]
+
+
+def run(tool: str, arguments: dict[str, Any], principal: str = "key-1") -> TaskItem:
+    return wait_task(queued_task(call(tool, arguments, principal)), principal)
+
+
+def test_an_html_block_page_is_rejected_and_the_next_candidate_gives_the_pdf(stack: Any, routes: FakeUpstream) -> None:
+    # Given the publisher answers a block page with status 200 and Europe PMC serves the real PDF
+    routes.add_route("GET", "web", PNAS_PDF_PATH, body=BLOCK_PAGE, content_type="text/html; charset=utf-8")
+    routes.add_route("GET", "web", PMC_PATH, body=pdf_fixture("arxiv_2305.03393v1_page9_only.pdf"))
+    # When the paper is fetched and converted
+    task = run("fetch_and_convert", {"identifier": PNAS_DOI, "max_chars": 2000})
+    # Then the PDF comes from PMC, the block page is named as the reason the first candidate failed
+    assert task.status == "completed", task.error
+    result = task.result
+    assert result["error"] is None
+    assert result["pdf_source"] == "pmc"
+    assert [(a["source"], a["ok"], a["reason"]) for a in result["attempts"]] == [
+        ("s2_oa", False, "html_page"),
+        ("pmc", True, None),
+    ]
+    sha = hashlib.sha256(pdf_fixture("arxiv_2305.03393v1_page9_only.pdf").read_bytes()).hexdigest()
+    assert result["pdf_path"] == f"pdfs/{sha}.pdf"
+    assert result["md_path"] == f"md/{sha}.md"
+    assert result["metadata"]["doi"] == PNAS_DOI
+    assert result["markdown"].startswith("<!-- page 1 -->")
+    assert len(result["markdown"]) <= 2000 and result["next_offset"] == 2000
+    assert result["pdf_url"].startswith("http")
+    assert (task.progress or "") == "done"
+
+    # And the same call again answers at once from the stored artifacts, paged on
+    again = call("fetch_and_convert", {"identifier": f"https://doi.org/{PNAS_DOI}", "offset": 2000, "max_chars": 1000})
+    assert again.ok and again.result["cached"] is True
+    assert again.result["offset"] == 2000 and again.result["markdown"]
+    assert again.result["pdf_source"] == "pmc"
+
+
+def test_an_arxiv_pdf_is_fetched_through_the_arxiv_source(stack: Any, routes: FakeUpstream) -> None:
+    routes.add_route("GET", "s2", "/graph/v1/paper/ARXIV:2312.07559",
+                     body=fixtures_dir() / "upstream/semantic_scholar/paper_by_arxiv_doi.json")
+    routes.add_route("GET", "arxiv", "/pdf/2312.07559", body=pdf_fixture("arxiv_2304.02623v1_beyond_summarization.pdf"))
+    task = run("fetch_paper_pdf", {"identifier": "arXiv:2312.07559"})
+    assert task.status == "completed", task.error
+    assert task.result["pdf_source"] == "arxiv"
+    assert task.result["metadata"]["title"].startswith("PaperQA")
+    assert task.result.get("md_path") is None  # fetch_paper_pdf does not convert
+    assert routes.count("arxiv", "/pdf/2312.07559") == 1
+
+
+def test_when_every_candidate_fails_the_metadata_is_still_returned(stack: Any, routes: FakeUpstream) -> None:
+    # Given no stored PDF for the paper, and no web route: every PDF location answers 404
+    Cache().delete("result", paper_cache_key(f"doi:{PNAS_DOI}"))
+    task = run("fetch_paper_pdf", {"identifier": f"DOI:{PNAS_DOI.upper()}"}, principal="key-nothing")
+    assert task.status == "completed"
+    result = task.result
+    assert result["pdf_path"] is None
+    assert result["metadata"]["title"].startswith("Developing functional")
+    assert result["error"]["code"] == "not_found"
+    assert result["error"]["reason"] == "download_failed"
+    assert [a["source"] for a in result["attempts"]] == ["s2_oa", "pmc", "openalex"]
+    assert all(a["ok"] is False and a["reason"] for a in result["attempts"])
+
+
+def test_an_unknown_paper_fails_the_task_with_not_found(stack: Any, routes: FakeUpstream) -> None:
+    task = run("fetch_paper_pdf", {"identifier": "0123456789abcdef0123456789abcdef01234567"})
+    assert task.status == "failed"
+    assert task.error["code"] == "not_found"
+
+
+def test_an_encrypted_pdf_gives_pdf_extraction_failed_not_empty_markdown(stack: Any, routes: FakeUpstream) -> None:
+    routes.add_route("GET", "web", "/files.example.org/locked.pdf",
+                     body=pdf_fixture("encrypted_user_password_2206.01062_page3.pdf"))
+    task = run("fetch_pdf_by_url", {"url": "https://files.example.org/locked.pdf"})
+    assert task.status == "completed"
+    assert task.result["pdf_source"] == "url"
+    assert task.result["pdf_path"].startswith("pdfs/")
+    assert task.result["markdown"] is None
+    assert task.result["error"]["reason"] == "pdf_extraction_failed"
+    assert task.result["error"]["details"]["cause"] == "encrypted"
+
+
+def test_an_image_only_pdf_gives_pdf_extraction_failed(stack: Any, routes: FakeUpstream) -> None:
+    scan = pdf_fixture("scanned_image_only_two_column_page.pdf")
+    routes.add_route("GET", "web", "/files.example.org/scan.pdf", body=scan)
+    task = run("fetch_pdf_by_url", {"url": "https://files.example.org/scan.pdf"})
+    assert task.result["error"]["reason"] == "pdf_extraction_failed"
+    assert task.result["error"]["details"]["cause"] == "no_text_layer"
+
+
+def _upload_fixture(stack: Any, name: str) -> str:
+    data = pdf_fixture(name).read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    boto3.client("s3").put_object(Bucket=stack.env["SCHOLAR_ARTIFACT_BUCKET"], Key=f"pdfs/{sha}.pdf", Body=data)
+    return sha
+
+
+def test_a_convert_step_that_keeps_failing_is_retried_then_recorded_as_failed(stack: Any, steps: Steps) -> None:
+    sha = _upload_fixture(stack, "arxiv_2202.00535v1_novelty_controlled_paraphrase.pdf")
+    steps.fail_convert[sha] = 99
+    task = run("convert_pdf_to_markdown", {"file_path": f"pdfs/{sha}.pdf"})
+    assert task.status == "failed"
+    assert task.error["code"] == "internal"
+    assert "crashed" not in task.error["message"]  # the cause stays in the execution history
+    assert steps.calls[("convert", f"pdfs/{sha}.pdf")] == 3  # one attempt and two retries
+
+
+def test_a_convert_step_that_fails_once_succeeds_on_retry(stack: Any, steps: Steps) -> None:
+    sha = _upload_fixture(stack, "arxiv_2501.10120v1_pasa.pdf")
+    steps.fail_convert[sha] = 1
+    task = run("convert_pdf_to_markdown", {"file_path": f"pdfs/{sha}.pdf", "max_chars": 5000})
+    assert task.status == "completed", task.error
+    assert task.result["md_path"] == f"md/{sha}.md"
+    assert task.result["page_count"] == 15
+    assert steps.calls[("convert", f"pdfs/{sha}.pdf")] == 2
+
+
+def test_convert_accepts_only_artifact_references(stack: Any) -> None:
+    outcome = call("convert_pdf_to_markdown", {"file_path": "/etc/passwd"})
+    assert not outcome.ok
+    assert outcome.error["code"] == "invalid_argument"
+    missing = call("convert_pdf_to_markdown", {"file_path": f"pdfs/{'0' * 64}.pdf"})
+    assert missing.error["code"] == "not_found"
+
+
+def test_cancelling_stops_the_execution_and_the_task_stays_cancelled(
+    stack: Any, steps: Steps, routes: FakeUpstream
+) -> None:
+    from scholar.pdf.jobs import cancel_task
+
+    pdf = pdf_fixture("arxiv_2305.03393v1_page9_only.pdf")
+    routes.add_route("GET", "web", "/files.example.org/cancel-me.pdf", body=pdf)
+    release, entered = threading.Event(), threading.Event()
+    steps.hold_download["cancel-me"], steps.entered["cancel-me"] = release, entered
+    task_id = queued_task(call("fetch_pdf_by_url", {"url": "https://files.example.org/cancel-me.pdf"}))
+    assert entered.wait(DEADLINE_S)
+    assert cancel_task(task_id, "key-1") is True
+    release.set()
+    assert final_status(TaskStore().get(task_id, "key-1").execution_arn) == "ABORTED"
+    task = wait_task(task_id)
+    assert task.status == "cancelled"  # the step that was running when stopped did not overwrite it
+    assert steps.calls[("finish", "https://files.example.org/cancel-me.pdf")] == 0
+
+
+def test_concurrent_requests_for_one_paper_start_one_execution_and_store_one_object(
+    stack: Any, steps: Steps, routes: FakeUpstream
+) -> None:
+    pdf = pdf_fixture("arxiv_2304.02623v1_beyond_summarization.pdf")
+    routes.add_route("GET", "web", "/files.example.org/same.pdf", body=pdf)
+    url = "https://files.example.org/same.pdf"
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        outcomes = list(pool.map(lambda _: call("fetch_pdf_by_url", {"url": url, "convert": False}), range(4)))
+    task_ids = {queued_task(o) for o in outcomes}
+    assert len(task_ids) == 1
+    (task_id,) = task_ids
+    task = wait_task(task_id)
+    assert task.status == "completed", task.error
+    executions = boto3.client("stepfunctions").list_executions(
+        stateMachineArn=stack.env["SCHOLAR_PDF_STATE_MACHINE_ARN"]
+    )["executions"]
+    assert [e["name"] for e in executions].count(task_id) == 1
+    assert steps.calls[("download", url)] == 1
+    assert routes.count("web", "/files.example.org/same.pdf") == 1
+    # Another caller gets its own task but the answer is already stored: one object in the bucket
+    other = call("fetch_pdf_by_url", {"url": url, "convert": False}, principal="key-2")
+    assert other.ok and other.result["cached"] is True
+    bucket = stack.env["SCHOLAR_ARTIFACT_BUCKET"]
+    objects = boto3.client("s3").list_objects_v2(Bucket=bucket, Prefix=task.result["pdf_path"])
+    assert objects["KeyCount"] == 1
+    assert json.dumps(task.result).count(task.result["sha256"]) >= 1
+
+
+def test_with_docling_configured_the_markdown_comes_from_docling_and_is_stored_apart(
+    stack: Any, routes: FakeUpstream, env: Any
+) -> None:
+    from tests.pdf.synthetic_docling import SYNTHETIC_RESULT_SUCCESS, TASK_ID, synthetic_task
+
+    # Given a docling-serve (synthetic answers, see tests/pdf/synthetic_docling.py) and no VLM configured
+    env(SCHOLAR_DOCLING_URL=f"{routes.base_url}/docling")
+    answers = {
+        ("POST", "/v1/convert/source/async"): synthetic_task("pending"),
+        ("GET", f"/v1/status/poll/{TASK_ID}"): synthetic_task("success"),
+        ("GET", f"/v1/result/{TASK_ID}"): SYNTHETIC_RESULT_SUCCESS,
+    }
+    for (method, path), answer in answers.items():
+        routes.add_route(method, "docling", path, body=json.dumps(answer).encode(), content_type="application/json")
+    routes.add_route("GET", "web", "/files.example.org/pasa.pdf", body=pdf_fixture("arxiv_2501.10120v1_pasa.pdf"))
+    # When a PDF is fetched by URL with VLM asked for
+    task = run("fetch_pdf_by_url", {"url": "https://files.example.org/pasa.pdf", "use_vlm": True})
+    # Then docling's Markdown is stored under its own key, and the answer says why VLM was not used
+    assert task.status == "completed", task.error
+    result = task.result
+    assert result["converter"] == "docling"
+    assert result["md_path"] == f"md/{result['sha256']}.docling.md"
+    assert result["markdown"] == SYNTHETIC_RESULT_SUCCESS["document"]["md_content"]
+    assert result["vlm_used"] is False and result["vlm_skip_reason"] == "vlm_api_url_not_configured"
+    (submit,) = [r for r in routes.requests if r.source == "docling" and r.method == "POST"]
+    source = json.loads(submit.body)["sources"][0]
+    assert source["kind"] == "http" and result["sha256"] in source["url"]  # docling fetches a presigned URL
