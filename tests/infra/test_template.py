@@ -13,7 +13,14 @@ from samtranslator.yaml_helper import yaml_parse
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE = REPO / "template.yaml"
-FAMILIES = {"PapersFunction": "papers", "TasksFunction": "tasks", "PdfFunction": "pdf"}
+FAMILIES = {
+    "PapersFunction": "papers",
+    "TasksFunction": "tasks",
+    "PdfFunction": "pdf",
+    "ArxivFunction": "arxiv",
+    "BooksFunction": "books",
+    "StandardsFunction": "standards",
+}
 CONTRACT_ENV = {
     "SCHOLAR_CACHE_TABLE",
     "SCHOLAR_TASK_TABLE",
@@ -195,9 +202,25 @@ def test_layers_are_built_for_arm64() -> None:
 def test_gateway_may_invoke_exactly_the_family_functions() -> None:
     gateway = _resources("AWS::Serverless::Function")["GatewayFunction"]["Properties"]
     (policy,) = gateway["Policies"]
-    (statement,) = policy["Statement"]
-    assert statement["Action"] == "lambda:InvokeFunction"
-    assert statement["Resource"] == [{"Fn::GetAtt": [logical, "Arn"]} for logical in FAMILIES]
+    statements = {s["Sid"]: s for s in policy["Statement"]}
+    invoke = statements["InvokeFamilyFunctions"]
+    assert invoke["Action"] == "lambda:InvokeFunction"
+    assert invoke["Resource"] == [{"Fn::GetAtt": [logical, "Arn"]} for logical in FAMILIES]
+    # MCP Tasks are read and cancelled by the gateway itself: table, large results and executions only.
+    assert set(statements) == {"InvokeFamilyFunctions", "TasksReadCancel", "TaskResults", "StopAndWatchTaskExecutions"}
+    assert statements["TasksReadCancel"]["Resource"][0] == {"Fn::GetAtt": ["TaskTable", "Arn"]}
+
+
+def test_every_family_in_the_catalogue_has_its_function() -> None:
+    from scholar.catalogue import families
+
+    functions = _resources("AWS::Serverless::Function")
+    named = {
+        props["Properties"]["FunctionName"]["Fn::Sub"].split("}-", 1)[1]
+        for props in functions.values()
+        if isinstance(props["Properties"].get("FunctionName"), dict)
+    }
+    assert set(families()) <= named
 
 
 def test_secret_parameters_grant_ssm_access_only_when_configured() -> None:
