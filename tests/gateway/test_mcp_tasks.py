@@ -6,7 +6,6 @@ The TaskTable and Step Functions are moto; tool dispatch (the family function) i
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable

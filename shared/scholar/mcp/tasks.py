@@ -10,7 +10,6 @@ another caller's task is indistinguishable from an unknown one.
 
 from __future__ import annotations
 
-import logging
 import math
 import time
 from collections.abc import Mapping
@@ -19,25 +18,22 @@ from datetime import UTC, datetime
 from typing import Any
 
 import anyio
-from botocore.exceptions import ClientError
 from mcp import types
 from mcp.shared.exceptions import MCPError
 
 from scholar.mcp.dispatch import envelope_result, success_result
 from scholar.mcp.principal import LOCAL_PRINCIPAL, principal_from_scope
-from scholar.runtime.executions import stop_execution
+from scholar.runtime.cancel import CANCELLED_MESSAGE, cancel
 from scholar.runtime.queue import arguments_digest
 from scholar.runtime.reconcile import reconcile
-from scholar.store.tasks import ACTIVE, TERMINAL, TaskItem, TaskStore, TaskTransitionError, new_task_id
+from scholar.store.tasks import TERMINAL, TaskItem, TaskStore, TaskTransitionError, new_task_id
 
-logger = logging.getLogger(__name__)
 
 POLL_INTERVAL_MS = 2000
 # A task created for a call that answered at once (task-augmented 2025 call) lives this long by default.
 INLINE_TTL_S = 600
 INLINE_TTL_BOUNDS_S = (60, 3600)
 RELATED_TASK_META_KEY = "io.modelcontextprotocol/related-task"
-CANCELLED_MESSAGE = "cancelled by the caller"
 _WIRE_STATUS = {"pending": "working", "running": "working"}
 
 
@@ -140,15 +136,8 @@ async def list_caller_tasks(principal: str, limit: int) -> list[TaskItem]:
 
 def _cancel_sync(item: TaskItem) -> TaskItem:
     store = _store()
-    # Timeline guarded: record the cancellation first, so the execution's own finisher (record_outcome)
-    # finds a terminal task and drops its late outcome; then stop the execution.
-    store.transition(item.task_id, "cancelled", allowed_from=ACTIVE, progress=CANCELLED_MESSAGE)
-    if item.execution_arn:
-        try:
-            stop_execution(item.execution_arn, cause=CANCELLED_MESSAGE)
-        except ClientError:
-            # The task is already cancelled for the caller and its outcome can no longer land; log only.
-            logger.exception("stopping the execution of a cancelled task failed")
+    if not cancel(store, item):
+        raise TaskTransitionError(f"task {item.task_id} has already finished")
     return store.get(item.task_id, item.principal) or item
 
 

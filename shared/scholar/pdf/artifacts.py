@@ -53,8 +53,7 @@ def store_pdf(path: Path, sha256: str, blobs: BlobStore | None = None) -> str:
     blobs = blobs or BlobStore()
     key = pdf_key(sha256)
     if not blobs.exists(key):
-        # upload_file streams the file in parts; the PDF is never read whole into memory.
-        blobs.client.upload_file(str(path), blobs.bucket, key, ExtraArgs={"ContentType": "application/pdf"})
+        blobs.put_file(str(path), key, "application/pdf")
     return key
 
 
@@ -71,7 +70,7 @@ def pdf_to_file(key: str, dest_dir: str | os.PathLike[str], blobs: BlobStore | N
             hint="Fetch the PDF again with fetch_paper_pdf or fetch_pdf_by_url.",
         )
     target = Path(dest_dir) / key.replace("/", "_")
-    blobs.client.download_file(blobs.bucket, key, str(target))
+    blobs.get_file(key, str(target))
     return target
 
 

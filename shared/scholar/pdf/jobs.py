@@ -23,7 +23,8 @@ from scholar.ids import parse_paper_id
 from scholar.pdf import artifacts, results
 from scholar.pdf.models import Job
 from scholar.pdf.ssrf import BLOCKED_ADDRESS, blocked_reason, parse_url
-from scholar.runtime.executions import start_execution, stop_execution
+from scholar.runtime.cancel import cancel
+from scholar.runtime.executions import start_execution
 from scholar.store.tasks import ACTIVE, TaskItem, TaskStore, TaskTransitionError
 from scholar.tasks.models import QueuedResult
 
@@ -168,10 +169,4 @@ def cancel_task(task_id: str, principal: str) -> bool:
     task = store.get(task_id, principal)
     if task is None:
         raise NotFoundError(f"no task {task_id} for this caller")
-    try:
-        store.transition(task_id, "cancelled", allowed_from=ACTIVE, progress="cancelled by the caller")
-    except TaskTransitionError:
-        return False
-    if task.execution_arn:
-        stop_execution(task.execution_arn, cause="cancelled by the caller")
-    return True
+    return cancel(store, task)

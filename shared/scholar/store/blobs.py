@@ -45,6 +45,15 @@ class BlobStore:
         self.client.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=content_type)
         return key
 
+    def put_file(self, path: str, key: str, content_type: str) -> str:
+        """Upload a file in parts (never read whole into memory); return the key."""
+        self.client.upload_file(path, self.bucket, key, ExtraArgs={"ContentType": content_type})
+        return key
+
+    def get_file(self, key: str, path: str) -> None:
+        """Download an object to a file in parts."""
+        self.client.download_file(self.bucket, key, path)
+
     def get(self, key: str) -> bytes | None:
         try:
             return self.client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
