@@ -128,7 +128,24 @@ class ErrorEnvelope(BaseModel):
 
 @cache
 def _schema(model: type[BaseModel]) -> dict[str, Any]:
-    return TypeAdapter(model).json_schema(by_alias=True)
+    return _without_titles(TypeAdapter(model).json_schema(by_alias=True))
+
+
+def _without_titles(node: Any, *, is_property: bool = False) -> Any:
+    """Drop pydantic's generated property ``title`` keys: they repeat the property names (model titles stay)."""
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            if key == "title" and is_property and isinstance(value, str):
+                continue
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {name: _without_titles(sub, is_property=True) for name, sub in value.items()}
+            else:
+                out[key] = _without_titles(value)
+        return out
+    if isinstance(node, list):
+        return [_without_titles(item) for item in node]
+    return node
 
 
 def _load(families: Iterable[str], module: str) -> list[Any]:

@@ -105,3 +105,19 @@ def test_the_caller_is_the_api_key_id_and_tasks_are_bound_to_it(aws, env, lambda
     assert mine["result"]["structuredContent"]["status"] == "pending"
     assert other["result"]["isError"] is True
     assert other["result"]["structuredContent"]["error"]["code"] == NOT_FOUND
+
+
+def test_a_remembered_tools_list_answers_with_the_new_request_id_and_respects_toolsets(lambda_context):
+    first = with_body(load_event("api_rest_v1_tools_list"), {**LIST, "id": "first"})
+    second = with_body(load_event("api_rest_v1_tools_list"), {**LIST, "id": 42})
+    narrowed = with_body(load_event("api_rest_v1_tools_list"), {**LIST, "id": 43})
+    narrowed["queryStringParameters"] = {"toolsets": "tasks"}
+    narrowed["multiValueQueryStringParameters"] = {"toolsets": ["tasks"]}
+
+    _, a = invoke(first, lambda_context)
+    _, b = invoke(second, lambda_context)
+    _, c = invoke(narrowed, lambda_context)
+
+    assert (a["id"], b["id"], c["id"]) == ("first", 42, 43)
+    assert a["result"] == b["result"]
+    assert len(c["result"]["tools"]) < len(a["result"]["tools"])

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from scholar.store.cache import NAMESPACE_TTL, SPILL_BYTES, Cache
+from scholar.store.cache import NAMESPACE_TTL, SPILL_BYTES, Cache, forget_memory
 
 
 def raw_item(aws, pk: str) -> dict:
@@ -63,8 +63,25 @@ def test_an_expired_item_reads_as_none(aws):
         UpdateExpression="SET expires_at = :past",
         ExpressionAttributeValues={":past": {"N": str(int(time.time()) - 5)}},
     )
+    forget_memory()  # read as another instance would: this one still holds its short-lived copy
     assert cache.get("record", "old") is None
     assert cache.get_many("record", ["old"]) == {}
+
+
+def test_a_warm_instance_answers_a_repeated_read_from_memory_until_it_forgets(aws, monkeypatch):
+    writer, reader = Cache(), Cache()
+    writer.put("record", "hot", {"x": 1})
+    calls = []
+    original = reader.client.get_item
+    monkeypatch.setattr(reader.client, "get_item", lambda **kw: calls.append(kw) or original(**kw))
+
+    first, second = reader.get("record", "hot"), reader.get("record", "hot")
+    first["x"] = 2  # a reader's copy is its own
+    forget_memory()
+    third = reader.get("record", "hot")
+
+    assert second == {"x": 1} and third == {"x": 1}
+    assert len(calls) == 1  # only the read after forgetting went to DynamoDB
 
 
 def test_a_value_over_the_spill_size_goes_to_s3_and_reads_back(aws):

@@ -22,7 +22,7 @@ from scholar.local.stack import LocalStack
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LocalServer", "default_template", "serve"]
+__all__ = ["LocalServer", "default_template", "listening_socket", "serve"]
 
 AppFactory = Callable[[], Any]
 STARTUP_TIMEOUT_S = 30.0
@@ -57,7 +57,23 @@ def serve(host: str, port: int, *, template: Path | None = None) -> None:
     with LocalStack(template=template or default_template()) as stack:
         logger.info("AWS stand-in ready in %.2f s (%s)", stack.startup_s, stack.endpoint_url)
         print(f"Scholar MCP at http://{host}:{port}/mcp (AWS stand-in: moto at {stack.endpoint_url})", flush=True)
-        uvicorn.run(_gateway_app(), host=host, port=port, log_level="info")
+        sock = listening_socket(host, port)
+        uvicorn.Server(uvicorn.Config(_gateway_app(), log_level="info")).run(sockets=[sock])
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A bound TCP socket for uvicorn, with Nagle off on the connections it accepts.
+
+    uvicorn writes a response's head and body separately; with Nagle on, a small body waits for the
+    client's delayed ACK (~40 ms on Linux). Linux hands TCP_NODELAY from the listening socket to the
+    accepted ones.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind((host, port))
+    return sock
 
 
 class LocalServer:
@@ -101,9 +117,7 @@ class LocalServer:
         self.stack.start()
         try:
             # Bind first (port 0 → a free port) and hand the socket to uvicorn: no race for the port.
-            self._socket = sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind(("127.0.0.1", 0))
+            self._socket = sock = listening_socket("127.0.0.1", 0)
             port = sock.getsockname()[1]
             config = uvicorn.Config(self._app_factory(), log_level="warning", lifespan="on")
             self._server = uvicorn.Server(config)

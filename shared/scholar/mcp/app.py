@@ -15,6 +15,7 @@ from typing import Any
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 
+from scholar.mcp.listing import ListingMemo
 from scholar.mcp.server import build_server
 
 MCP_PATH = "/mcp"
@@ -41,6 +42,7 @@ class RequestGuard:
 
     def __init__(self, app: Any) -> None:
         self.app = app
+        self.listing = ListingMemo()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -66,9 +68,15 @@ class RequestGuard:
         if too_large:
             await _reply(send, 413, _jsonrpc_error(-32600, f"request body over {MAX_BODY_BYTES} bytes"))
             return
-        if b"subscriptions/listen" in body and _method_of(body) == "subscriptions/listen":
+        message = _message_of(body)
+        if message.get("method") == "subscriptions/listen":
             await _reply(send, 405, _jsonrpc_error(-32601, "subscriptions/listen is not offered by this server"))
             return
+        key = ListingMemo.key(scope, message)
+        if key is not None:
+            if await self.listing.replay(key, message["id"], send):
+                return
+            send = self.listing.recording(key, send)
         await self.app(scope, _replay(body), send)
 
 
@@ -102,12 +110,13 @@ def _replay(body: bytes) -> Receive:
     return receive
 
 
-def _method_of(body: bytes) -> str | None:
+def _message_of(body: bytes) -> dict[str, Any]:
+    """The JSON-RPC message, or {} for anything else (batches, invalid JSON: the SDK answers those)."""
     try:
         message = json.loads(body)
     except ValueError:
-        return None
-    return message.get("method") if isinstance(message, dict) else None
+        return {}
+    return message if isinstance(message, dict) else {}
 
 
 LOCAL_SECURITY = TransportSecuritySettings(

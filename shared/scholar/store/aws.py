@@ -34,4 +34,8 @@ def s3() -> S3Client:
 
 
 def reset_clients() -> None:
+    """Forget the clients (the environment changed: another endpoint, another stack) and what they read."""
+    from scholar.store.cache import forget_memory  # the in-memory copies belong to the old tables
+
     client.cache_clear()
+    forget_memory()

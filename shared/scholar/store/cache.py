@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 import zlib
+from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
@@ -31,6 +33,39 @@ NAMESPACE_TTL: dict[str, int | None] = {
 }
 SPILL_BYTES = 350 * 1024
 _BATCH_GET = 100
+# A warm function keeps recent values in memory for a short while: a repeated call costs no round trip.
+MEMORY_TTL_S = 300.0
+MEMORY_ENTRIES = 2048
+# Values are kept as JSON text: every reader gets its own copy, so no caller can alter another's.
+_memory: OrderedDict[tuple[str, str], tuple[float, str]] = OrderedDict()
+_memory_lock = threading.Lock()
+
+
+def forget_memory() -> None:
+    """Drop the in-memory copies (a new table, a test, a local stack restart)."""
+    with _memory_lock:
+        _memory.clear()
+
+
+def _remember(table: str, pk: str, value: Any, expires_at: float | None) -> None:
+    lifetime = MEMORY_TTL_S if expires_at is None else min(MEMORY_TTL_S, expires_at - time.time())
+    if lifetime <= 0:
+        return
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    with _memory_lock:
+        _memory[(table, pk)] = (time.monotonic() + lifetime, text)
+        _memory.move_to_end((table, pk))
+        while len(_memory) > MEMORY_ENTRIES:
+            _memory.popitem(last=False)
+
+
+def _recall(table: str, pk: str) -> Any | None:
+    with _memory_lock:
+        hit = _memory.get((table, pk))
+        if hit is not None and hit[0] <= time.monotonic():
+            del _memory[(table, pk)]
+            hit = None
+    return json.loads(hit[1]) if hit is not None else None
 
 
 def _encode(value: Any) -> bytes:
@@ -39,6 +74,11 @@ def _encode(value: Any) -> bytes:
 
 def _decode(data: bytes) -> Any:
     return json.loads(zlib.decompress(data))
+
+
+def _expiry(item: dict[str, Any] | None) -> float | None:
+    expires = (item or {}).get("expires_at")
+    return float(expires["N"]) if expires else None
 
 
 class Cache:
@@ -69,17 +109,30 @@ class Cache:
 
     def get(self, namespace: str, key: str) -> Any | None:
         """The cached value, or None when absent or expired (or when no table is configured)."""
-        if not self.table:
+        table = self.table
+        if not table:
             return None
-        item = self.client.get_item(TableName=self.table, Key={"pk": {"S": self.pk(namespace, key)}}).get("Item")
-        return self._value(item)
+        pk = self.pk(namespace, key)
+        value = _recall(table, pk)
+        if value is not None:
+            return value
+        item = self.client.get_item(TableName=table, Key={"pk": {"S": pk}}).get("Item")
+        value = self._value(item)
+        if value is not None:
+            _remember(table, pk, value, _expiry(item))
+        return value
 
     def get_many(self, namespace: str, keys: Iterable[str]) -> dict[str, Any]:
         """Cached values for many keys at once (BatchGetItem, 100 keys a request)."""
         wanted = {self.pk(namespace, k): k for k in dict.fromkeys(keys)}
         found: dict[str, Any] = {}
-        if not self.table or not wanted:
+        table = self.table
+        if not table or not wanted:
             return found
+        for pk in list(wanted):
+            value = _recall(table, pk)
+            if value is not None:
+                found[wanted.pop(pk)] = value
         pks = list(wanted)
         for start in range(0, len(pks), _BATCH_GET):
             request = {self.table: {"Keys": [{"pk": {"S": pk}} for pk in pks[start : start + _BATCH_GET]]}}
@@ -89,6 +142,7 @@ class Cache:
                     value = self._value(item)
                     if value is not None:
                         found[wanted[item["pk"]["S"]]] = value
+                        _remember(table, item["pk"]["S"], value, _expiry(item))
                 request = out.get("UnprocessedKeys") or {}
         return found
 
@@ -109,10 +163,14 @@ class Cache:
         if lifetime is not None:
             item["expires_at"] = {"N": str(int(time.time()) + lifetime)}
         self.client.put_item(TableName=self.table, Item=item)
+        _remember(self.table, pk, value, _expiry(item))
 
     def delete(self, namespace: str, key: str) -> None:
         if self.table:
-            self.client.delete_item(TableName=self.table, Key={"pk": {"S": self.pk(namespace, key)}})
+            pk = self.pk(namespace, key)
+            with _memory_lock:
+                _memory.pop((self.table, pk), None)
+            self.client.delete_item(TableName=self.table, Key={"pk": {"S": pk}})
 
     def _value(self, item: dict[str, Any] | None) -> Any | None:
         if not item:
