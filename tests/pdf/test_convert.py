@@ -9,8 +9,8 @@ import pypdfium2 as pdfium
 import pytest
 
 from scholar.errors import UNAVAILABLE
-from scholar.pdf.convert import PDF_EXTRACTION_FAILED, PdfExtractionError, convert_pdf
-from scholar.pdf.markdown import PageText, TextLine, render_markdown
+from scholar.pdftext.convert import PDF_EXTRACTION_FAILED, PdfExtractionError, convert_pdf
+from scholar.pdftext.markdown import PageText, TextLine, render_markdown
 from tests.fixtures_dir import fixtures_dir
 
 PAPERS = (

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import threading
 import zlib
 from typing import Literal
 
@@ -30,8 +29,6 @@ CLEANER_VERSION = "md1"
 # The vertical stamp arXiv prints on the first page's margin: "arXiv:2202.00535v1 [cs.CL] 1 Feb 2022".
 _ARXIV_STAMP = re.compile(r"^arXiv:\S+\s+\[[^\]]+\]\s+\d{1,2}\s+\w{3}\s+\d{4}\s*$", re.MULTILINE)
 _BLANK_LINES = re.compile(r"\n{3,}")
-# pdfium is not thread-safe: one conversion at a time in this process.
-_PDF_LOCK = threading.Lock()
 
 
 class Body(BaseModel):
@@ -51,19 +48,18 @@ def _blobs() -> BlobStore | None:
 
 
 def pdf_text(data: bytes) -> str:
-    """Markdown of the PDF's text layer (scholar.pdf.convert), without arXiv's margin stamp.
+    """Markdown of the PDF's text layer (scholar.pdftext.convert), without arXiv's margin stamp.
 
     Raises:
         UnavailableError: reason ``pdf_extraction_failed``: encrypted, damaged, or no text layer.
     """
     # Imported here: pdfium is only loaded when a paper has no HTML render.
-    from scholar.pdf.convert import PdfExtractionError, convert_pdf
+    from scholar.pdftext.convert import PdfExtractionError, convert_pdf
 
-    with _PDF_LOCK:
-        try:
-            document = convert_pdf(data)
-        except PdfExtractionError as exc:
-            raise _extraction_failed(f"its PDF cannot be read ({exc.message})") from exc
+    try:
+        document = convert_pdf(data)
+    except PdfExtractionError as exc:
+        raise _extraction_failed(f"its PDF cannot be read ({exc.message})") from exc
     text = _ARXIV_STAMP.sub("", document.markdown)
     return _BLANK_LINES.sub("\n\n", text).strip()
 

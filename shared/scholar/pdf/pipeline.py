@@ -21,7 +21,7 @@ from typing import Any
 from scholar.config import get_settings
 from scholar.errors import ScholarError
 from scholar.pdf import artifacts, docling, results
-from scholar.pdf.convert import convert_pdf
+from scholar.pdftext.convert import convert_pdf
 from scholar.pdf.fetch import fetch_candidate
 from scholar.pdf.jobs import PDF_TASK_TTL_S
 from scholar.pdf.models import Attempt, Candidate, ErrorInfo, Job, PaperSummary, StoredPdf

@@ -1,6 +1,6 @@
 """Positioned text lines → Markdown: reading order, paragraphs, headings, de-hyphenation.
 
-Pure layout logic over ``TextLine`` values (PDF user space, y grows upwards); ``scholar.pdf.convert``
+Pure layout logic over ``TextLine`` values (PDF user space, y grows upwards); ``scholar.pdftext.convert``
 produces the lines with pypdfium2. Two-column pages are detected by a vertical gutter that (almost)
 no line crosses; lines that do cross it (titles, wide figures) cut the page into bands, and each band
 is read left column first, then right column.

@@ -1,4 +1,4 @@
-"""The built-in PDF → Markdown converter: pypdfium2 text extraction, then ``scholar.pdf.markdown`` layout.
+"""The built-in PDF → Markdown converter: pypdfium2 text extraction, then ``scholar.pdftext.markdown`` layout.
 
 pdfium is not thread-safe: run one conversion per process at a time (the PipelineFunction does).
 Encrypted and image-only PDFs raise ``PdfExtractionError`` instead of returning empty Markdown.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import os
 import re
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Literal
@@ -18,7 +19,7 @@ import pypdfium2.raw as pdfium_c
 from pydantic import BaseModel, Field
 
 from scholar.errors import UnavailableError
-from scholar.pdf.markdown import PageText, TextLine, render_markdown
+from scholar.pdftext.markdown import PageText, TextLine, render_markdown
 
 CONVERTER_NAME = "builtin"
 PDF_EXTRACTION_FAILED = "pdf_extraction_failed"
@@ -58,6 +59,10 @@ class ConvertedDocument(BaseModel):
     char_count: int = Field(ge=0, description="extracted characters (excluding whitespace)")
 
 
+# pdfium is not thread-safe: one document at a time in this process (the local stack runs handlers on threads).
+_PDFIUM = threading.Lock()
+
+
 def convert_pdf(source: bytes | str | os.PathLike[str]) -> ConvertedDocument:
     """Convert a PDF (bytes or a file path) to Markdown with the built-in converter.
 
@@ -71,11 +76,12 @@ def convert_pdf(source: bytes | str | os.PathLike[str]) -> ConvertedDocument:
     Raises:
         PdfExtractionError: the PDF is encrypted, damaged, or has no text layer at all.
     """
-    document = _open(source)
-    try:
-        pages = [_extract_page(document, index) for index in range(len(document))]
-    finally:
-        document.close()
+    with _PDFIUM:
+        document = _open(source)
+        try:
+            pages = [_extract_page(document, index) for index in range(len(document))]
+        finally:
+            document.close()
     char_count = sum(len(ln.text.replace(" ", "")) for page in pages for ln in page.lines)
     if char_count == 0:
         raise PdfExtractionError("no text layer (scanned image); OCR needed", cause="no_text_layer")
