@@ -32,11 +32,12 @@ def measure(html: str, repeat: int) -> tuple[list[float], str]:
     return times, markdown
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | Path | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fixtures", type=Path, default=DEFAULT_FIXTURES)
     parser.add_argument("--repeat", type=int, default=20)
-    args = parser.parse_args(argv)
+    # `python -m benchmarks` passes the fixtures folder; the command line passes options.
+    args = parser.parse_args(["--fixtures", str(argv)] if isinstance(argv, Path) else argv)
     page = args.fixtures / RENDER
     if not page.is_file():
         print(f"arxiv_bench: no recorded render at {page} (set SCHOLAR_FIXTURES_DIR); skipped")

@@ -64,11 +64,12 @@ def measure_memory(pdf: Path) -> dict[str, float]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | Path | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fixtures", type=Path, default=DEFAULT_FIXTURES)
     parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args(argv)
+    # `python -m benchmarks` passes the fixtures folder; the command line passes options.
+    args = parser.parse_args(["--fixtures", str(argv)] if isinstance(argv, Path) else argv)
     pdfs = _text_pdfs(args.fixtures)
     if not pdfs:
         print(f"pdf_bench: no fixture PDFs under {args.fixtures / 'pdfs'} (set SCHOLAR_FIXTURES_DIR); skipped")
