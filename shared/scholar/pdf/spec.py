@@ -6,7 +6,7 @@ once, anything else answers at once with ``{queued: true, task_id, ...}`` while 
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -139,10 +139,14 @@ class ConvertPdfResult(Outcome, MarkdownFields, PdfFields):
 _TASK = "Answers at once from stored artifacts; otherwise answers {queued: true, task_id} at once and works in the " \
     "background: poll get_task_result(task_id) (usually 5-60 s)."
 
+def _pdf_tool(**fields: Any) -> ToolSpec:
+    """Every PDF tool writes artifacts (hidden in read-only mode) and may run as a task."""
+    return ToolSpec(family="pdf", annotations=WRITE_OPEN, tags=frozenset({"write"}), task_support="optional", **fields)
+
+
 TOOLS = (
-    ToolSpec(
+    _pdf_tool(
         name="fetch_paper_pdf",
-        family="pdf",
         title="Fetch paper PDF",
         description="Download the open-access PDF of a paper. Tries the Semantic Scholar open-access link, arXiv, "
         "PubMed Central, every Unpaywall location and OpenAlex locations, in that order, until one is a real PDF "
@@ -151,13 +155,9 @@ TOOLS = (
         "candidates were rejected. When no PDF is found the result keeps the paper metadata and sets error. " + _TASK,
         input_model=FetchPaperPdfInput,
         output_model=FetchPaperPdfResult,
-        annotations=WRITE_OPEN,
-        tags=frozenset({"write"}),
-        task_support="optional",
     ),
-    ToolSpec(
+    _pdf_tool(
         name="fetch_and_convert",
-        family="pdf",
         title="Fetch and convert paper",
         description="Full text of a paper as Markdown: resolve the paper, download its open-access PDF (same "
         "sources as fetch_paper_pdf) and convert it (page markers, headings, paragraphs). Markdown is paged: pass "
@@ -165,34 +165,23 @@ TOOLS = (
         "use_vlm; retry with it only if formulas or figures are missing. " + _TASK,
         input_model=FetchAndConvertInput,
         output_model=FetchAndConvertResult,
-        annotations=WRITE_OPEN,
-        tags=frozenset({"write"}),
-        task_support="optional",
     ),
-    ToolSpec(
+    _pdf_tool(
         name="fetch_pdf_by_url",
-        family="pdf",
         title="Fetch PDF by URL",
         description="Download a PDF from a public http(s) URL you found (author page, preprint server, "
         "repository) and, by default, convert it to paged Markdown. Private, loopback and cloud-metadata "
         "addresses are refused, also after redirects; size and time are capped. " + _TASK,
         input_model=FetchPdfByUrlInput,
         output_model=FetchPdfByUrlResult,
-        annotations=WRITE_OPEN,
-        tags=frozenset({"write"}),
-        task_support="optional",
     ),
-    ToolSpec(
+    _pdf_tool(
         name="convert_pdf_to_markdown",
-        family="pdf",
         title="Convert PDF to Markdown",
         description="Convert a PDF that one of the PDF tools returned (its pdf_path, pdfs/<sha256>.pdf) to paged "
         "Markdown. Standard and VLM conversions are stored separately. Encrypted or image-only PDFs fail with "
         "reason pdf_extraction_failed. " + _TASK,
         input_model=ConvertPdfInput,
         output_model=ConvertPdfResult,
-        annotations=WRITE_OPEN,
-        tags=frozenset({"write"}),
-        task_support="optional",
     ),
 )
