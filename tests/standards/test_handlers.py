@@ -87,6 +87,12 @@ def test_get_standard_returns_the_record_with_its_links(synced):
     assert (by_id.id, by_id.status) == ("NIST SP 800-53 Rev. 5 (ipd)", "withdrawn")
 
 
+def test_get_standard_of_a_plain_edition_identifier_answers_its_update_in_force(synced):
+    answer = call("get_standard", GetStandardInput(identifier="NIST SP 800-53 Rev. 5"))
+    assert answer.id == "NIST SP 800-53 Rev. 5 (upd1)"
+    assert "NIST SP 800-53 Rev. 5" in {v.id for v in answer.other_versions}
+
+
 def test_get_standard_not_found_and_ambiguous_are_distinct_errors(synced):
     with pytest.raises(ScholarError) as err:
         call("get_standard", GetStandardInput(identifier="RFC 99999"))

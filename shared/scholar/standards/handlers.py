@@ -1,10 +1,16 @@
-"""The standards family's tool implementations (dispatched by scholar.runtime.family)."""
+"""The standards family's tool implementations (dispatched by scholar.runtime.family).
+
+``ACTIONS`` holds the background step of get_standard's full text (``convert_full_text``), which the
+standards function itself receives as an asynchronous invocation (scholar.standards.conversion).
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from scholar.catalogue import CallContext, Handler
 from scholar.errors import InvalidArgumentError, NotFoundError, UpstreamError
-from scholar.standards import cold, fulltext, service
+from scholar.standards import cold, conversion, fulltext, service
 from scholar.standards.catalogue import Catalogue
 from scholar.standards.identifiers import guess_bodies
 from scholar.standards.records import BODIES, StandardRecord
@@ -92,7 +98,13 @@ async def search_standards(args: SearchInput, ctx: CallContext) -> SearchResult 
 def _lookup(catalogue: Catalogue, identifier: str) -> tuple[StandardRecord, list[StandardRecord]]:
     exact = catalogue.get(identifier)
     if exact is not None:
-        return exact, catalogue.resolve(exact.identifier).others
+        found = catalogue.resolve(exact.identifier)
+        current = found.record
+        # A plain identifier ("NIST SP 800-53 Rev. 5") is also the id of the edition's first release; when an
+        # update of the same edition is in force (its id adds "(upd1)"), the caller means that one.
+        if exact.id == exact.identifier and current is not None and current.identifier == exact.identifier:
+            return current, [r for r in [exact, *found.others] if r.id != current.id]
+        return exact, found.others
     found = catalogue.resolve(identifier)
     if found.record is not None:
         return found.record, found.others
@@ -122,6 +134,8 @@ async def get_standard(args: GetStandardInput, ctx: CallContext) -> StandardResu
     record, others = _lookup(catalogue, args.identifier)
     result = StandardResult(**record.model_dump(), other_versions=_versions([o for o in others if o.id != record.id]))
     if args.fetch_full_text:
+        if not ctx.task_id and fulltext.needs_task(record):
+            return conversion.queue_conversion(args, ctx)  # a PDF not converted yet: minutes, not seconds
         page = await fulltext.text_page(record, args.text_offset, args.max_chars)
         result = result.model_copy(update=page)
     return result
@@ -137,3 +151,11 @@ HANDLERS: dict[str, Handler] = {
     "get_standard": get_standard,
     "get_sync_status": get_sync_status,
 }
+
+
+def convert_full_text(event: dict[str, Any]) -> dict[str, Any]:
+    """Action: answer a queued get_standard call (download, convert and store the text, then page it)."""
+    return conversion.answer_task(event, get_standard)
+
+
+ACTIONS = {conversion.ACTION: convert_full_text}

@@ -61,7 +61,9 @@ class GetStandardInput(BaseModel):
         ),
     ]
     fetch_full_text: bool = Field(
-        default=False, description="Also return the text of an open standard (RFCs so far), paged by text_offset."
+        default=False, description="Also return the text of an open standard (RFCs; NIST and ETSI PDFs and W3C pages "
+        "converted to Markdown), paged by text_offset. A PDF not converted yet answers with a task "
+        "(queued, task_id): poll get_task_result; later pages answer directly."
     )
     text_offset: Annotated[int, Field(ge=0, le=50_000_000, description="Character offset of the text page.")] = 0
     max_chars: Annotated[int, Field(ge=1, le=MAX_TEXT_CHARS)] | None = Field(
@@ -157,8 +159,8 @@ TOOLS = (
         family="standards",
         title="Get standard",
         description="Retrieve one standard's record (status, dates, supersedes / superseded_by, amendments, "
-        "URLs) by canonical or fuzzy identifier. With fetch_full_text, also a page of its text (RFCs so far; "
-        "text_offset / max_chars ≤ 20,000 / next_offset); a failed text fetch still returns the record with "
+        "URLs) by canonical or fuzzy identifier. With fetch_full_text, also a page of its text (RFCs, NIST, W3C, "
+        "ETSI; a PDF's first conversion answers with a task to poll; text_offset / max_chars ≤ 20,000 / next_offset); a failed text fetch still returns the record with "
         "full_text_error. not_found means the catalogue has no such standard." + _COLD,
         input_model=GetStandardInput,
         output_model=StandardResult,
