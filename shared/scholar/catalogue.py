@@ -168,5 +168,8 @@ def get_tool(name: str) -> ToolSpec | None:
     return all_tools().get(name)
 
 
+@cache
 def family_tools(family: str) -> dict[str, ToolSpec]:
-    return {name: spec for name, spec in all_tools().items() if spec.family == family}
+    """One family's tools; imports only that family's spec (a family function never loads the others)."""
+    specs = importlib.import_module(f"scholar.{family}.spec").TOOLS
+    return {spec.name: spec for spec in sorted(specs, key=lambda s: s.name) if spec.family == family}
