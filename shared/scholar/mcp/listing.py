@@ -13,6 +13,8 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from scholar.config import get_settings
+
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 MAX_ENTRIES = 32
 _SKIPPED_HEADERS = {b"content-length", b"date"}
@@ -35,7 +37,9 @@ class ListingMemo:
         headers = dict(scope.get("headers") or [])
         version = headers.get(b"mcp-protocol-version", b"").decode("latin-1")
         query = scope.get("query_string", b"").decode("latin-1")
-        return json.dumps([version, query, params], sort_keys=True, separators=(",", ":"))
+        # Settings are read once per environment; a re-read (tests) is a new object and a new key.
+        settings = id(get_settings())
+        return json.dumps([settings, version, query, params], sort_keys=True, separators=(",", ":"))
 
     async def replay(self, key: str, request_id: Any, send: Send) -> bool:
         entry = self._entries.get(key)

@@ -35,10 +35,10 @@ def _key(body: str) -> str:
 
 def record_run(run: SyncRun, cache: Cache | None = None) -> None:
     """Store ``run`` as the body's latest."""
-    (cache or Cache()).put(NAMESPACE, _key(run.body), run.model_dump(mode="json"))
+    (cache or Cache(memory=False)).put(NAMESPACE, _key(run.body), run.model_dump(mode="json"))
 
 
 def latest_runs(cache: Cache | None = None) -> list[SyncRun]:
     """The latest run of every body that has been synced, in catalogue body order."""
-    found = (cache or Cache()).get_many(NAMESPACE, [_key(b) for b in BODIES])
+    found = (cache or Cache(memory=False)).get_many(NAMESPACE, [_key(b) for b in BODIES])
     return [SyncRun.model_validate(found[_key(b)]) for b in BODIES if _key(b) in found]

@@ -84,10 +84,14 @@ def _expiry(item: dict[str, Any] | None) -> float | None:
 class Cache:
     """Get and put JSON values by namespace and normalised key."""
 
-    def __init__(self, table: str | None = None, client: Any = None, blobs: BlobStore | None = None) -> None:
+    def __init__(
+        self, table: str | None = None, client: Any = None, blobs: BlobStore | None = None, *, memory: bool = True
+    ) -> None:
         self._table = table
         self._client = client
         self._blobs = blobs
+        # False for values another function rewrites and readers must see at once (e.g. sync runs).
+        self._memory = memory
 
     @property
     def table(self) -> str | None:
@@ -113,12 +117,12 @@ class Cache:
         if not table:
             return None
         pk = self.pk(namespace, key)
-        value = _recall(table, pk)
+        value = _recall(table, pk) if self._memory else None
         if value is not None:
             return value
         item = self.client.get_item(TableName=table, Key={"pk": {"S": pk}}).get("Item")
         value = self._value(item)
-        if value is not None:
+        if value is not None and self._memory:
             _remember(table, pk, value, _expiry(item))
         return value
 
@@ -129,7 +133,7 @@ class Cache:
         table = self.table
         if not table or not wanted:
             return found
-        for pk in list(wanted):
+        for pk in list(wanted) if self._memory else []:
             value = _recall(table, pk)
             if value is not None:
                 found[wanted.pop(pk)] = value
@@ -142,7 +146,8 @@ class Cache:
                     value = self._value(item)
                     if value is not None:
                         found[wanted[item["pk"]["S"]]] = value
-                        _remember(table, item["pk"]["S"], value, _expiry(item))
+                        if self._memory:
+                            _remember(table, item["pk"]["S"], value, _expiry(item))
                 request = out.get("UnprocessedKeys") or {}
         return found
 
@@ -163,7 +168,8 @@ class Cache:
         if lifetime is not None:
             item["expires_at"] = {"N": str(int(time.time()) + lifetime)}
         self.client.put_item(TableName=self.table, Item=item)
-        _remember(self.table, pk, value, _expiry(item))
+        if self._memory:
+            _remember(self.table, pk, value, _expiry(item))
 
     def delete(self, namespace: str, key: str) -> None:
         if self.table:
