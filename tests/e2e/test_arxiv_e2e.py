@@ -14,6 +14,7 @@ import pytest
 from mcp import Client
 
 from scholar.errors import INVALID_ARGUMENT, NOT_FOUND
+from tests.e2e.polling import poll_task
 from tests.fixtures_dir import fixtures_dir
 
 pytestmark = pytest.mark.e2e
@@ -125,12 +126,8 @@ def test_a_rate_exceeded_body_queues_the_call_and_its_task_delivers_the_page(loc
         async with Client(local_server.url) as client:
             queued = await client.call_tool("arxiv_search", {"query": "testing", "start": 10})
             task_id = _ok(queued)["task_id"]
-            with anyio.fail_after(30):
-                while True:
-                    polled = await client.call_tool("get_task_result", {"task_id": task_id})
-                    if polled.structured_content["status"] in ("completed", "failed"):
-                        return queued, polled
-                    await anyio.sleep(0.2)
+            polled = await poll_task(client, task_id)
+            return queued, polled
 
     queued, polled = anyio.run(main)
     assert queued.structured_content["queued"] is True

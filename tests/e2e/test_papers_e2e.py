@@ -11,6 +11,7 @@ import pytest
 from mcp import Client
 
 from scholar.errors import INVALID_ARGUMENT, NOT_FOUND
+from tests.e2e.polling import poll_task
 from tests.fixtures_dir import fixtures_dir
 
 pytestmark = pytest.mark.e2e
@@ -113,12 +114,7 @@ def test_a_rate_limited_call_is_queued_and_its_task_delivers_the_direct_result(l
             queued = await client.call_tool("search_papers", args)
             assert not queued.is_error, queued.structured_content
             task_id = queued.structured_content["task_id"]
-            with anyio.fail_after(30):
-                while True:
-                    polled = await client.call_tool("get_task_result", {"task_id": task_id})
-                    if polled.structured_content["status"] in ("completed", "failed"):
-                        break
-                    await anyio.sleep(0.2)
+            polled = await poll_task(client, task_id)
             direct = await client.call_tool("search_papers", args)
             return queued, polled, direct
 

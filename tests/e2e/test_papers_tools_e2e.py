@@ -19,6 +19,7 @@ from bibtexparser.bparser import BibTexParser
 from mcp import Client
 
 from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR
+from tests.e2e.polling import poll_task
 from tests.fixtures_dir import fixtures_dir
 from tests.papers.synthetic_graph import SyntheticGraph, recorded_papers
 
@@ -119,12 +120,8 @@ def test_a_throttled_citation_list_is_queued_and_its_task_completes(local_server
         async with Client(local_server.url) as client:
             queued = await client.call_tool("get_citations", args)
             task_id = queued.structured_content["task_id"]
-            with anyio.fail_after(30):
-                while True:
-                    polled = await client.call_tool("get_task_result", {"task_id": task_id})
-                    if polled.structured_content["status"] in ("completed", "failed"):
-                        return queued, polled
-                    await anyio.sleep(0.2)
+            polled = await poll_task(client, task_id)
+            return queued, polled
 
     queued, polled = anyio.run(main)
     assert queued.structured_content["queued"] is True
