@@ -109,7 +109,7 @@ def dispatch(aws, monkeypatch) -> Callable[[types.CallToolResult], list[str]]:
     called: list[str] = []
 
     def answer_with(result: types.CallToolResult) -> list[str]:
-        async def fake_call_tool(spec, name, arguments, principal, toolsets) -> types.CallToolResult:
+        async def fake_call_tool(spec, name, arguments, principal, toolsets, **_) -> types.CallToolResult:
             called.append(name)
             return result
 

@@ -42,9 +42,20 @@ def success_result(result: dict[str, Any]) -> types.CallToolResult:
 
 
 async def call_tool(
-    spec: ToolSpec | None, name: str, arguments: dict[str, Any] | None, principal: str, toolsets: frozenset[str] | None
+    spec: ToolSpec | None,
+    name: str,
+    arguments: dict[str, Any] | None,
+    principal: str,
+    toolsets: frozenset[str] | None,
+    *,
+    one_request_at_a_time: bool = False,
 ) -> types.CallToolResult:
-    """Run one tools/call and return its result (errors as ``isError`` results, never raised)."""
+    """Run one tools/call and return its result (errors as ``isError`` results, never raised).
+
+    Args:
+        one_request_at_a_time: the process serves this request alone (a Lambda invocation), so the blocking
+            family call may run on the event loop; a shared server (uvicorn) hands it to a worker thread.
+    """
     settings = get_settings()
     if spec is None or not visible(spec, settings, toolsets):
         return error_result(
@@ -61,7 +72,10 @@ async def call_tool(
         request_id=str(uuid.uuid4()),
     )
     try:
-        outcome: Outcome = await anyio.to_thread.run_sync(invoke_family, spec.family, invocation)
+        if one_request_at_a_time:
+            outcome: Outcome = invoke_family(spec.family, invocation)  # a worker thread costs ~1 ms here
+        else:
+            outcome = await anyio.to_thread.run_sync(invoke_family, spec.family, invocation)
     except ScholarError as err:
         return error_result(err)
     except Exception:  # the gateway never answers 5xx: a dispatch failure is a tool error

@@ -52,7 +52,15 @@ async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -
 async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
     scope = _request_scope(ctx)
     principal = principal_from_scope(scope) if scope else LOCAL_PRINCIPAL
-    return await call_tool(get_tool(params.name), params.name, params.arguments, principal, _toolsets(scope))
+    return await call_tool(
+        get_tool(params.name),
+        params.name,
+        params.arguments,
+        principal,
+        _toolsets(scope),
+        # Under Mangum (API Gateway event in the scope) one invocation is one request.
+        one_request_at_a_time="aws.event" in scope,
+    )
 
 
 def _version_gated(binding: MethodBinding) -> Any:
