@@ -14,23 +14,17 @@ from scholar.errors import (
     NotFoundError,
     RateLimitedError,
     ScholarError,
-    TooLargeError,
     UnavailableError,
     UpstreamError,
     UpstreamTimeoutError,
     from_envelope,
 )
 
+# Every concrete class scholar.errors declares (read from the module, so a new class cannot be forgotten here).
 ALL_CLASSES = [
-    InvalidArgumentError,
-    NotFoundError,
-    ForbiddenError,
-    TooLargeError,
-    RateLimitedError,
-    UpstreamError,
-    UpstreamTimeoutError,
-    UnavailableError,
-    InternalError,
+    obj
+    for obj in vars(errors).values()
+    if isinstance(obj, type) and issubclass(obj, ScholarError) and obj is not ScholarError
 ]
 
 

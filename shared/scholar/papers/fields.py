@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 FieldSet = Literal["compact", "standard", "full"]
+
+# Argument types every papers tool shares (their descriptions become the tool schemas' text).
+PaperIdentifier = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=300,
+        description="Paper identifier: DOI (bare, doi: or https://doi.org/), S2 paper id, ARXIV:id or arXiv URL, "
+        "PMID:id, PMCID:PMC…, CorpusId:id, ACM:id or MAG:id",
+    ),
+]
+Year = Annotated[int, Field(ge=1000, le=2100)]
+FieldOfStudy = Annotated[str, Field(min_length=1, max_length=60)]
 
 COMPACT = ("paperId", "title", "year", "venue", "citationCount")
 STANDARD = (*COMPACT, "authors", "externalIds", "abstract")

@@ -8,24 +8,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.catalogue import READ_ONLY_OPEN, ToolSpec
 from scholar.papers import spec_export, spec_graph
-from scholar.papers.fields import FieldSet
+from scholar.papers.fields import FieldOfStudy, FieldSet, PaperIdentifier, Year
 from scholar.records import FailedSource, Paper
 
-Identifier = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=300,
-        description="DOI (bare, doi: or https://doi.org/ form), S2 paper id, ARXIV:id or arXiv URL, PMID:id, "
-        "PMCID:PMC…, CorpusId:id, ACM:id or MAG:id",
-    ),
-]
-Year = Annotated[int, Field(ge=1000, le=2100)]
 
 
 class GetPaperInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    identifier: Identifier
+    identifier: PaperIdentifier
 
 
 class SearchPapersInput(BaseModel):
@@ -40,7 +30,7 @@ class SearchPapersInput(BaseModel):
     offset: Annotated[int, Field(ge=0, le=999, description="Pagination offset; offset + limit must stay ≤ 1000")] = 0
     year_start: Year | None = Field(default=None, description="Earliest publication year")
     year_end: Year | None = Field(default=None, description="Latest publication year")
-    fields_of_study: list[Annotated[str, Field(min_length=1, max_length=60)]] | None = Field(
+    fields_of_study: list[FieldOfStudy] | None = Field(
         default=None, max_length=10, description='S2 fields of study, e.g. ["Computer Science", "Physics"]'
     )
     venue: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(default=None, description="Venue name")

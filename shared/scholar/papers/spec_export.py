@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.catalogue import READ_ONLY_OPEN, ToolSpec
 from scholar.papers.fields import FieldSet
-from scholar.papers.spec_graph import PaperIdentifier
+from scholar.papers.fields import PaperIdentifier
 from scholar.records import FailedSource, Paper
 
 # ---------------------------------------------------------------- enrich_paper

@@ -12,20 +12,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.catalogue import READ_ONLY_OPEN, ToolSpec
-from scholar.papers.fields import FieldSet
+from scholar.papers.fields import FieldOfStudy, FieldSet, PaperIdentifier, Year
 from scholar.records import FailedSource, Paper
 
-PaperIdentifier = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=300,
-        description="Paper identifier: DOI (bare, doi: or https://doi.org/), S2 paper id, ARXIV:id, PMID:id, "
-        "PMCID:PMC…, CorpusId:id, ACM:id or MAG:id",
-    ),
-]
-Year = Annotated[int, Field(ge=1000, le=2100)]
-FieldOfStudy = Annotated[str, Field(min_length=1, max_length=60)]
 Direction = Literal["citations", "references", "both"]
 
 
