@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -85,8 +85,6 @@ class ToolSpec:
         Error results carry the envelope as structuredContent too, and some clients validate every
         structuredContent against this schema, so the envelope is one of its forms.
         """
-        from scholar.tasks.models import QueuedResult  # the queued shape is owned by the tasks family
-
         forms = [self.output_model, *([QueuedResult] if self.may_queue else []), ErrorEnvelope]
         schemas = [copy.deepcopy(_schema(model)) for model in forms]
         defs: dict[str, Any] = {}
@@ -109,6 +107,16 @@ def args_only(fn: Callable[[Any], Awaitable[BaseModel]]) -> Handler:
 
     handler.__name__ = getattr(fn, "__name__", "handler")
     return handler
+
+
+class QueuedResult(BaseModel):
+    """What a tool answers when its work continues in the background."""
+
+    queued: Literal[True] = True
+    task_id: str
+    tool: str
+    poll_after_s: int = Field(description="Seconds to wait before polling get_task_result")
+    reason: str | None = Field(default=None, description="Why the call was queued (e.g. rate_limited)")
 
 
 class ErrorBody(BaseModel):

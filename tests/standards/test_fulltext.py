@@ -21,7 +21,7 @@ from scholar.standards import conversion, service, texts
 from scholar.standards.handlers import HANDLERS
 from scholar.standards.spec import GetStandardInput, StandardResult
 from scholar.store.tasks import TaskStore
-from scholar.tasks.models import QueuedResult
+from scholar.catalogue import QueuedResult
 from tests.fixtures_dir import fixtures_dir
 
 CTX = CallContext(principal="tester", request_id="req-1")

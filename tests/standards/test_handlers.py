@@ -15,7 +15,7 @@ from scholar.standards.handlers import HANDLERS
 from scholar.standards.jobs import handle_sync_event
 from scholar.standards.spec import GetStandardInput, ResolveInput, SearchInput, SyncStatusInput
 from scholar.store.tasks import TaskStore
-from scholar.tasks.models import QueuedResult
+from scholar.catalogue import QueuedResult
 
 CTX = CallContext(principal="tester", request_id="req-1")
 

@@ -7,7 +7,7 @@ import pytest
 
 from scholar.catalogue import all_tools, families, family_tools, get_tool
 from scholar.errors import NotFoundError
-from scholar.tasks.models import QueuedResult
+from scholar.catalogue import QueuedResult
 
 TOOLS = all_tools()
 

@@ -26,7 +26,7 @@ from scholar.pdf.ssrf import BLOCKED_ADDRESS, blocked_reason, parse_url
 from scholar.runtime.cancel import cancel
 from scholar.runtime.executions import start_execution
 from scholar.store.tasks import ACTIVE, TaskItem, TaskStore, TaskTransitionError
-from scholar.tasks.models import QueuedResult
+from scholar.catalogue import QueuedResult
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from scholar.runtime.executions import start_execution
 from scholar.runtime.invocation import Invocation
 from scholar.runtime.invoke import function_name
 from scholar.store.tasks import TaskItem, TaskStore, new_task_id
-from scholar.tasks.models import QueuedResult
+from scholar.catalogue import QueuedResult
 
 # A rate-limited call's task lives 10 minutes after it finishes; the retries may take a while first.
 RETRY_TASK_TTL_S = 3600

@@ -14,7 +14,7 @@ from scholar.catalogue import CallContext
 from scholar.errors import ScholarError, UnavailableError
 from scholar.runtime.queue import arguments_digest
 from scholar.store.tasks import TaskItem, TaskStore, new_task_id
-from scholar.tasks.models import QueuedResult
+from scholar.catalogue import QueuedResult
 
 COLD_TASK_TTL_S = 3600
 POLL_AFTER_S = 30

@@ -22,7 +22,7 @@ from scholar.runtime import aio
 from scholar.runtime.queue import arguments_digest
 from scholar.standards.spec import GetStandardInput
 from scholar.store.tasks import ACTIVE, TaskItem, TaskStore, TaskTransitionError, new_task_id
-from scholar.tasks.models import QueuedResult
+from scholar.catalogue import QueuedResult
 from scholar.validation import invalid_argument
 
 logger = logging.getLogger(__name__)

@@ -26,7 +26,7 @@ from scholar.standards.spec import (
     SyncStatusResult,
     VersionRef,
 )
-from scholar.tasks.models import QueuedResult
+from scholar.catalogue import QueuedResult
 
 SOURCE = "standards"
 _FILTER_BODIES = frozenset(BODIES) | {"ANSI", "CISPR"}
