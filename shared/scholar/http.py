@@ -18,14 +18,17 @@ import re
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
+from urllib.parse import quote, unquote, urlsplit
 
 import httpx
 
+from scholar import redaction
 from scholar.config import get_settings
-from scholar.errors import NotFoundError, RateLimitedError, UpstreamError, UpstreamTimeoutError
+from scholar.errors import InvalidArgumentError, NotFoundError, RateLimitedError, UpstreamError, UpstreamTimeoutError
 from scholar.runtime import aio
 from scholar.sources.registry import SOURCES
 from scholar.store.limiter import pace
+from scholar.urlpath import UNSAFE_PATH
 
 logger = logging.getLogger(__name__)
 
@@ -115,11 +118,15 @@ _KEYISH = re.compile(r"(?i)\b(api[_-]?key|key|token|access_token|secret|password
 
 
 def scrub(text: str) -> str:
-    """Remove our secrets and anything that looks like a credential parameter from upstream text."""
-    for secret in get_settings().secrets.values.values():
-        value = secret.get_secret_value()
-        if value:
-            text = text.replace(value, "***")
+    """Remove our secrets and anything that looks like a credential parameter from upstream text.
+
+    Secrets are removed by value, as given and percent-encoded (upstreams echo request URLs): those set in
+    the environment and every secret loaded at run time (SSM parameters; ``scholar.redaction``).
+    """
+    values = {s.get_secret_value() for s in get_settings().secrets.values.values()} | redaction.known_secrets()
+    for value in sorted((v for v in values if v), key=len, reverse=True):
+        for form in {value, quote(value, safe=""), quote(value)}:
+            text = text.replace(form, "***")
     return _KEYISH.sub(lambda m: f"{m.group(1)}=***", text)
 
 
@@ -159,7 +166,7 @@ async def request(
         UpstreamError: 5xx after the budget, or the connection failed.
     """
     settings = get_settings()
-    url = f"{settings.base_url(source)}{path}"
+    url = checked_url(source, settings.base_url(source), path)
     budget = settings.retry_budget_s if budget_s is None else budget_s
     deadline = time.monotonic() + budget
     attempt = 0
@@ -196,6 +203,35 @@ async def request(
                 )
             raise UpstreamError(f"{source} failed with HTTP {status}: {excerpt(response)}", source=source, status=status)
         return response
+
+
+def checked_url(source: str, base: str, path: str) -> str:
+    """``base + path``, refused when the client would send another path than the one built (docs/security.md).
+
+    A path holds no query or fragment (those go in ``params``), and after the client's normalisation
+    (dot segments collapsed, characters encoded) it must still be the path the source module built: an
+    identifier that was not encoded with ``scholar.urlpath.segment`` cannot move the request elsewhere.
+
+    Raises:
+        InvalidArgumentError: reason ``unsafe_path``; nothing was sent.
+    """
+    url = f"{base}{path}"
+    try:
+        sent = httpx.URL(url).path
+    except httpx.InvalidURL as exc:
+        raise _unsafe_path(source, path) from exc
+    if not path.startswith("/") or "?" in path or "#" in path or sent != unquote(urlsplit(base).path + path):
+        raise _unsafe_path(source, path)
+    return url
+
+
+def _unsafe_path(source: str, path: str) -> InvalidArgumentError:
+    return InvalidArgumentError(
+        f"refused to send a request to {source}: an identifier would change the request path",
+        source=source,
+        reason=UNSAFE_PATH,
+        hint="Identifiers may not hold dot segments ('/../') or control characters; check the identifier.",
+    )
 
 
 def _backoff(attempt: int) -> float:

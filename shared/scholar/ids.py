@@ -2,7 +2,9 @@
 
 ``parse_paper_id`` tries the forms in this order (the first that matches wins):
 
-1. empty or over 300 characters → ``InvalidIdError``.
+1. empty, over 300 characters, or holding a control character (also percent-encoded) → ``InvalidIdError``;
+   a DOI with a dot segment (``/./``, ``/../``, a trailing ``/..``) is refused too: identifiers are data,
+   never path (docs/security.md).
 2. an explicit prefix, case-insensitive: ``doi:``, ``arxiv:``, ``pmid:``, ``pmcid:``, ``corpusid:``, ``acm:``,
    ``mag:``, ``isbn:``, ``openalex:``, ``patent:``, ``url:``. A ``doi:`` naming the arXiv DataCite DOI
    ``10.48550/arXiv.X`` becomes an arXiv id.
@@ -31,6 +33,7 @@ from urllib.parse import unquote, urlsplit
 from pydantic import BaseModel
 
 from scholar.errors import InvalidArgumentError
+from scholar.urlpath import has_control_characters
 
 IdKind = Literal["doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "isbn", "openalex", "acm", "mag", "patent", "url"]
 
@@ -47,6 +50,8 @@ PATENT_OFFICES = frozenset(
 )
 
 _DOI_RE = re.compile(r"^10\.\d{4,9}/\S+$")
+_DOT_SEGMENT_RE = re.compile(r"(?:^|/)\.{1,2}(?:/|$)")
+_DOI_START_RE = re.compile(r"^(?:(?:https?://)?(?:www\.|dx\.)?doi\.org/|doi:\s*)?10\.\d{4,9}/", re.IGNORECASE)
 _DOI_URL_RE = re.compile(r"^(?:https?://)?(?:www\.|dx\.)?doi\.org/", re.IGNORECASE)
 _ARXIV_DOI_RE = re.compile(r"^10\.48550/arxiv\.(.+)$", re.IGNORECASE)
 _ARXIV_URL_RE = re.compile(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/(.+?)(?:\.pdf)?/?$", re.I)
@@ -108,11 +113,20 @@ def _clean_doi(raw: str) -> str | None:
     text = unquote(raw.strip())
     text = _DOI_URL_RE.sub("", text)
     text = re.sub(r"^doi:\s*", "", text, flags=re.IGNORECASE).strip()
+    if _DOT_SEGMENT_RE.search(text):
+        return None  # before trailing punctuation goes: "10.1/x/.." must not become "10.1/x/"
     text = text.rstrip(".,;:'\"")
     # A DOI may hold balanced brackets (10.1016/S0140-6736(20)30183-5); only an unbalanced closer is prose.
     while text and text[-1] in ")]" and text.count(text[-1]) > text.count("(" if text[-1] == ")" else "["):
         text = text[:-1].rstrip(".,;:")
     return text.lower() if _DOI_RE.match(text) else None
+
+
+def _not_a_doi(raw: str) -> InvalidIdError:
+    """The refusal of a DOI-looking ``raw`` that ``_clean_doi`` rejected: dot segments named, else the forms."""
+    if _DOT_SEGMENT_RE.search(unquote(raw.strip())):
+        return InvalidIdError(f"the DOI {raw[:80]!r} holds a dot segment ('/./' or '/../'), which no DOI has", raw=raw)
+    return _invalid(raw, "DOI")
 
 
 def looks_like_doi(raw: object) -> bool:
@@ -220,7 +234,7 @@ def _from_prefix(prefix: str, rest: str, raw: str) -> PaperId:
     rest = rest.strip()
     if prefix == "doi":
         if not (doi := _clean_doi(rest)):
-            raise _invalid(raw, "DOI")
+            raise _not_a_doi(rest)
         return _from_doi(doi)
     if prefix == "arxiv":
         value, version = parse_arxiv_id(rest)
@@ -250,7 +264,9 @@ def _from_doi(doi: str) -> PaperId:
 
 
 def _from_url(url: str) -> PaperId:
-    if _DOI_URL_RE.match(url) and (doi := _clean_doi(url)):
+    if _DOI_URL_RE.match(url):
+        if not (doi := _clean_doi(url)):
+            raise _not_a_doi(url)
         return _from_doi(doi)
     if _ARXIV_URL_RE.match(url):
         value, version = parse_arxiv_id(url)
@@ -281,12 +297,16 @@ def parse_paper_id(raw: str) -> PaperId:
         raise InvalidIdError(f"empty identifier; accepted forms: {ACCEPTED_FORMS}", raw=str(raw))
     if len(text) > MAX_ID_LENGTH:
         raise InvalidIdError(f"identifier longer than {MAX_ID_LENGTH} characters", raw=text[:MAX_ID_LENGTH])
+    if has_control_characters(text) or has_control_characters(unquote(text)):
+        raise InvalidIdError("the identifier holds a control character, which no identifier has", raw=text)
     if (prefixed := _PREFIX_RE.match(text)) and prefixed.group(1).lower() in _PREFIXES:
         return _from_prefix(prefixed.group(1).lower(), prefixed.group(2), text)
     if re.match(r"^https?://", text, re.IGNORECASE):
         return _from_url(text)
     if doi := _clean_doi(text):
         return _from_doi(doi)
+    if _DOI_START_RE.match(unquote(text)):
+        raise _not_a_doi(text)
     try:
         value, version = parse_arxiv_id(text)
         return PaperId(kind="arxiv", value=value, version=version)

@@ -20,6 +20,7 @@ from scholar import http
 from scholar.config import get_settings
 from scholar.errors import InvalidArgumentError, RateLimitedError, ScholarError, UpstreamError
 from scholar.ids import parse_arxiv_id
+from scholar.urlpath import segments
 
 API = "arxiv_api"
 SITE = "arxiv"
@@ -213,8 +214,8 @@ async def fetch_render(versioned_id: str, base_id: str) -> tuple[Render | None, 
         "no render exists" from "a render could not be fetched".
     """
     attempts: tuple[tuple[str, str, Literal["arxiv_html", "ar5iv"]], ...] = (
-        (SITE, f"/html/{versioned_id}", "arxiv_html"),
-        (AR5IV, f"/html/{base_id}", "ar5iv"),
+        (SITE, f"/html/{segments(versioned_id)}", "arxiv_html"),
+        (AR5IV, f"/html/{segments(base_id)}", "ar5iv"),
     )
     failure: ScholarError | None = None
     for source, path, label in attempts:
@@ -236,7 +237,7 @@ async def fetch_pdf(versioned_id: str) -> bytes | None:
     Raises:
         RateLimitedError / UpstreamError: arXiv failed.
     """
-    response = await http.request(SITE, "GET", f"/pdf/{versioned_id}")
+    response = await http.request(SITE, "GET", f"/pdf/{segments(versioned_id)}")
     if response.status_code == 404:
         return None
     http.raise_for_status(SITE, response, what=f"PDF of {versioned_id}")

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
-
 from scholar import http
 from scholar.config import get_settings
+from scholar.urlpath import segment
 
 SOURCE = "crossref"
 
@@ -19,5 +18,5 @@ async def get_work(doi: str) -> dict[str, Any]:
     """
     email = get_settings().contact_email
     params = {"mailto": email} if email else None
-    data = await http.get_json(SOURCE, f"/works/{quote(doi, safe='/')}", what=f"work for DOI {doi}", params=params)
+    data = await http.get_json(SOURCE, f"/works/{segment(doi)}", what=f"work for DOI {doi}", params=params)
     return data.get("message", {})

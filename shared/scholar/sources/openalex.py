@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
-
 from scholar import http
 from scholar.config import get_settings
+from scholar.urlpath import segment
 
 SOURCE = "openalex"
 
@@ -27,12 +26,12 @@ async def get_work_by_doi(doi: str) -> dict[str, Any]:
     Raises:
         NotFoundError: OpenAlex has no such DOI.
     """
-    path = f"/works/https://doi.org/{quote(doi, safe='')}"
+    path = f"/works/https://doi.org/{segment(doi)}"
     return await http.get_json(SOURCE, path, what=f"work for DOI {doi}", params=_params())
 
 
 async def get_work(work_id: str) -> dict[str, Any]:
-    return await http.get_json(SOURCE, f"/works/{work_id}", what=f"work {work_id}", params=_params())
+    return await http.get_json(SOURCE, f"/works/{segment(work_id)}", what=f"work {work_id}", params=_params())
 
 
 # OpenAlex accepts up to 50 values in one OR filter (``doi:a|b|…``) and 200 results a page.

@@ -21,6 +21,7 @@ from scholar import http
 from scholar.errors import ForbiddenError, NotFoundError, UpstreamError
 from scholar.ids import InvalidIdError, isbn13_to_isbn10, parse_isbn
 from scholar.store.cache import Cache
+from scholar.urlpath import segment
 
 SOURCE = "openlibrary"
 COVERS_SOURCE = "covers"
@@ -387,7 +388,7 @@ async def get_edition(edition_id: str, cache: Cache | None = None) -> Edition:
     cache = cache or Cache()
     if (hit := cache.get("record", f"ol-edition:{edition_id}")) is not None:
         return Edition.model_validate(hit)
-    edition = edition_from_json(await _get_record(f"/books/{edition_id}.json", what=f"edition {edition_id}"))
+    edition = edition_from_json(await _get_record(f"/books/{segment(edition_id)}.json", what=f"edition {edition_id}"))
     edition.id = edition.id or edition_id
     cache.put("record", f"ol-edition:{edition.id}", edition.model_dump(mode="json"))
     return edition
@@ -409,7 +410,7 @@ async def get_edition_by_isbn(isbn: str, cache: Cache | None = None) -> Edition:
     data: dict[str, Any] | None = None
     for form in dict.fromkeys(f for f in (isbn13, isbn13_to_isbn10(isbn13)) if f):
         try:
-            data = await _get_record(f"/isbn/{form}.json", what=f"edition with ISBN {form}")
+            data = await _get_record(f"/isbn/{segment(form)}.json", what=f"edition with ISBN {form}")
             break
         except NotFoundError:
             continue
@@ -433,7 +434,7 @@ async def get_work(work_id: str, cache: Cache | None = None) -> Work:
     cache = cache or Cache()
     if (hit := cache.get("record", f"ol-work:{work_id}")) is not None:
         return Work.model_validate(hit)
-    work = work_from_json(await _get_record(f"/works/{work_id}.json", what=f"work {work_id}"))
+    work = work_from_json(await _get_record(f"/works/{segment(work_id)}.json", what=f"work {work_id}"))
     work.id = work.id or work_id
     cache.put("record", f"ol-work:{work.id}", work.model_dump(mode="json"))
     return work
@@ -445,7 +446,7 @@ async def _author_name(author_id: str, cache: Cache) -> str | None:
     if cache.get("negative", f"ol-author:{author_id}") is not None:
         return None
     try:
-        data = await _get_record(f"/authors/{author_id}.json", what=f"author {author_id}")
+        data = await _get_record(f"/authors/{segment(author_id)}.json", what=f"author {author_id}")
     except NotFoundError:
         # A dangling author reference: the book record is complete without that name.
         cache.put("negative", f"ol-author:{author_id}", {"status": 404})
@@ -473,7 +474,7 @@ async def list_editions(work_id: str, *, offset: int = 0, limit: int = 50, cache
     key = f"ol-editions:{work_id}:{offset}:{limit}"
     if (hit := cache.get("list", key)) is not None:
         return EditionsPage.model_validate(hit)
-    data = await _get(f"/works/{work_id}/editions.json", what=f"editions of work {work_id}",
+    data = await _get(f"/works/{segment(work_id)}/editions.json", what=f"editions of work {work_id}",
                       params={"limit": limit, "offset": offset})
     entries = data.get("entries")
     if not isinstance(entries, list):
@@ -509,7 +510,7 @@ async def search(
 
 async def subject(slug: str, *, limit: int = 50) -> SubjectPage:
     """The works of a subject (``/subjects/<slug>.json``), as Open Library orders them."""
-    data = await _get(f"/subjects/{slug}.json", what=f"subject {slug}", params={"limit": limit})
+    data = await _get(f"/subjects/{segment(slug, field='subject')}.json", what=f"subject {slug}", params={"limit": limit})
     works = data.get("works")
     if not isinstance(works, list):
         raise UpstreamError(f"{SOURCE} answered subject {slug} without a works list", source=SOURCE)
@@ -529,7 +530,7 @@ async def fetch_cover(cover_id: int, size: CoverSize = "M") -> bytes | None:
     """
     what = f"cover {cover_id}-{size}"
     # default=false: a missing cover is a 404, not a blank placeholder image.
-    response = await http.request(COVERS_SOURCE, "GET", f"/b/id/{cover_id}-{size}.jpg", params={"default": "false"})
+    response = await http.request(COVERS_SOURCE, "GET", f"/b/id/{segment(f'{cover_id}-{size}')}.jpg", params={"default": "false"})
     if response.status_code == 404:
         return None
     _refused(response, COVERS_SOURCE, what)

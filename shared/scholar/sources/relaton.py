@@ -17,6 +17,7 @@ import yaml
 
 from scholar import http
 from scholar.errors import UpstreamError
+from scholar.urlpath import segment, segments
 
 SOURCE = "relaton"
 OWNER = "relaton"
@@ -35,7 +36,7 @@ async def fetch_index(body: str) -> bytes:
     Raises:
         UpstreamError: a failure.
     """
-    path = f"/{OWNER}/{repository(body)}/{BRANCH}/{INDEX_FILE}.zip"
+    path = f"/{OWNER}/{segment(repository(body))}/{BRANCH}/{INDEX_FILE}.zip"
     response = await http.request(SOURCE, "GET", path)
     http.raise_for_status(SOURCE, response, what=f"{body} Relaton index")
     return response.content
@@ -64,7 +65,7 @@ async def fetch_document(body: str, path: str) -> dict[str, Any]:
         NotFoundError: 404.
         UpstreamError: a failure, or a body that is not a YAML mapping.
     """
-    response = await http.request(SOURCE, "GET", f"/{OWNER}/{repository(body)}/{BRANCH}/{path}")
+    response = await http.request(SOURCE, "GET", f"/{OWNER}/{segment(repository(body))}/{BRANCH}/{segments(path, field='path')}")
     http.raise_for_status(SOURCE, response, what=f"Relaton document {path}")
     try:
         data = yaml.load(response.content, Loader=_loader())
@@ -92,7 +93,7 @@ async def latest_commit(body: str) -> str:
         UpstreamError: a failure or an answer without a sha.
     """
     data = await http.get_json(
-        COMMITS_SOURCE, f"/repos/{OWNER}/{repository(body)}/commits/{BRANCH}", what=f"{body} data repository head"
+        COMMITS_SOURCE, f"/repos/{OWNER}/{segment(repository(body))}/commits/{BRANCH}", what=f"{body} data repository head"
     )
     sha = data.get("sha") if isinstance(data, dict) else None
     if not isinstance(sha, str) or not sha:
@@ -106,7 +107,7 @@ async def fetch_archive(body: str, sha: str) -> bytes:
     Raises:
         UpstreamError: a failure.
     """
-    path = f"/repos/{OWNER}/{repository(body)}/zipball/{sha}"
+    path = f"/repos/{OWNER}/{segment(repository(body))}/zipball/{segment(sha)}"
     response = await http.request(COMMITS_SOURCE, "GET", path)
     http.raise_for_status(COMMITS_SOURCE, response, what=f"{body} data repository archive")
     return response.content

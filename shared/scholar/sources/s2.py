@@ -8,6 +8,7 @@ from typing import Any
 from scholar import http
 from scholar.config import get_settings
 from scholar.errors import UpstreamError
+from scholar.urlpath import segment
 
 SOURCE = "s2"
 GRAPH = "/graph/v1"
@@ -26,7 +27,7 @@ async def get_paper(s2_key: str, fields: Sequence[str]) -> dict[str, Any]:
         NotFoundError: S2 has no such paper.
     """
     return await http.get_json(
-        SOURCE, f"{GRAPH}/paper/{s2_key}", what=f"paper {s2_key}", params={"fields": ",".join(fields)}, headers=_headers()
+        SOURCE, f"{GRAPH}/paper/{segment(s2_key)}", what=f"paper {s2_key}", params={"fields": ",".join(fields)}, headers=_headers()
     )
 
 
@@ -68,7 +69,7 @@ async def get_citation_page(
     """
     params = {"fields": ",".join(fields), "offset": str(offset), "limit": str(limit)}
     return await http.get_json(
-        SOURCE, f"{GRAPH}/paper/{s2_key}/{kind}", what=f"{kind} of paper {s2_key}", params=params, headers=_headers()
+        SOURCE, f"{GRAPH}/paper/{segment(s2_key)}/{segment(kind)}", what=f"{kind} of paper {s2_key}", params=params, headers=_headers()
     )
 
 
@@ -79,7 +80,7 @@ async def get_author(author_id: str, fields: Sequence[str]) -> dict[str, Any]:
         NotFoundError: S2 has no such author.
     """
     return await http.get_json(
-        SOURCE, f"{GRAPH}/author/{author_id}", what=f"author {author_id}", params={"fields": ",".join(fields)},
+        SOURCE, f"{GRAPH}/author/{segment(author_id, field='author_id')}", what=f"author {author_id}", params={"fields": ",".join(fields)},
         headers=_headers(),
     )
 
@@ -88,7 +89,7 @@ async def get_author_papers(author_id: str, fields: Sequence[str], *, offset: in
     """One page of an author's papers (``/author/{id}/papers``)."""
     params = {"fields": ",".join(fields), "offset": str(offset), "limit": str(limit)}
     return await http.get_json(
-        SOURCE, f"{GRAPH}/author/{author_id}/papers", what=f"papers of author {author_id}", params=params,
+        SOURCE, f"{GRAPH}/author/{segment(author_id, field='author_id')}/papers", what=f"papers of author {author_id}", params=params,
         headers=_headers(),
     )
 
@@ -107,7 +108,7 @@ async def recommend_for_paper(
     """Recommendations from one positive example (``GET /papers/forpaper/{id}``; ``pool``: recent or all-cs)."""
     data = await http.get_json(
         SOURCE,
-        f"{RECOMMENDATIONS}/papers/forpaper/{paper_id}",
+        f"{RECOMMENDATIONS}/papers/forpaper/{segment(paper_id)}",
         what=f"recommendations for {paper_id}",
         params={"fields": ",".join(fields), "limit": str(limit), "from": pool},
         headers=_headers(),

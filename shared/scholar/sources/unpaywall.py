@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
-
 from scholar import http
 from scholar.config import get_settings
 from scholar.errors import UnavailableError
+from scholar.urlpath import segment
 
 SOURCE = "unpaywall"
 
@@ -22,4 +21,4 @@ async def get_doi(doi: str) -> dict[str, Any]:
     email = get_settings().contact_email
     if not email:
         raise UnavailableError("Unpaywall needs SCHOLAR_CONTACT_EMAIL to be set", source=SOURCE)
-    return await http.get_json(SOURCE, f"/v2/{quote(doi, safe='/:')}", what=f"DOI {doi}", params={"email": email})
+    return await http.get_json(SOURCE, f"/v2/{segment(doi)}", what=f"DOI {doi}", params={"email": email})

@@ -7,7 +7,7 @@ with the same path, so a proxy or mirror serves them too.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from scholar import http
 
@@ -15,10 +15,13 @@ SOURCE = "w3c"
 PAGE_SIZE = 100
 
 
-def api_path(href: str) -> str:
-    """``https://api.w3.org/specifications/webrtc?x=1`` → ``/specifications/webrtc?x=1``."""
+def api_path(href: str) -> tuple[str, list[tuple[str, str]]]:
+    """``https://api.w3.org/specifications/webrtc?x=1`` → (``/specifications/webrtc``, ``[("x", "1")]``).
+
+    The query goes to ``params``: a path handed to scholar.http holds no query (docs/security.md).
+    """
     parts = urlsplit(href)
-    return parts.path + (f"?{parts.query}" if parts.query else "")
+    return parts.path, parse_qsl(parts.query, keep_blank_values=True)
 
 
 async def get_document(href_or_path: str) -> dict[str, Any]:
@@ -28,8 +31,8 @@ async def get_document(href_or_path: str) -> dict[str, Any]:
         NotFoundError: 404.
         UpstreamError: a failure or a non-JSON body.
     """
-    path = api_path(href_or_path) if href_or_path.startswith("http") else href_or_path
-    return await http.get_json(SOURCE, path, what=f"W3C document {path}")
+    path, params = api_path(href_or_path)
+    return await http.get_json(SOURCE, path, what=f"W3C document {path}", params=params or None)
 
 
 async def list_page(page: int, items: int = PAGE_SIZE) -> dict[str, Any]:

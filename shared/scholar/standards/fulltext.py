@@ -10,6 +10,7 @@ inline. Failures are reported in ``full_text_error`` and never stored.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import parse_qsl
 
 from scholar import http
 from scholar.errors import ScholarError, TooLargeError, UpstreamError
@@ -46,7 +47,8 @@ def _is_rfc(record: StandardRecord) -> bool:
 async def _download(record: StandardRecord, doc: Document) -> bytes:
     """The document's bytes, refusing an answer of the wrong kind (an HTML error page with a 200)."""
     what = f"full text of {record.identifier}"
-    response = await http.request(doc.source, "GET", doc.path)
+    path, _, query = doc.path.partition("?")  # a path handed to scholar.http holds no query (docs/security.md)
+    response = await http.request(doc.source, "GET", path, params=parse_qsl(query, keep_blank_values=True) or None)
     http.raise_for_status(doc.source, response, what=what)
     data = response.content
     if len(data) > MAX_DOCUMENT_BYTES:

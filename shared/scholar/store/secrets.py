@@ -6,6 +6,7 @@ import time
 
 from pydantic import SecretStr
 
+from scholar import redaction
 from scholar.store import aws
 
 MAX_AGE_S = 300
@@ -20,5 +21,6 @@ def get_secret_parameter(name: str) -> SecretStr:
         return hit[1]
     value = aws.client("ssm").get_parameter(Name=name, WithDecryption=True)["Parameter"]["Value"]
     secret = SecretStr(value)
+    redaction.remember(secret)  # scrubbed by value from upstream text from now on (scholar.http.scrub)
     _cache[name] = (now, secret)
     return secret
