@@ -36,6 +36,9 @@ LOCAL_DISPATCH_ENV = "SCHOLAR_LOCAL_DISPATCH"
 # addresses (the fake upstream on 127.0.0.1). Off by default; never set in template.yaml.
 TEST_ALLOW_HOSTS_ENV = "SCHOLAR_TEST_ALLOW_HOSTS"
 PDF_MAX_BYTES_ENV = "SCHOLAR_PDF_MAX_BYTES"
+# Deployed with AuthMode=None only (template.yaml): requests without an authenticated identity share one
+# principal instead of being refused with 401 (docs/security.md).
+SHARED_PRINCIPAL_ENV = "SCHOLAR_SHARED_PRINCIPAL"
 PDF_TIMEOUT_ENV = "SCHOLAR_PDF_TIMEOUT_S"
 
 # Secrets: the value itself (local) or the name of an SSM parameter holding it (deployed).
@@ -112,6 +115,7 @@ class Settings(BaseModel):
     test_allow_hosts: frozenset[str] = frozenset()
     pdf_max_bytes: int = Field(default=50 * 1024 * 1024, ge=1024)
     pdf_timeout_s: float = Field(default=60.0, gt=0)
+    shared_principal: bool = False
     secrets: Secrets = Field(default_factory=Secrets)
     resources: Resources = Field(default_factory=Resources)
 
@@ -175,6 +179,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         test_allow_hosts=_hosts(env.get(TEST_ALLOW_HOSTS_ENV)),
         pdf_max_bytes=int(env.get(PDF_MAX_BYTES_ENV) or 50 * 1024 * 1024),
         pdf_timeout_s=float(env.get(PDF_TIMEOUT_ENV) or 60.0),
+        shared_principal=_flag(env, SHARED_PRINCIPAL_ENV, False),
         secrets=_secrets(env),
         resources=Resources(
             cache_table=env.get(CACHE_TABLE_ENV) or None,

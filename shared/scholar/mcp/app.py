@@ -2,8 +2,10 @@
 
 Guards answer before the SDK: ``GET /mcp`` (a stateless server has no stream to offer, and on a
 buffered Lambda it would hang until timeout), ``subscriptions/listen`` (same), anything but
-``POST /mcp`` exactly (``/mcp/`` would 307-redirect and lose the API Gateway stage prefix), and
-bodies over the cap. Serves 2025-11-25 (initialize) and 2026-07-28 (stateless) clients alike.
+``POST /mcp`` exactly (``/mcp/`` would 307-redirect and lose the API Gateway stage prefix), a deployed
+request without an authenticated identity (401, unless AuthMode=None), bodies over the cap and
+malformed JSON-RPC envelopes (``scholar.mcp.checks``). The tools/list memo replays only after the
+SDK's transport checks pass. Serves 2025-11-25 (initialize) and 2026-07-28 (stateless) clients alike.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from typing import Any
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 
+from scholar.config import get_settings
+from scholar.mcp import checks
 from scholar.mcp.listing import ListingMemo
+from scholar.mcp.principal import authenticated_identity, is_deployed
 from scholar.mcp.server import build_server
 
 MCP_PATH = "/mcp"
@@ -33,15 +38,21 @@ async def _reply(send: Send, status: int, body: dict[str, Any], extra: list[tupl
     await send({"type": "http.response.body", "body": payload})
 
 
-def _jsonrpc_error(code: int, message: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+def _jsonrpc_error(code: int, message: str, request_id: Any = None) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
 
 class RequestGuard:
-    """ASGI middleware: refuse what the SDK would hang on or mishandle, then pass the request through."""
+    """ASGI middleware: refuse what the SDK would hang on or mishandle, then pass the request through.
 
-    def __init__(self, app: Any) -> None:
+    Args:
+        app: the SDK's Starlette app.
+        security: the transport security the SDK was given (the memo checks requests against it).
+    """
+
+    def __init__(self, app: Any, security: TransportSecuritySettings | None = None) -> None:
         self.app = app
+        self.security = security or DEPLOYED_SECURITY
         self.listing = ListingMemo()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -60,41 +71,36 @@ class RequestGuard:
                 [(b"allow", b"POST")],
             )
             return
+        if is_deployed(scope) and authenticated_identity(scope) is None and not get_settings().shared_principal:
+            # API Gateway authenticates (API key or JWT); a request it let through without an identity must
+            # not fall back to a principal shared with others (docs/security.md).
+            await _reply(send, 401, _jsonrpc_error(-32600, "unauthorized: this server requires an API key or token"))
+            return
         headers = dict(scope.get("headers") or [])
         if headers.get(b"mcp-method") == b"subscriptions/listen":
             await _reply(send, 405, _jsonrpc_error(-32601, "subscriptions/listen is not offered by this server"))
             return
-        body, too_large = await _read_body(receive)
-        if too_large:
-            await _reply(send, 413, _jsonrpc_error(-32600, f"request body over {MAX_BODY_BYTES} bytes"))
+        body = await checks.read_body(receive, headers, MAX_BODY_BYTES)
+        if body.too_large:
+            await _reply(send, 413, _jsonrpc_error(-32600, f"request body over {MAX_BODY_BYTES} bytes"),
+                         [(b"connection", b"close")])
             return
-        message = _message_of(body)
+        message, refusal = checks.parse_message(body.data)
+        refusal = refusal or checks.envelope_refusal(message)
+        if refusal is not None:
+            await _reply(send, refusal.status, _jsonrpc_error(refusal.code, refusal.message, refusal.request_id))
+            return
+        message = message if isinstance(message, dict) else {}
         if message.get("method") == "subscriptions/listen":
             await _reply(send, 405, _jsonrpc_error(-32601, "subscriptions/listen is not offered by this server"))
             return
         key = ListingMemo.key(scope, message)
-        if key is not None:
+        # The memo answers for the SDK, so it first passes the SDK's transport checks (PLATFORM_NOTES).
+        if key is not None and await checks.passes_transport_checks(scope, self.security):
             if await self.listing.replay(key, message["id"], send):
                 return
             send = self.listing.recording(key, send)
-        await self.app(scope, _replay(body), send)
-
-
-async def _read_body(receive: Receive) -> tuple[bytes, bool]:
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            break
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            return b"", True
-        chunks.append(chunk)
-        if not message.get("more_body"):
-            break
-    return b"".join(chunks), False
+        await self.app(scope, _replay(body.data), send)
 
 
 def _replay(body: bytes) -> Receive:
@@ -108,15 +114,6 @@ def _replay(body: bytes) -> Receive:
         return {"type": "http.disconnect"}
 
     return receive
-
-
-def _message_of(body: bytes) -> dict[str, Any]:
-    """The JSON-RPC message, or {} for anything else (batches, invalid JSON: the SDK answers those)."""
-    try:
-        message = json.loads(body)
-    except ValueError:
-        return {}
-    return message if isinstance(message, dict) else {}
 
 
 LOCAL_SECURITY = TransportSecuritySettings(
@@ -137,13 +134,14 @@ def create_app(*, local: bool = False) -> Starlette:
         local: serving on this machine (``make serve``): keep DNS-rebinding protection on.
     """
     server = build_server()
+    security = LOCAL_SECURITY if local else DEPLOYED_SECURITY
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         stateless_http=True,
         json_response=True,
         max_request_body_size=MAX_BODY_BYTES,
-        transport_security=LOCAL_SECURITY if local else DEPLOYED_SECURITY,
+        transport_security=security,
     )
-    app.add_middleware(RequestGuard)
+    app.add_middleware(RequestGuard, security=security)
     app.state.session_manager = server.session_manager
     return app

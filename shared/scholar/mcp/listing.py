@@ -32,9 +32,11 @@ class ListingMemo:
         if message.get("method") != "tools/list" or "id" not in message:
             return None
         params = message.get("params") or {}
-        if params.get("cursor"):
+        if not isinstance(params, dict) or params.get("cursor"):
             return None
         headers = dict(scope.get("headers") or [])
+        if headers.get(b"mcp-method", b"tools/list") != b"tools/list":
+            return None  # the SDK refuses a routing header that contradicts the body
         version = headers.get(b"mcp-protocol-version", b"").decode("latin-1")
         query = scope.get("query_string", b"").decode("latin-1")
         # Settings are read once per environment; a re-read (tests) is a new object and a new key.
