@@ -42,6 +42,11 @@ class WebAccess:
 _web = WebAccess()
 
 
+def web_access() -> WebAccess:
+    """How hosts outside our registry are reached now (tools vet a caller's URL with its resolver)."""
+    return _web
+
+
 def set_web_access(access: WebAccess | None) -> None:
     """Replace the resolver/transport for non-registry hosts (tests); None restores the real network."""
     global _web

@@ -33,7 +33,7 @@ async def fetch_and_convert(args: FetchAndConvertInput, ctx: CallContext) -> Bas
 
 
 async def fetch_pdf_by_url(args: FetchPdfByUrlInput, ctx: CallContext) -> BaseModel:
-    job = jobs.url_job(
+    job = await jobs.url_job(
         "fetch_pdf_by_url", args.url, filename=args.filename, convert=args.convert, use_vlm=args.use_vlm,
         offset=args.offset, max_chars=args.max_chars,
     )

@@ -10,7 +10,6 @@ tasks (tasks are bound to the caller); their PDFs are still stored once (content
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 import logging
 import time
 
@@ -18,11 +17,12 @@ from pydantic import BaseModel
 
 from scholar.catalogue import CallContext
 from scholar.config import get_settings
-from scholar.errors import ForbiddenError, NotFoundError, UnavailableError
+from scholar.errors import NotFoundError, UnavailableError
 from scholar.ids import parse_paper_id
 from scholar.pdf import artifacts, results
 from scholar.pdf.models import Job
-from scholar.pdf.ssrf import BLOCKED_ADDRESS, blocked_reason, parse_url
+from scholar.pdf.fetch import web_access
+from scholar.pdf.ssrf import vet_url
 from scholar.runtime.cancel import cancel
 from scholar.runtime.executions import start_execution
 from scholar.store.tasks import ACTIVE, TaskItem, TaskStore, TaskTransitionError
@@ -43,28 +43,18 @@ def paper_job(tool: str, identifier: str, **options: object) -> Job:
     return Job(kind="paper", tool=tool, identifier=parsed.cache_key(), s2_key=parsed.s2_key(), **options)
 
 
-def url_job(tool: str, url: str, **options: object) -> Job:
-    """A job for a caller's URL: http(s) only, and a literal refused address fails at once.
+async def url_job(tool: str, url: str, **options: object) -> Job:
+    """A job for a caller's URL, vetted before anything is queued (docs/security.md, the URL rule).
 
-    Names are resolved and vetted when the pipeline fetches (every hop again), not here.
+    The host is parsed as the socket layer would (every IPv4 spelling) and a name is resolved through the
+    injected resolver now, so a refused address fails at once; the pipeline vets every hop again.
 
     Raises:
         InvalidArgumentError: not an http(s) URL.
-        ForbiddenError: the host is a private, loopback, link-local or metadata address.
+        ForbiddenError: the host is (or resolves to) a private, loopback, link-local or metadata address,
+            or does not resolve.
     """
-    _, _, host, port = parse_url(url)
-    try:
-        address = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        address = None
-    allowed = host in get_settings().test_allow_hosts or f"{host}:{port}" in get_settings().test_allow_hosts
-    if address is not None and not allowed and (why := blocked_reason(address)) is not None:
-        raise ForbiddenError(
-            f"refused to fetch {host!r}: it is a {why.replace('_', '-')} address",
-            reason=BLOCKED_ADDRESS,
-            details={"host": host, "address_class": why},
-            hint="Only public http(s) URLs can be fetched; use the paper's public PDF link.",
-        )
+    await vet_url(url, resolver=web_access().resolver, allow_hosts=get_settings().test_allow_hosts)
     return Job(kind="url", tool=tool, url=url, **options)
 
 

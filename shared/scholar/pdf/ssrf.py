@@ -5,12 +5,18 @@ loopback, link-local, multicast, reserved, unspecified, shared (CGNAT), a cloud 
 an IPv6 form that embeds one of those (IPv4-mapped, 6to4, Teredo, NAT64). The caller then connects
 to the vetted address itself (``VettedTarget.ip``), so a second DNS answer cannot swap in another
 address (DNS rebinding). Redirects must be vetted again, hop by hop (``scholar.pdf.download``).
+
+A host is an address whenever the socket layer would take it as one: every IPv4 spelling inet_aton
+accepts (``127.1``, ``2130706433``, ``0x7f.1``, ``0177.0.0.1``) is parsed here, never handed to a
+resolver; ``localhost`` and ``*.localhost`` are loopback by definition (RFC 6761). Tools vet a caller's
+URL this way before they queue any work (``vet_url`` with the injected resolver), not only when fetching.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -174,6 +180,8 @@ async def vet_url(
     literal = _literal_ip(host)
     if literal is not None:
         addresses = [literal]
+    elif _is_localhost(host):
+        addresses = [ipaddress.ip_address("127.0.0.1")]  # never resolved: loopback by definition (RFC 6761)
     else:
         try:
             answers = await (resolver or system_resolver)(host, port)
@@ -210,4 +218,31 @@ def _literal_ip(host: str) -> IPAddress | None:
     try:
         return ipaddress.ip_address(host.strip("[]"))
     except ValueError:
+        return inet_aton(host)
+
+
+_IPV4_PART = re.compile(r"^(?:0[xX][0-9a-fA-F]*|0[0-7]*|[1-9][0-9]*)$")
+
+
+def inet_aton(host: str) -> ipaddress.IPv4Address | None:
+    """The IPv4 address ``host`` spells the way inet_aton(3) reads it, or None for a name.
+
+    One to four dot-separated parts, each decimal, octal (leading 0) or hex (0x); the last part fills
+    the remaining bytes: ``127.1`` is 127.0.0.1, ``2130706433`` and ``0x7f000001`` too, ``0x7f.1`` as well.
+    """
+    parts = host.rstrip(".").split(".") if host else []
+    if not 1 <= len(parts) <= 4 or not all(_IPV4_PART.match(p) for p in parts):
         return None
+    values = [int(p[2:] or "0", 16) if p[:2].lower() == "0x" else int(p, 8) if p.startswith("0") else int(p)
+              for p in parts]
+    *leading, last = values
+    if any(v > 0xFF for v in leading) or last >= 1 << (8 * (4 - len(leading))):
+        return None
+    number = 0
+    for value in leading:
+        number = number << 8 | value
+    return ipaddress.IPv4Address(number << (8 * (4 - len(leading))) | last)
+
+
+def _is_localhost(host: str) -> bool:
+    return host == "localhost" or host.endswith(".localhost")
