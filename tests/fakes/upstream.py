@@ -40,6 +40,7 @@ class RecordedRequest(NamedTuple):
     path: str
     query: Query
     body: bytes
+    headers: tuple[tuple[str, str], ...] = ()  # as sent (User-Agent, credentials …), names lower-cased
 
 
 class Reply(NamedTuple):
@@ -232,7 +233,7 @@ class FakeUpstream:
 
     # -- serving ---------------------------------------------------------------------------------------------
 
-    def respond(self, method: str, target: str, body: bytes) -> Reply:
+    def respond(self, method: str, target: str, body: bytes, headers: tuple[tuple[str, str], ...] = ()) -> Reply:
         """Answer one request: log it, apply a pending fault, else serve the matching route, else 404.
 
         Args:
@@ -244,7 +245,7 @@ class FakeUpstream:
         source, _, rest = raw_path.lstrip("/").partition("/")
         source, path, query = unquote(source), "/" + rest, parse_query(raw_query)
         with self._lock:
-            self._log.append(RecordedRequest(method, source, unquote(path), query, body))
+            self._log.append(RecordedRequest(method, source, unquote(path), query, body, headers))
             fault = next((f for f in self._faults if f.applies(source, unquote(path))), None)
             if fault is not None and fault.remaining is not None:
                 fault.remaining -= 1
@@ -279,7 +280,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _handle(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
-        reply = self.server.fake.respond(self.command, self.path, body)
+        headers = tuple((name.lower(), value) for name, value in self.headers.items())
+        reply = self.server.fake.respond(self.command, self.path, body, headers)
         if reply.delay_s:
             time.sleep(reply.delay_s)
         try:

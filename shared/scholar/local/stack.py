@@ -3,7 +3,9 @@
 ``LocalStack`` starts moto's server on a free loopback port, points boto3 at it through the
 standard AWS_* variables, deploys the template (tables, bucket, functions, state machine),
 routes Lambda invocations to our handlers and exports the environment the template gives to
-functions (SCHOLAR_CACHE_TABLE, ...). It is the one place besides scholar.config that writes
+functions (SCHOLAR_CACHE_TABLE, ...). A setting the user gave (``SCHOLAR_READ_ONLY=true make serve``)
+wins over the template's value for it; only the names of the stack's own resources are the stack's.
+It is the one place besides scholar.config that writes
 os.environ: our code reaches AWS through boto3's environment, exactly as it does in Lambda, and
 everything it changes is put back by ``close()``.
 """
@@ -24,6 +26,15 @@ from typing import Any
 import boto3
 from moto.server import ThreadedMotoServer
 
+from scholar.config import (
+    ARTIFACT_BUCKET_ENV,
+    CACHE_TABLE_ENV,
+    ENV_PREFIX,
+    FUNCTION_PREFIX_ENV,
+    PDF_STATE_MACHINE_ARN_ENV,
+    RETRY_STATE_MACHINE_ARN_ENV,
+    TASK_TABLE_ENV,
+)
 from scholar.local.deploy import DeployedStack, deploy_template
 from scholar.local.invoke import Handler, InvokeRouter
 
@@ -36,6 +47,9 @@ REGION = "us-east-1"
 # Locally there is no API Gateway in front (moto cannot create keys and usage plans), and a
 # developer's own server shows the write tools; deployed stacks keep the template defaults.
 LOCAL_PARAMETERS = {"AuthMode": "None", "ReadOnly": "false"}
+# Variables that name what the stack created: always the stack's, whatever the environment held before.
+STACK_RESOURCE_ENVS = frozenset({CACHE_TABLE_ENV, TASK_TABLE_ENV, ARTIFACT_BUCKET_ENV, FUNCTION_PREFIX_ENV,
+                                 RETRY_STATE_MACHINE_ARN_ENV, PDF_STATE_MACHINE_ARN_ENV})
 MOTO_CONFIG = {"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
 # Credentials and endpoint for boto3; a real profile or session token must not leak in.
 _AWS_ENV_CLEARED = ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_DEFAULT_PROFILE")
@@ -101,6 +115,7 @@ class LocalStack:
             raise RuntimeError("a LocalStack is already running in this process; close it first")
         _ACTIVE.append(self)
         began = time.perf_counter()
+        user_settings = _user_settings(os.environ)
         try:
             self._quiet_request_log()
             self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
@@ -124,7 +139,7 @@ class LocalStack:
                                             parameters=self._parameters)
             self._router.add_routes(self.deployed.routes)
             self.outputs = dict(self.deployed.outputs)
-            self.env = {**self._function_env(), **self._extra_env}
+            self.env = {**self._function_env(), **user_settings, **self._extra_env}
             self._export(self.env)
             _forget_cached_configuration()
         except BaseException:
@@ -203,6 +218,12 @@ class LocalStack:
         with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310  # loopback only
             text = response.read()
         return json.loads(text) if text else None
+
+
+def _user_settings(environ: Mapping[str, str]) -> dict[str, str]:
+    """The SCHOLAR_* settings the user set (non-empty), but for the names of the stack's own resources."""
+    return {name: value for name, value in environ.items()
+            if name.startswith(ENV_PREFIX) and value and name not in STACK_RESOURCE_ENVS}
 
 
 def _forget_cached_configuration() -> None:
