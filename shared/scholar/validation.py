@@ -1,10 +1,36 @@
-"""Turning pydantic validation failures into an ``invalid_argument`` error that names field and rule."""
+"""Tool arguments: validated strictly against what the schema says; failures become ``invalid_argument``."""
 
 from __future__ import annotations
 
-from pydantic import ValidationError
+import json
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from scholar.errors import InvalidArgumentError
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validate_arguments(model: type[M], arguments: Mapping[str, Any] | None, *, tool: str) -> M:
+    """Validate a tool's arguments exactly as its JSON Schema states, in the gateway and the family alike.
+
+    Strict validation of the JSON form: ``"5"`` or ``true`` for an integer and ``"yes"`` for a boolean are
+    refused, while what JSON can only spell as a string (dates, enum members) is read from its string, as
+    the schema says. (Strict *python* mode would refuse those strings too.)
+
+    Raises:
+        InvalidArgumentError: the first failure names the field and the rule (all of them in ``details``).
+    """
+    try:
+        return model.model_validate_json(json.dumps(dict(arguments or {}), allow_nan=False), strict=True)
+    except ValueError as exc:  # ValidationError is a ValueError; json.dumps refuses NaN/Infinity
+        if isinstance(exc, ValidationError):
+            raise invalid_argument(exc, tool=tool) from exc
+        raise InvalidArgumentError(f"{tool}: arguments hold a number JSON cannot carry (NaN or Infinity)",
+                                   field="(arguments)") from exc
 
 
 def invalid_argument(exc: ValidationError, *, tool: str) -> InvalidArgumentError:

@@ -9,15 +9,13 @@ from typing import Any
 
 import anyio
 from mcp import types
-from pydantic import ValidationError
-
 from scholar.catalogue import ToolSpec
 from scholar.config import get_settings
 from scholar.errors import InternalError, InvalidArgumentError, ScholarError
 from scholar.mcp.tools import visible
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.invoke import invoke_family
-from scholar.validation import invalid_argument
+from scholar.validation import validate_arguments
 
 logger = logging.getLogger(__name__)
 
@@ -62,9 +60,9 @@ async def call_tool(
             InvalidArgumentError(f"unknown tool {name!r}; call tools/list for the available tools", field="name")
         )
     try:
-        args = spec.input_model.model_validate(arguments or {})
-    except ValidationError as exc:
-        return error_result(invalid_argument(exc, tool=spec.name))
+        args = validate_arguments(spec.input_model, arguments, tool=spec.name)
+    except InvalidArgumentError as err:
+        return error_result(err)
     invocation = Invocation(
         tool=spec.name,
         arguments=args.model_dump(mode="json", exclude_unset=True),

@@ -21,7 +21,7 @@ from scholar.runtime import aio
 from scholar.runtime.observability import metrics
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.store.tasks import TaskStore, TaskTransitionError
-from scholar.validation import invalid_argument
+from scholar.validation import validate_arguments
 
 logger = logging.getLogger(__name__)
 
@@ -77,10 +77,7 @@ async def run_tool(family: str, invocation: Invocation) -> dict[str, Any]:
     handler = handlers(family).get(invocation.tool)
     if spec is None or handler is None:
         raise InvalidArgumentError(f"unknown tool {invocation.tool!r} for the {family} family", field="name")
-    try:
-        args = spec.input_model.model_validate(invocation.arguments)
-    except ValidationError as exc:
-        raise invalid_argument(exc, tool=spec.name) from exc
+    args = validate_arguments(spec.input_model, invocation.arguments, tool=spec.name)
     ctx = CallContext(principal=invocation.principal, request_id=invocation.request_id, task_id=invocation.task_id)
     if invocation.task_id:
         _mark_running(invocation.task_id)
