@@ -5,6 +5,7 @@ opened on: encode/httpx#2473). 429 and 5xx are retried here, honouring Retry-Aft
 time budget lasts; after that the failure is raised as a typed error (``RateLimitedError``,
 ``UpstreamError``, ``UpstreamTimeoutError``) and the caller decides (queue, report, fall back).
 Error messages carry the source, status and a trimmed body, never the query string (keys live there).
+A request goes only to the path its source module built (``checked_url``; docs/security.md).
 """
 
 from __future__ import annotations

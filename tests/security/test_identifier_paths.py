@@ -16,7 +16,7 @@ from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, ScholarError
 from scholar.papers.handlers import HANDLERS as PAPER_HANDLERS
 from scholar.papers.spec import TOOLS as PAPER_TOOLS
 from scholar.catalogue import CallContext
-from scholar.sources import arxiv, crossref, openalex, openlibrary, relaton, s2, unpaywall
+from scholar.sources import arxiv, crossref, openalex, openlibrary, relaton, s2, unpaywall, w3c
 from scholar.urlpath import UNSAFE_PATH, segment
 from tests.books.helpers import run
 from tests.fakes.upstream import FakeUpstream
@@ -148,3 +148,10 @@ def test_a_control_character_in_an_identifier_is_an_invalid_argument(fake: FakeU
     assert err.code == INVALID_ARGUMENT
     assert err.details.get("field") == "identifier"
     assert fake.requests == []
+
+
+def test_a_link_from_an_upstream_payload_sends_its_query_as_parameters(fake: FakeUpstream) -> None:
+    _sent(fake, lambda: w3c.get_document("https://api.w3.org/specifications/webrtc/versions?embed=true&page=2"))
+    assert [(r.source, r.path, r.query) for r in fake.requests] == [
+        ("w3c", "/specifications/webrtc/versions", (("embed", "true"), ("page", "2")))
+    ]
