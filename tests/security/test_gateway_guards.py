@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from functions.gateway.app import lambda_handler
+from scholar.mcp.checks import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 from tests.events import load_event, with_body
 from tests.security.conftest import GatewayServer
 
@@ -90,7 +91,7 @@ def test_a_malformed_request_gets_a_json_rpc_error_with_a_4xx(gateway_server: Ga
     assert 400 <= response.status_code < 500
     answer = response.json()
     assert answer["jsonrpc"] == "2.0"
-    assert answer["error"]["code"] in (-32700, -32600, -32602)
+    assert answer["error"]["code"] in (PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS)
 
 
 @pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
@@ -105,7 +106,7 @@ def test_each_protocol_era_answers_a_bad_envelope_with_an_error(
     response = post(gateway_server, body, **{"mcp-protocol-version": version, "mcp-method": "tools/list"})
     assert response.status_code == 400
     assert response.json()["id"] == answered_id
-    assert response.json()["error"]["code"] == -32600
+    assert response.json()["error"]["code"] == INVALID_REQUEST
 
 
 def test_a_20_mb_body_is_answered_413_not_reset(gateway_server: GatewayServer) -> None:
@@ -148,7 +149,7 @@ def _without_identity(name: str) -> dict[str, Any]:
 def test_a_deployed_request_without_an_identity_is_refused_with_401(name: str, lambda_context) -> None:
     status, body = _invoke(_without_identity(name), lambda_context)
     assert status == 401
-    assert body["error"]["code"] == -32600
+    assert body["error"]["code"] == INVALID_REQUEST
 
 
 @pytest.mark.parametrize("name", ["api_rest_v1_tools_call", "api_http_v2_tools_call"])

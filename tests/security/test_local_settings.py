@@ -12,6 +12,7 @@ import pytest
 
 from scholar import http
 from scholar.catalogue import all_tools
+from scholar.errors import INVALID_ARGUMENT
 from scholar.mcp.tools import WRITE_TAG
 from tests.conftest import Env
 from tests.fakes.upstream import FakeUpstream
@@ -76,3 +77,19 @@ def test_the_stack_keeps_its_own_resource_names(served: Any) -> None:
 
     assert get_settings().resources.task_table == served.stack.env["SCHOLAR_TASK_TABLE"]
     assert get_settings().contact_email == CONTACT
+
+
+@pytest.mark.parametrize(
+    "identifier",
+    ["10.1234/../../../../recommendations/v1/papers/forpaper/10.2139/ssrn.2250500", "10.1234/a\u0000b",
+     "10.1234/a\u007fb"],
+)
+def test_through_the_local_server_a_hostile_identifier_is_an_invalid_argument_and_nothing_is_sent(
+    served: Any, fake_server: FakeUpstream, identifier: str
+) -> None:
+    fake_server.reset()
+    call = {"name": "get_paper", "arguments": {"identifier": identifier}}
+    answer = _post(served, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call})
+    assert answer["result"]["isError"] is True
+    assert answer["result"]["structuredContent"]["error"]["code"] == INVALID_ARGUMENT
+    assert fake_server.requests == []
