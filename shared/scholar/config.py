@@ -37,6 +37,10 @@ LOCAL_DISPATCH_ENV = "SCHOLAR_LOCAL_DISPATCH"
 TEST_ALLOW_HOSTS_ENV = "SCHOLAR_TEST_ALLOW_HOSTS"
 PDF_MAX_BYTES_ENV = "SCHOLAR_PDF_MAX_BYTES"
 PDF_TIMEOUT_ENV = "SCHOLAR_PDF_TIMEOUT_S"
+USAGE_TABLE_ENV = "SCHOLAR_USAGE_TABLE"
+# Salt of the hashed principal in usage records and get_server_info (the stack id when deployed).
+PRINCIPAL_SALT_ENV = "SCHOLAR_PRINCIPAL_SALT"
+BUILD_ENV = "SCHOLAR_BUILD"
 
 # Secrets: the value itself (local) or the name of an SSM parameter holding it (deployed).
 SECRET_NAMES = (
@@ -89,6 +93,7 @@ class Resources(BaseModel):
     function_prefix: str = "scholar-"
     retry_state_machine_arn: str | None = None
     pdf_state_machine_arn: str | None = None
+    usage_table: str | None = None
 
 
 class Settings(BaseModel):
@@ -114,6 +119,9 @@ class Settings(BaseModel):
     pdf_timeout_s: float = Field(default=60.0, gt=0)
     secrets: Secrets = Field(default_factory=Secrets)
     resources: Resources = Field(default_factory=Resources)
+    principal_salt: str = "scholar-local"
+    # What was deployed (a commit or build label); "dev" for a working tree.
+    build: str = "dev"
 
     def base_url(self, source: str) -> str:
         """Base URL of an upstream: ``SCHOLAR_<NAME>_URL``, else the proxy base + ``/<name>``, else the public one.
@@ -176,6 +184,8 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         pdf_max_bytes=int(env.get(PDF_MAX_BYTES_ENV) or 50 * 1024 * 1024),
         pdf_timeout_s=float(env.get(PDF_TIMEOUT_ENV) or 60.0),
         secrets=_secrets(env),
+        principal_salt=env.get(PRINCIPAL_SALT_ENV) or "scholar-local",
+        build=env.get(BUILD_ENV) or "dev",
         resources=Resources(
             cache_table=env.get(CACHE_TABLE_ENV) or None,
             task_table=env.get(TASK_TABLE_ENV) or None,
@@ -183,6 +193,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
             function_prefix=env.get(FUNCTION_PREFIX_ENV) or "scholar-",
             retry_state_machine_arn=env.get(RETRY_STATE_MACHINE_ARN_ENV) or None,
             pdf_state_machine_arn=env.get(PDF_STATE_MACHINE_ARN_ENV) or None,
+            usage_table=env.get(USAGE_TABLE_ENV) or None,
         ),
     )
 
