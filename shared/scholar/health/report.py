@@ -63,9 +63,9 @@ class SourceHealth(BaseModel):
 
     source: str
     status: Status = Field(description="failing, degraded (a finding), ok, or unknown (too little history)")
-    last_hour: Figures
-    last_24h: Figures
-    last_7d: Figures
+    last_hour: Figures = Field(description="the last 60 minutes, exactly")
+    last_24h: Figures = Field(description="the last 24 hours, in whole hours (the oldest may start a little earlier)")
+    last_7d: Figures = Field(description="the last 7 days, in whole hours")
     findings: list[Finding]
 
 
