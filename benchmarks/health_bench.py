@@ -36,18 +36,22 @@ def _not_recorded(family: str, tool: str, principal: str) -> Iterator[_NoCall]:
 
 def cached_call_overhead(fixtures: Path, repeat: int = 300) -> None:
     import moto
-
-    from functions.papers.app import lambda_handler
     from scholar.config import get_settings
     from scholar.runtime import family
     from scholar.runtime.context import LocalContext
     from scholar.store import aws
+
+    from functions.papers.app import lambda_handler
     from tests.aws_tables import create_cache_table, create_task_table, create_usage_table
     from tests.fakes.upstream import FakeUpstream
 
     os.environ.update(
-        AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1",
-        SCHOLAR_CACHE_TABLE="bench-cache", SCHOLAR_TASK_TABLE="bench-tasks", SCHOLAR_USAGE_TABLE="bench-usage",
+        AWS_ACCESS_KEY_ID="bench",
+        AWS_SECRET_ACCESS_KEY="bench",
+        AWS_DEFAULT_REGION="us-east-1",
+        SCHOLAR_CACHE_TABLE="bench-cache",
+        SCHOLAR_TASK_TABLE="bench-tasks",
+        SCHOLAR_USAGE_TABLE="bench-usage",
         SCHOLAR_PACE_SCALE="0",
     )
     os.environ.pop("AWS_ENDPOINT_URL", None)
@@ -55,8 +59,11 @@ def cached_call_overhead(fixtures: Path, repeat: int = 300) -> None:
         os.environ["SCHOLAR_UPSTREAM_PROXY_BASE"] = fake.base_url
         get_settings.cache_clear()
         aws.reset_clients()
-        for create, name in ((create_cache_table, "bench-cache"), (create_task_table, "bench-tasks"),
-                             (create_usage_table, "bench-usage")):
+        for create, name in (
+            (create_cache_table, "bench-cache"),
+            (create_task_table, "bench-tasks"),
+            (create_usage_table, "bench-usage"),
+        ):
             create(aws.dynamodb(), name)
         ctx = LocalContext(function_name="scholar-bench-papers")
         event = {"tool": "get_paper", "arguments": {"identifier": PNAS}, "principal": "bench", "request_id": "b"}

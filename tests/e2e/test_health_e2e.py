@@ -9,10 +9,10 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
-
 from scholar.health.records import rows_of
 from scholar.local.doctor import run_doctor
 from scholar.store.usage import UsageStore
+
 from tests.health.synthetic import synthetic_history
 
 pytestmark = pytest.mark.e2e
@@ -51,7 +51,9 @@ def test_get_server_info_answers_with_the_caller_s_hashed_principal(local_server
 
 def test_a_source_that_starts_answering_503_is_reported_failing(local_server, fake):
     # Given a healthy day of Unpaywall history (synthetic: usage records are ours, there is nothing to record)
-    UsageStore().put(row for r in synthetic_history("unpaywall", time.time(), hours=30, per_hour=2) for row in rows_of(r))
+    UsageStore().put(
+        row for r in synthetic_history("unpaywall", time.time(), hours=30, per_hour=2) for row in rows_of(r)
+    )
     # When OpenAlex and Unpaywall start answering 503, enrich_paper asks Unpaywall after OpenAlex fails
     fake.inject("openalex", status=503, headers={}, times=None)
     fake.inject("unpaywall", status=503, headers={}, times=None)

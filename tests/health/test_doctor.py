@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
 from scholar.health import doctor
 from scholar.health.doctor import diagnose
 from scholar.health.summary import LATENCY_BOUNDS_MS, Summary
+
 from tests.health.synthetic import synthetic_call, synthetic_history
 
 NOW = 1_796_000_000.0
@@ -64,7 +64,9 @@ def test_abstracts_are_not_judged_on_too_few_records():
 
 
 def test_a_source_that_slowed_is_named_with_both_p95s():
-    (finding,) = diagnose("arxiv_api", recent("arxiv_api", latency_ms=4000), healthy_history("arxiv_api", latency_ms=400))
+    (finding,) = diagnose(
+        "arxiv_api", recent("arxiv_api", latency_ms=4000), healthy_history("arxiv_api", latency_ms=400)
+    )
     assert finding.kind == "slowed"
     assert finding.evidence == {"recent_p95_ms": 5000, "usual_p95_ms": 500}
 
@@ -105,5 +107,7 @@ def test_summaries_merge_exactly_and_report_bucket_percentiles():
     assert both.percentile_ms(0.5) == 200  # the 503 call's 120 ms falls in the 200 ms bucket
     assert both.percentile_ms(0.95) == 3000
     assert len(both.latency) == len(LATENCY_BOUNDS_MS) + 1
-    assert Summary.of([a_ := synthetic_call("s2", NOW)]).model_dump() == Summary.model_validate(
-        Summary.of([a_]).model_dump(mode="json")).model_dump()
+    assert (
+        Summary.of([a_ := synthetic_call("s2", NOW)]).model_dump()
+        == Summary.model_validate(Summary.of([a_]).model_dump(mode="json")).model_dump()
+    )

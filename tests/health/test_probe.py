@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 
 import pytest
-
-from functions.probe.app import lambda_handler
 from scholar.health.probe import PROBES, configured_sources
 from scholar.health.records import record_of, rows_of
 from scholar.store.usage import UsageStore, hour_of
+
+from functions.probe.app import lambda_handler
 from tests.events import load_event
 from tests.health.synthetic import synthetic_call, synthetic_history
 
@@ -27,8 +27,9 @@ def probe_rows(store: UsageStore, source: str):
     return [r for r in (record_of(row) for row in store.rows(source, 0, 4_000_000_000)) if r.tool == "probe"]
 
 
-def test_the_scheduled_probe_asks_every_configured_source_once_and_names_the_failing_one(usage, answering,
-                                                                                         lambda_context):
+def test_the_scheduled_probe_asks_every_configured_source_once_and_names_the_failing_one(
+    usage, answering, lambda_context
+):
     run = lambda_handler(load_event("scheduler_probe"), lambda_context)
     configured = configured_sources()
     assert "epo_ops" not in configured  # no EPO keys: not configured, not probed

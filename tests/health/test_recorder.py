@@ -7,12 +7,12 @@ import logging
 
 import httpx
 import pytest
-
-from functions.papers.app import lambda_handler
 from scholar.errors import UPSTREAM_ERROR
 from scholar.health import recorder
 from scholar.health.records import NO_SOURCE, hash_principal, record_of
 from scholar.store.usage import UsageStore, UsageWriteError
+
+from functions.papers.app import lambda_handler
 from tests.health.conftest import USAGE_TABLE
 
 SEARCH = "/s2/graph/v1/paper/search"
@@ -75,8 +75,9 @@ def test_a_timeout_counts_as_a_failed_attempt(usage, upstream, env, lambda_conte
     assert record.sources[0].statuses == {"timeout": 1} and not record.sources[0].succeeded
 
 
-def test_a_failed_write_is_logged_and_counted_and_the_call_still_answers(usage, turing, lambda_context, monkeypatch,
-                                                                           caplog):
+def test_a_failed_write_is_logged_and_counted_and_the_call_still_answers(
+    usage, turing, lambda_context, monkeypatch, caplog
+):
     def refuse(self, rows):
         raise UsageWriteError("throttled")
 
@@ -98,20 +99,33 @@ def test_the_call_s_records_go_out_in_one_batch_write(usage, turing, lambda_cont
     assert len(batches) == 1
 
 
-def test_no_record_holds_query_text_identifiers_arguments_or_the_caller(usage, upstream, fixture_file, env,
-                                                                           lambda_context, aws):
+def test_no_record_holds_query_text_identifiers_arguments_or_the_caller(
+    usage, upstream, fixture_file, env, lambda_context, aws
+):
     env.set(SCHOLAR_RETRY_BUDGET_S="0")
-    upstream.get(SEARCH).respond(200, content=fixture_file("upstream/semantic_scholar/search_paper_turing.json"),
-                                 headers=JSON)
+    upstream.get(SEARCH).respond(
+        200, content=fixture_file("upstream/semantic_scholar/search_paper_turing.json"), headers=JSON
+    )
     upstream.get(f"/s2/graph/v1/paper/DOI:{PNAS_DOI}").respond(
-        200, content=fixture_file("upstream/semantic_scholar/paper_by_doi_many_fields_pnas.json"), headers=JSON)
+        200, content=fixture_file("upstream/semantic_scholar/paper_by_doi_many_fields_pnas.json"), headers=JSON
+    )
     upstream.get(f"/crossref/works/{PNAS_DOI}").respond(
-        404, content=fixture_file("upstream/crossref/works_by_doi_not_found_404.txt"))
+        404, content=fixture_file("upstream/crossref/works_by_doi_not_found_404.txt")
+    )
     invoke(lambda_context, "search_papers", principal="apikey:secret-key-id-42", query="turing", venue="Mind", limit=7)
     invoke(lambda_context, "get_paper", principal="apikey:secret-key-id-42", identifier=PNAS_DOI)
     items = aws.dynamodb.scan(TableName=USAGE_TABLE)["Items"]
     assert len(items) >= 4  # the search's and get_paper's rows, and their hour markers
     text = json.dumps(items).lower()
-    for secret in ("turing", "mind", "1414271111", "pnas", "db3720c812a462ef955d5654b65ca9189d4b8372",
-                   "secret-key-id-42", "req-7f3a9c", '"limit"', "venue"):
+    for secret in (
+        "turing",
+        "mind",
+        "1414271111",
+        "pnas",
+        "db3720c812a462ef955d5654b65ca9189d4b8372",
+        "secret-key-id-42",
+        "req-7f3a9c",
+        '"limit"',
+        "venue",
+    ):
         assert secret not in text, secret

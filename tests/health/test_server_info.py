@@ -6,19 +6,20 @@ import json
 
 import jsonschema
 from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
-
-from functions.research.app import lambda_handler
 from scholar.catalogue import all_tools, families, get_tool
 from scholar.health.records import hash_principal
 from scholar.papers.common import MAX_RESULT_CHARS
 from scholar.research.server_info import PROTOCOL_VERSIONS, SIZE_BUDGET_CHARS
 
+from functions.research.app import lambda_handler
+
 S2_KEY = "s2-key-value-that-must-never-show"
 
 
 def server_info(lambda_context, principal: str = "apikey:caller-1") -> dict:
-    outcome = lambda_handler({"tool": "get_server_info", "arguments": {}, "principal": principal, "request_id": "r"},
-                             lambda_context)
+    outcome = lambda_handler(
+        {"tool": "get_server_info", "arguments": {}, "principal": principal, "request_id": "r"}, lambda_context
+    )
     assert outcome["ok"], outcome
     return outcome["result"]
 

@@ -7,20 +7,21 @@ import time
 
 import jsonschema
 import pytest
-
-from functions.research.app import lambda_handler
 from scholar.catalogue import get_tool
 from scholar.errors import INVALID_ARGUMENT, UNAVAILABLE
 from scholar.health.records import rows_of
 from scholar.store.usage import UsageReadError, UsageStore
+
+from functions.research.app import lambda_handler
 from tests.health.synthetic import synthetic_call, synthetic_history
 
 NOW = time.time()
 
 
 def invoke(lambda_context, tool: str, principal: str = "apikey:ops", **arguments):
-    return lambda_handler({"tool": tool, "arguments": arguments, "principal": principal, "request_id": "r1"},
-                          lambda_context)
+    return lambda_handler(
+        {"tool": tool, "arguments": arguments, "principal": principal, "request_id": "r1"}, lambda_context
+    )
 
 
 def seed(store: UsageStore, records) -> None:

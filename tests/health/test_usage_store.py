@@ -7,6 +7,7 @@ import time
 from scholar.health.history import close_hours, last_call_at, windows
 from scholar.health.records import record_of, rows_of
 from scholar.store.usage import RETENTION_S, UsageStore, hour_of, hours_between
+
 from tests.health.conftest import USAGE_TABLE
 from tests.health.synthetic import synthetic_call, synthetic_history
 
@@ -41,8 +42,16 @@ def test_records_read_back_are_the_ones_written_in_the_window(usage):
 def test_a_call_that_asked_three_sources_is_one_batch_write_of_three_rows_and_their_markers(usage, aws, monkeypatch):
     from scholar.health.records import SourceStats, UsageRecord
 
-    record = UsageRecord(at=NOW, request="abc", tool="batch_resolve", family="papers", duration_ms=40, outcome="ok",
-                         principal="p", sources=[SourceStats(source=s, requests=1) for s in ("s2", "openalex", "crossref")])
+    record = UsageRecord(
+        at=NOW,
+        request="abc",
+        tool="batch_resolve",
+        family="papers",
+        duration_ms=40,
+        outcome="ok",
+        principal="p",
+        sources=[SourceStats(source=s, requests=1) for s in ("s2", "openalex", "crossref")],
+    )
     calls = []
     real = usage.client.batch_write_item
     monkeypatch.setattr(usage.client, "batch_write_item", lambda **kw: calls.append(kw) or real(**kw))

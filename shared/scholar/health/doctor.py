@@ -74,8 +74,12 @@ def diagnose(source: str, recent: Summary, history: Summary) -> list[Finding]:
                 kind="not_enough_history",
                 message=f"{source} has {history.calls} calls over {history.hours} hours of history; "
                 f"at least {MIN_HISTORY_CALLS} over {MIN_HISTORY_HOURS} hours are needed to judge a change",
-                evidence={"history_calls": history.calls, "history_hours": history.hours,
-                          "recent_requests": recent.requests, "recent_failure_share": round(recent.failure_share, 3)},
+                evidence={
+                    "history_calls": history.calls,
+                    "history_hours": history.hours,
+                    "recent_requests": recent.requests,
+                    "recent_failure_share": round(recent.failure_share, 3),
+                },
             )
         ]
     if recent.requests < MIN_RECENT_REQUESTS:
@@ -86,26 +90,41 @@ def diagnose(source: str, recent: Summary, history: Summary) -> list[Finding]:
 
 def _quiet_or_failing(source: str, recent: Summary, history: Summary) -> Finding | None:
     usual = history.failure_share
-    evidence = {"recent_failure_share": round(recent.failure_share, 3), "usual_failure_share": round(usual, 3),
-                "recent_requests": recent.requests, "recent_errors": _mix(recent)}
+    evidence = {
+        "recent_failure_share": round(recent.failure_share, 3),
+        "usual_failure_share": round(usual, 3),
+        "recent_requests": recent.requests,
+        "recent_errors": _mix(recent),
+    }
     usual_success = history.success_rate or 0.0
     if recent.answered == 0 and usual_success >= QUIET_USUAL_SUCCESS:
-        return Finding(source=source, kind="went_quiet", evidence={**evidence, "usual_success_rate": round(usual_success, 3)},
-                       message=f"{source} gave no successful answer in the last hour "
-                       f"({recent.requests} requests); it usually answers {usual_success:.0%} of calls")
+        return Finding(
+            source=source,
+            kind="went_quiet",
+            evidence={**evidence, "usual_success_rate": round(usual_success, 3)},
+            message=f"{source} gave no successful answer in the last hour "
+            f"({recent.requests} requests); it usually answers {usual_success:.0%} of calls",
+        )
     share = recent.failure_share
     if share >= FAILING_SHARE and share >= usual * FAILING_FACTOR and share >= usual + FAILING_MARGIN:
-        return Finding(source=source, kind="started_failing", evidence=evidence,
-                       message=f"{source} failed {share:.0%} of requests in the last hour (usually {usual:.0%})")
+        return Finding(
+            source=source,
+            kind="started_failing",
+            evidence=evidence,
+            message=f"{source} failed {share:.0%} of requests in the last hour (usually {usual:.0%})",
+        )
     return None
 
 
 def _throttled(source: str, recent: Summary, history: Summary) -> Finding | None:
     share, usual = recent.throttle_share, history.throttle_share
     if share >= THROTTLED_SHARE and share >= usual + THROTTLED_MARGIN:
-        return Finding(source=source, kind="throttled",
-                       evidence={"recent_429_share": round(share, 3), "usual_429_share": round(usual, 3)},
-                       message=f"{source} answered 429 to {share:.0%} of requests in the last hour (usually {usual:.0%})")
+        return Finding(
+            source=source,
+            kind="throttled",
+            evidence={"recent_429_share": round(share, 3), "usual_429_share": round(usual, 3)},
+            message=f"{source} answered 429 to {share:.0%} of requests in the last hour (usually {usual:.0%})",
+        )
     return None
 
 
@@ -114,8 +133,12 @@ def _slowed(source: str, recent: Summary, history: Summary) -> Finding | None:
     if now is None or usual is None:
         return None
     if now >= usual * SLOWED_FACTOR and now - usual >= SLOWED_MARGIN_MS:
-        return Finding(source=source, kind="slowed", evidence={"recent_p95_ms": now, "usual_p95_ms": usual},
-                       message=f"{source} p95 latency is {now} ms in the last hour (usually {usual} ms)")
+        return Finding(
+            source=source,
+            kind="slowed",
+            evidence={"recent_p95_ms": now, "usual_p95_ms": usual},
+            message=f"{source} p95 latency is {now} ms in the last hour (usually {usual} ms)",
+        )
     return None
 
 
@@ -124,10 +147,16 @@ def _lost_abstracts(source: str, recent: Summary, history: Summary) -> Finding |
     if now is None or usual is None or recent.records < MIN_RECENT_RECORDS:
         return None
     if now >= usual + ABSTRACTS_RISE:
-        return Finding(source=source, kind="lost_abstracts",
-                       evidence={"recent_missing_share": round(now, 3), "usual_missing_share": round(usual, 3),
-                                 "recent_records": recent.records},
-                       message=f"{now:.0%} of {source} records lacked an abstract in the last hour (usually {usual:.0%})")
+        return Finding(
+            source=source,
+            kind="lost_abstracts",
+            evidence={
+                "recent_missing_share": round(now, 3),
+                "usual_missing_share": round(usual, 3),
+                "recent_records": recent.records,
+            },
+            message=f"{now:.0%} of {source} records lacked an abstract in the last hour (usually {usual:.0%})",
+        )
     return None
 
 

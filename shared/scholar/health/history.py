@@ -51,12 +51,16 @@ def windows(source: str, store: UsageStore, now: float | None = None) -> Windows
     """The windows of ``source`` at ``now`` (default: the current time)."""
     now = time.time() if now is None else now
     by_hour = hourly(source, now, store)
-    recent_rows = store.rows(source, now - RECENT_S, now, hours=[h for h in by_hour if hour_start(h) + 3600 > now - RECENT_S])
+    recent_rows = store.rows(
+        source, now - RECENT_S, now, hours=[h for h in by_hour if hour_start(h) + 3600 > now - RECENT_S]
+    )
     history_end, history_start = now - RECENT_S, now - RECENT_S - HISTORY_S
     return Windows(
         source=source,
         recent=Summary.of(record_of(row) for row in recent_rows),
-        history=merged(s for h, s in by_hour.items() if history_start <= hour_start(h) and hour_start(h) + 3600 <= history_end),
+        history=merged(
+            s for h, s in by_hour.items() if history_start <= hour_start(h) and hour_start(h) + 3600 <= history_end
+        ),
         day=merged(s for h, s in by_hour.items() if hour_start(h) + 3600 > now - DAY_S),
         week=merged(s for h, s in by_hour.items() if hour_start(h) + 3600 > now - WEEK_S),
     )
@@ -82,8 +86,9 @@ def close_hours(source: str, store: UsageStore, now: float | None = None) -> int
     return written
 
 
-def last_call_at(source: str, store: UsageStore, since: float, now: float | None = None, *,
-                 real_only: bool = False) -> float | None:
+def last_call_at(
+    source: str, store: UsageStore, since: float, now: float | None = None, *, real_only: bool = False
+) -> float | None:
     """When a call last sent ``source`` a request since ``since`` (None: none did).
 
     Args:
@@ -97,9 +102,8 @@ def last_call_at(source: str, store: UsageStore, since: float, now: float | None
     hours = [h for h in store.active_hours(source, since, now) if hour_start(h) + 3600 > since]
     rows = store.rows(source, since, now, hours=hours) if hours else []
     asked = [
-        row.at for row in rows
+        row.at
+        for row in rows
         if row.doc.get("stats", {}).get("requests") and not (real_only and row.doc.get("tool") == PROBE_TOOL)
     ]
     return max(asked) if asked else None
-
-

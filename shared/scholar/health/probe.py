@@ -59,8 +59,12 @@ PROBES: dict[str, Probe] = {
         Probe("openalex", "GET", "/works/W2741809807", (("select", "id"),)),
         Probe("crossref", "GET", "/works/10.1371/journal.pone.0033693"),
         Probe("unpaywall", "GET", f"/v2/{_DOI}"),  # email added at send time (contact setting)
-        Probe("europepmc", "GET", "/europepmc/webservices/rest/search",
-              (("query", f"DOI:{_DOI}"), ("format", "json"), ("pageSize", "1"))),
+        Probe(
+            "europepmc",
+            "GET",
+            "/europepmc/webservices/rest/search",
+            (("query", f"DOI:{_DOI}"), ("format", "json"), ("pageSize", "1")),
+        ),
         Probe("arxiv_api", "GET", "/api/query", (("id_list", "1706.03762"), ("max_results", "1"))),
         Probe("arxiv", "HEAD", "/abs/1706.03762"),
         Probe("inspire", "GET", "/api/literature/1842768", (("fields", "titles"),)),
@@ -116,8 +120,9 @@ async def _probe(probe: Probe) -> tuple[Call, ProbeResult]:
     return call, ProbeResult(source=probe.source, outcome=outcome, status=status, latency_ms=latency)
 
 
-async def run_probe(*, store: UsageStore | None = None, now: float | None = None,
-                    sources: list[str] | None = None, force: bool = False) -> list[ProbeResult]:
+async def run_probe(
+    *, store: UsageStore | None = None, now: float | None = None, sources: list[str] | None = None, force: bool = False
+) -> list[ProbeResult]:
     """Probe every configured source not asked by a real call in the last hour; record and roll up.
 
     Args:

@@ -41,7 +41,7 @@ class SourceStats(BaseModel):
     requests: int = Field(default=0, ge=0, description="HTTP attempts (retries count)")
     failures: int = Field(default=0, ge=0, description="attempts that failed: 429, 5xx, timeout, no connection")
     throttled: int = Field(default=0, ge=0, description="attempts answered 429")
-    statuses: dict[str, int] = Field(default_factory=dict, description="HTTP status (or 'timeout', 'connect') → count")
+    statuses: dict[str, int] = Field(default_factory=dict, description="HTTP status, 'timeout' or 'connect' → count")
     latency_ms: int = Field(default=0, ge=0, description="the slowest attempt of this call to this source")
     bytes: int = Field(default=0, ge=0)
     empty: bool | None = Field(default=None, description="the call's answer held no records (None: not a list)")
@@ -74,8 +74,12 @@ def rows_of(record: UsageRecord) -> list[UsageRow]:
     """The stored form: one row per source asked, each carrying the call's facts."""
     call = record.model_dump(mode="json", exclude={"at", "request", "sources"}, exclude_none=True)
     return [
-        UsageRow(source=stats.source, at=record.at, token=record.request,
-                 doc={**call, "stats": stats.model_dump(mode="json", exclude_none=True, exclude={"source"})})
+        UsageRow(
+            source=stats.source,
+            at=record.at,
+            token=record.request,
+            doc={**call, "stats": stats.model_dump(mode="json", exclude_none=True, exclude={"source"})},
+        )
         for stats in record.sources
     ]
 

@@ -80,8 +80,14 @@ def status_of(findings: Iterable[Finding]) -> Status:
 
 def source_health(w: Windows) -> SourceHealth:
     findings = diagnose(w.source, w.recent, w.history)
-    return SourceHealth(source=w.source, status=status_of(findings), last_hour=Figures.of(w.recent),
-                        last_24h=Figures.of(w.day), last_7d=Figures.of(w.week), findings=findings)
+    return SourceHealth(
+        source=w.source,
+        status=status_of(findings),
+        last_hour=Figures.of(w.recent),
+        last_24h=Figures.of(w.day),
+        last_7d=Figures.of(w.week),
+        findings=findings,
+    )
 
 
 def known_sources() -> list[str]:
@@ -89,8 +95,9 @@ def known_sources() -> list[str]:
     return [*SOURCES, NO_SOURCE]
 
 
-async def health_of(sources: Iterable[str], *, store: UsageStore | None = None, now: float | None = None,
-                    with_calls_only: bool = True) -> list[SourceHealth]:
+async def health_of(
+    sources: Iterable[str], *, store: UsageStore | None = None, now: float | None = None, with_calls_only: bool = True
+) -> list[SourceHealth]:
     """The health of each source, read concurrently.
 
     Args:

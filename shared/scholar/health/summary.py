@@ -68,6 +68,7 @@ class Summary(BaseModel):
 
     def merge(self, other: Summary) -> Summary:
         """The summary of both sets of calls."""
+
         def added(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
             return {k: a.get(k, 0) + b.get(k, 0) for k in sorted({*a, *b})}
 

@@ -48,8 +48,14 @@ def _sources(settings: Settings) -> list[SourceInfo]:
     for name, spec in SOURCES.items():
         configured = spec.default_base is not None or name in settings.source_urls or bool(settings.upstream_proxy_base)
         names = CREDENTIALS.get(name, (spec.key_setting,) if spec.key_setting else ())
-        infos.append(SourceInfo(name=name, configured=configured, endpoint=_endpoint(settings, name),
-                                credentials={n: settings.secrets.has(n) for n in names}))
+        infos.append(
+            SourceInfo(
+                name=name,
+                configured=configured,
+                endpoint=_endpoint(settings, name),
+                credentials={n: settings.secrets.has(n) for n in names},
+            )
+        )
     return infos
 
 
@@ -59,7 +65,9 @@ def _paging_limits() -> dict[str, int]:
         properties = spec.input_schema().get("properties", {})
         for argument in _PAGED_ARGUMENTS:
             schema = properties.get(argument, {})
-            bound = schema.get("maximum") or next((b["maximum"] for b in schema.get("anyOf", []) if "maximum" in b), None)
+            bound = schema.get("maximum") or next(
+                (b["maximum"] for b in schema.get("anyOf", []) if "maximum" in b), None
+            )
             if bound is not None:
                 limits[f"{name}.{argument}"] = int(bound)
     return limits
@@ -75,7 +83,9 @@ def server_info(principal: str) -> ServerInfo:
         version=_version(),
         build=settings.build,
         families=[
-            FamilyInfo(name=f, tools=sum(1 for s in tools.values() if s.family == f), listed=in_force is None or f in in_force)
+            FamilyInfo(
+                name=f, tools=sum(1 for s in tools.values() if s.family == f), listed=in_force is None or f in in_force
+            )
             for f in families()
         ],
         tool_count=len(tools),

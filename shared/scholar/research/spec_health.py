@@ -14,8 +14,12 @@ class SourceHealthInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
     source: Annotated[
         str | None,
-        Field(default=None, min_length=1, max_length=40,
-              description="One source name (e.g. s2, openalex, crossref, arxiv_api); omit for every source with calls"),
+        Field(
+            default=None,
+            min_length=1,
+            max_length=40,
+            description="One source name (e.g. s2, openalex, crossref, arxiv_api); omit for every source with calls",
+        ),
     ] = None
 
     @field_validator("source")
@@ -31,7 +35,9 @@ class SourceHealthResult(BaseModel):
     recent_window_s: int = Field(description="Length of the recent window the doctor judges")
     history_window_s: int = Field(description="Length of the history each source is compared with")
     sources: list[SourceHealth]
-    sources_without_calls: list[str] = Field(default_factory=list, description="Sources with no call in the last 7 days")
+    sources_without_calls: list[str] = Field(
+        default_factory=list, description="Sources with no call in the last 7 days"
+    )
 
 
 class ServerInfoInput(BaseModel):
@@ -49,7 +55,8 @@ class SourceInfo(BaseModel):
     configured: bool = Field(description="Has a base URL (public default or override)")
     endpoint: str = Field(description="public, override (SCHOLAR_<NAME>_URL) or proxy (SCHOLAR_UPSTREAM_PROXY_BASE)")
     credentials: dict[str, bool] = Field(
-        default_factory=dict, description="Credential settings this source uses → whether each is configured (never the value)"
+        default_factory=dict,
+        description="Credential settings this source uses → whether each is configured (never the value)",
     )
 
 

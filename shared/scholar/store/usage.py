@@ -174,14 +174,18 @@ class UsageStore:
                 ":high": {"S": hour_of(until)},
             },
         )
-        return {item["sk"]["S"]: json.loads(item["d"]["S"]) if "d" in item else {} for item in items if _live(item, now)}
+        return {
+            item["sk"]["S"]: json.loads(item["d"]["S"]) if "d" in item else {} for item in items if _live(item, now)
+        }
 
     def _query(self, **kwargs: Any) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         start: dict[str, Any] | None = None
         try:
             while True:
-                page = self.client.query(TableName=self.table, **kwargs, **({"ExclusiveStartKey": start} if start else {}))
+                page = self.client.query(
+                    TableName=self.table, **kwargs, **({"ExclusiveStartKey": start} if start else {})
+                )
                 items += page.get("Items", [])
                 start = page.get("LastEvaluatedKey")
                 if not start:
