@@ -10,6 +10,7 @@ import pytest
 from scholar.errors import UPSTREAM_ERROR
 from scholar.health import recorder
 from scholar.health.records import NO_SOURCE, hash_principal, record_of
+from scholar.runtime import aio
 from scholar.store.usage import UsageStore, UsageWriteError
 
 from functions.papers.app import lambda_handler
@@ -129,3 +130,33 @@ def test_no_record_holds_query_text_identifiers_arguments_or_the_caller(
         "venue",
     ):
         assert secret not in text, secret
+
+
+def test_a_single_paper_counts_as_one_record_with_or_without_its_abstract():
+    call = recorder.Call(tool="get_paper", family="papers", principal="p")
+    call.source("s2").requests = 1
+    call.source("crossref").requests = 1
+    call.ended({"ok": True, "result": {"title": "T", "sources": ["s2"], "authors": [{"name": "A"}]}})
+    s2, crossref = call.stats["s2"], call.stats["crossref"]
+    assert (s2.records, s2.missing_abstracts, s2.empty) == (1, 1, None)
+    assert (crossref.records, crossref.missing_abstracts) == (0, 0)
+
+
+def test_a_tool_s_own_account_of_a_source_wins_over_the_inferred_one():
+    async def tool() -> None:
+        recorder.note_attempt("openalex", 200, 0.05, 10)
+        recorder.note_answer("openalex", records=3, missing_abstracts=0)
+        recorder.annotate(ranker="rrf")
+
+    call = recorder.Call(tool="search", family="research", principal="p")
+    aio.run(call.bind(tool()))
+    call.ended({"ok": True, "result": {"data": [{"title": "x", "sources": ["openalex"]}]}})
+    (record,) = call.record()
+    assert record.ranker == "rrf"
+    assert (record.sources[0].records, record.sources[0].missing_abstracts) == (3, 0)
+
+
+def test_outside_a_recorded_call_the_hooks_do_nothing():
+    assert recorder.current() is None
+    recorder.note_attempt("s2", 200, 0.1)
+    recorder.annotate(pdf_origin="arxiv")

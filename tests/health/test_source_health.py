@@ -87,3 +87,9 @@ def test_source_health_calls_are_recorded_too(broken_crossref, lambda_context):
 
     tools = [record_of(r).tool for r in broken_crossref.rows(NO_SOURCE, NOW - 60, time.time() + 1)]
     assert tools == ["source_health"]
+
+
+def test_source_status_gives_pages_a_status_per_source_with_calls(broken_crossref):
+    from scholar.health import source_status
+
+    assert source_status() == {"crossref": "failing", "s2": "ok"}

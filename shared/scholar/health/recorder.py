@@ -28,6 +28,9 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 # Families whose list records are papers: only there does a missing abstract mean something.
 ABSTRACT_FAMILIES = frozenset({"papers", "arxiv", "research"})
+# Where a tool result holds its list of records (search, lists, batches, graphs); a result with a
+# title is one record itself (get_paper, get_book).
+RECORD_LISTS = ("data", "papers", "books", "results", "items", "nodes")
 _current: contextvars.ContextVar[Call | None] = contextvars.ContextVar("scholar_usage_call", default=None)
 
 
@@ -74,15 +77,16 @@ class Call:
         return outcome
 
     def _infer_answers(self, result: dict[str, Any]) -> None:
-        """Empty answers and missing abstracts from the result's first list of records, per provenance."""
-        items = next((v for v in result.values() if isinstance(v, list) and all(isinstance(i, dict) for i in v)), None)
+        """Empty answers and missing abstracts from the result's records, attributed by their provenance."""
+        listed = next((result[k] for k in RECORD_LISTS if isinstance(result.get(k), list)), None)
+        items = listed if listed is not None else ([result] if "title" in result else None)
         answered = [s for s in self.stats.values() if s.succeeded and s.source not in self._answers]
         if items is None or not answered:
             return
         papers = self.family in ABSTRACT_FAMILIES
         for stats in answered:
-            mine = [i for i in items if stats.source in (i.get("sources") or [stats.source])]
-            stats.empty = not items
+            mine = [i for i in items if isinstance(i, dict) and stats.source in (i.get("sources") or [stats.source])]
+            stats.empty = None if listed is None else not items
             stats.records = len(mine)
             if papers:
                 stats.missing_abstracts = sum(1 for i in mine if not i.get("abstract"))
