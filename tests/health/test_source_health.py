@@ -9,7 +9,8 @@ import jsonschema
 import pytest
 from scholar.catalogue import get_tool
 from scholar.errors import INVALID_ARGUMENT, UNAVAILABLE
-from scholar.health.records import rows_of
+from scholar.health import source_status
+from scholar.health.records import NO_SOURCE, record_of, rows_of
 from scholar.store.usage import UsageReadError, UsageStore
 
 from functions.research.app import lambda_handler
@@ -83,13 +84,9 @@ def test_an_unreadable_usage_table_is_unavailable_not_healthy(usage, lambda_cont
 
 def test_source_health_calls_are_recorded_too(broken_crossref, lambda_context):
     invoke(lambda_context, "source_health", source="s2")
-    from scholar.health.records import NO_SOURCE, record_of
-
     tools = [record_of(r).tool for r in broken_crossref.rows(NO_SOURCE, NOW - 60, time.time() + 1)]
     assert tools == ["source_health"]
 
 
 def test_source_status_gives_pages_a_status_per_source_with_calls(broken_crossref):
-    from scholar.health import source_status
-
     assert source_status() == {"crossref": "failing", "s2": "ok"}
