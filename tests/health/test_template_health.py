@@ -31,7 +31,8 @@ class _TableSpy:
 
 def test_the_usage_table_is_keyed_by_source_hour_and_time_and_expires():
     props = resources()["UsageTable"]["Properties"]
-    assert props["KeySchema"] == [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]
+    keys = [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]
+    assert props["KeySchema"] == keys
     assert props["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
     spy = _TableSpy()
     create_usage_table(spy, "t")  # the tests' moto table must match the template's

@@ -1,6 +1,6 @@
 """The per-invocation buffer of usage records: filled while a tool runs, written once when it ends.
 
-``recording(family, invocation)`` opens one call; ``call.bind(coro)`` makes it the current call
+``recording(family, tool, principal)`` opens one call; ``call.bind(coro)`` makes it the current call
 inside the coroutine (a context variable: the process loop runs many callers' coroutines at once, on
 another thread than the handler's, and tasks spawned by the tool inherit it). ``scholar.http`` reports
 every upstream attempt through ``note_attempt``; tools may add what only they know (``annotate``,
