@@ -6,7 +6,7 @@ import time
 
 from scholar.health.history import close_hours, last_call_at, windows
 from scholar.health.records import record_of, rows_of
-from scholar.store.usage import RETENTION_S, UsageStore, hour_of, hours_between
+from scholar.store.usage import RETENTION_S, UsageStore, forget_markers, hour_of, hours_between
 
 from tests.health.conftest import USAGE_TABLE
 from tests.health.synthetic import synthetic_call, synthetic_history
@@ -104,3 +104,17 @@ def test_without_a_table_nothing_is_written_or_read(env):
 
 def test_hours_between_covers_both_ends():
     assert hours_between(7200.0, 7200.0 + 3 * 3600 - 1) == ["1970-01-01T02", "1970-01-01T03", "1970-01-01T04"]
+
+
+def test_a_warm_function_writes_an_hour_s_marker_once(usage, aws):
+    hour_start_at = NOW - NOW % 3600
+    put(usage, [synthetic_call("w3c", hour_start_at + 1)])
+    put(usage, [synthetic_call("w3c", hour_start_at + 2)])
+    markers = aws.dynamodb.query(TableName=USAGE_TABLE, KeyConditionExpression="pk = :pk",
+                                 ExpressionAttributeValues={":pk": {"S": "hours#w3c"}})["Items"]
+    assert len(markers) == 1
+    # A marker the table lost (a test, a restore) is written again after the process forgets what it wrote.
+    aws.dynamodb.delete_item(TableName=USAGE_TABLE, Key={"pk": markers[0]["pk"], "sk": markers[0]["sk"]})
+    forget_markers()
+    put(usage, [synthetic_call("w3c", hour_start_at + 3)])
+    assert len(usage.rows("w3c", hour_start_at, hour_start_at + 3600)) == 3

@@ -11,6 +11,7 @@ after 30 days (``expires_at``; DynamoDB deletes lazily, so reads filter on it to
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,6 +27,15 @@ RETENTION_S = 30 * 86_400
 _BATCH_WRITE = 25  # DynamoDB's BatchWriteItem limit
 _UNPROCESSED_ROUNDS = 3
 _HOUR = "%Y-%m-%dT%H"
+# Hour markers this process has written: a warm function writes each (table, source, hour) once.
+_marked: set[tuple[str, str, str]] = set()
+_marked_lock = threading.Lock()
+
+
+def forget_markers() -> None:
+    """Forget which hour markers were written (another table, a test that deletes items)."""
+    with _marked_lock:
+        _marked.clear()
 
 
 class UsageWriteError(Exception):
@@ -92,13 +102,17 @@ class UsageStore:
         if not table or not rows:
             return
         requests = [{"PutRequest": {"Item": _row_item(row)}} for row in rows]
-        markers = {(row.source, hour_of(row.at)): row.at for row in rows}
-        requests += [{"PutRequest": {"Item": _marker_item(s, h, at)}} for (s, h), at in markers.items()]
+        markers = {(table, row.source, hour_of(row.at)): row.at for row in rows}
+        with _marked_lock:
+            markers = {key: at for key, at in markers.items() if key not in _marked}
+        requests += [{"PutRequest": {"Item": _marker_item(s, h, at)}} for (_, s, h), at in markers.items()]
         try:
             for start in range(0, len(requests), _BATCH_WRITE):
                 self._write({table: requests[start : start + _BATCH_WRITE]})
         except (ClientError, BotoCoreError) as exc:
             raise UsageWriteError(f"usage batch refused: {type(exc).__name__}") from exc
+        with _marked_lock:
+            _marked.update(markers)
 
     def _write(self, request: dict[str, Any]) -> None:
         for _ in range(_UNPROCESSED_ROUNDS):
