@@ -102,7 +102,8 @@ def cached_call_overhead(fixtures: Path, repeat: int = 300) -> None:
     report("cached get_paper, papers handler, usage recorded (moto)", recorded)
     report("cached get_paper, papers handler, not recorded (moto)", bare)
     report("cached get_paper, recorded but not written (no BatchWriteItem)", unwritten)
-    for label, values in (("recording overhead on a cached call", recorded), ("of which record and metrics", unwritten)):
+    modes = (("recording overhead on a cached call", recorded), ("of which record and metrics", unwritten))
+    for label, values in modes:
         overhead = statistics.median(values) - statistics.median(bare)
         print(f"{label + ' (median difference)':<58} {overhead:8.2f} ms", flush=True)
 
