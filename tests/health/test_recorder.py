@@ -160,3 +160,10 @@ def test_outside_a_recorded_call_the_hooks_do_nothing():
     assert recorder.current() is None
     recorder.note_attempt("s2", 200, 0.1)
     recorder.annotate(pdf_origin="arxiv")
+
+
+def test_where_a_pdf_came_from_is_taken_from_the_result():
+    call = recorder.Call(tool="fetch_paper_pdf", family="pdf", principal="p")
+    call.ended({"ok": True, "result": {"pdf": {"pdf_path": "pdfs/ab.pdf", "pdf_source": "arxiv"}}})
+    (record,) = call.record()
+    assert record.pdf_origin == "arxiv" and record.ranker is None

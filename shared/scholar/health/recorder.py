@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
+import re
 import secrets
 import time
 from collections.abc import Coroutine, Iterator
@@ -31,6 +32,8 @@ ABSTRACT_FAMILIES = frozenset({"papers", "arxiv", "research"})
 # Where a tool result holds its list of records (search, lists, batches, graphs); a result with a
 # title is one record itself (get_paper, get_book).
 RECORD_LISTS = ("data", "papers", "books", "results", "items", "nodes")
+# A label is kept only when it looks like a name (s2_oa, rrf), so no free text can ride along.
+_NAME = re.compile(r"[a-z0-9_-]{1,40}")
 _current: contextvars.ContextVar[Call | None] = contextvars.ContextVar("scholar_usage_call", default=None)
 
 
@@ -74,6 +77,8 @@ class Call:
         self.outcome = "queued" if result.get("queued") is True else "ok"
         if self.outcome == "ok":
             self._infer_answers(result)
+            self.pdf_origin = self.pdf_origin or _label(result, "pdf_source")
+            self.ranker = self.ranker or _label(result, "ranker")
         return outcome
 
     def _infer_answers(self, result: dict[str, Any]) -> None:
@@ -107,6 +112,15 @@ class Call:
                 sources=list(self.stats.values()) or [SourceStats(source=NO_SOURCE)],
             )
         ]
+
+
+def _label(result: dict[str, Any], key: str) -> str | None:
+    """A short name the result states at its top or one level down (``pdf_source``, ``ranker``); never an id."""
+    for node in (result, *(v for v in result.values() if isinstance(v, dict))):
+        value = node.get(key)
+        if isinstance(value, str) and _NAME.fullmatch(value):
+            return value
+    return None
 
 
 def current() -> Call | None:
