@@ -18,7 +18,8 @@ class SourceHealthInput(BaseModel):
             default=None,
             min_length=1,
             max_length=40,
-            description="One source name (e.g. s2, openalex, crossref, arxiv_api); omit for every source with calls",
+            description="One source name (e.g. s2, openalex, crossref, arxiv_api; _local: calls answered without "
+            "asking any source); omit for every source with calls",
         ),
     ] = None
 
