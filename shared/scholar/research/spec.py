@@ -1,7 +1,6 @@
 """The research family's tools (DESIGN §3, seed 003).
 
-Until the federated search and library tools join (issue of the research helper), this family holds
-the operations tools of ``spec_health``.
+The operations tools live in ``spec_health``; the federated search and library tools join them here.
 """
 
 from __future__ import annotations

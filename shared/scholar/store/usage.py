@@ -145,7 +145,7 @@ class UsageStore:
                 KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
                 ExpressionAttributeValues={":pk": {"S": f"{source}#{label}"}, ":low": {"S": low}, ":high": {"S": high}},
             ):
-                if _live(item, now) and item["sk"]["S"] < high:
+                if _live(item, now):
                     found.append(_row(source, item))
         return found
 
