@@ -1,4 +1,4 @@
-# Scholar MCP on AWS Lambda: setup · serve · test · lint · build · bench · deploy
+# Scholar MCP on AWS Lambda: setup · serve · test · lint · build · bench · deploy · doctor
 SHELL := /bin/bash
 # .python-version selects 3.13.0 (the Lambda runtime) through pyenv when it is there.
 PYTHON ?= python3
@@ -10,7 +10,7 @@ TOOLS := .tools
 PY := $(VENV)/bin/python
 SAM := $(TOOLS)/bin/sam
 
-.PHONY: setup tools serve test lint build bench deploy clean
+.PHONY: setup tools serve test lint build bench deploy clean doctor
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ tools: $(TOOLS)/.installed
 
 serve: $(VENV)/.installed
 	$(PY) -m scholar.local serve
+
+# Probe every configured upstream (public, or SCHOLAR_UPSTREAM_PROXY_BASE) and print the doctor's findings.
+doctor: $(VENV)/.installed
+	POWERTOOLS_METRICS_DISABLED=true $(PY) -m scholar.local doctor
 
 test: $(VENV)/.installed $(TOOLS)/.installed
 	SCHOLAR_TOOLS_BIN=$(abspath $(TOOLS))/bin $(PY) -m pytest

@@ -1,6 +1,6 @@
 """The AWS resources tests create in moto.
 
-These definitions mirror template.yaml (CacheTable, TaskTable, ArtifactBucket); a template test checks
+These definitions mirror template.yaml (CacheTable, TaskTable, UsageTable, ArtifactBucket); a template test checks
 that the key schemas match, so change both together.
 """
 
@@ -46,3 +46,16 @@ def create_task_table(dynamodb: Any, name: str) -> None:
 def create_artifact_bucket(s3: Any, name: str) -> None:
     """ArtifactBucket (us-east-1: no location constraint)."""
     s3.create_bucket(Bucket=name)
+
+
+def create_usage_table(dynamodb: Any, name: str) -> None:
+    """UsageTable: ``pk`` (S) hash key, ``sk`` (S) range key, on-demand (template.yaml ``UsageTable``)."""
+    dynamodb.create_table(
+        TableName=name,
+        BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+    )

@@ -40,6 +40,10 @@ PDF_MAX_BYTES_ENV = "SCHOLAR_PDF_MAX_BYTES"
 # principal instead of being refused with 401 (docs/security.md).
 SHARED_PRINCIPAL_ENV = "SCHOLAR_SHARED_PRINCIPAL"
 PDF_TIMEOUT_ENV = "SCHOLAR_PDF_TIMEOUT_S"
+USAGE_TABLE_ENV = "SCHOLAR_USAGE_TABLE"
+# Salt of the hashed principal in usage records and get_server_info (the stack id when deployed).
+PRINCIPAL_SALT_ENV = "SCHOLAR_PRINCIPAL_SALT"
+BUILD_ENV = "SCHOLAR_BUILD"
 
 # Secrets: the value itself (local) or the name of an SSM parameter holding it (deployed).
 SECRET_NAMES = (
@@ -92,6 +96,7 @@ class Resources(BaseModel):
     function_prefix: str = "scholar-"
     retry_state_machine_arn: str | None = None
     pdf_state_machine_arn: str | None = None
+    usage_table: str | None = None
 
 
 class Settings(BaseModel):
@@ -118,6 +123,9 @@ class Settings(BaseModel):
     shared_principal: bool = False
     secrets: Secrets = Field(default_factory=Secrets)
     resources: Resources = Field(default_factory=Resources)
+    principal_salt: str = "scholar-local"
+    # What was deployed (a commit or build label); "dev" for a working tree.
+    build: str = "dev"
 
     def base_url(self, source: str) -> str:
         """Base URL of an upstream: ``SCHOLAR_<NAME>_URL``, else the proxy base + ``/<name>``, else the public one.
@@ -181,6 +189,8 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         pdf_timeout_s=float(env.get(PDF_TIMEOUT_ENV) or 60.0),
         shared_principal=_flag(env, SHARED_PRINCIPAL_ENV, False),
         secrets=_secrets(env),
+        principal_salt=env.get(PRINCIPAL_SALT_ENV) or "scholar-local",
+        build=env.get(BUILD_ENV) or "dev",
         resources=Resources(
             cache_table=env.get(CACHE_TABLE_ENV) or None,
             task_table=env.get(TASK_TABLE_ENV) or None,
@@ -188,6 +198,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
             function_prefix=env.get(FUNCTION_PREFIX_ENV) or "scholar-",
             retry_state_machine_arn=env.get(RETRY_STATE_MACHINE_ARN_ENV) or None,
             pdf_state_machine_arn=env.get(PDF_STATE_MACHINE_ARN_ENV) or None,
+            usage_table=env.get(USAGE_TABLE_ENV) or None,
         ),
     )
 

@@ -26,6 +26,7 @@ import httpx
 from scholar import redaction
 from scholar.config import get_settings
 from scholar.errors import InvalidArgumentError, NotFoundError, RateLimitedError, UpstreamError, UpstreamTimeoutError
+from scholar.health.recorder import note_attempt
 from scholar.runtime import aio
 from scholar.sources.registry import SOURCES
 from scholar.store.limiter import pace
@@ -174,20 +175,24 @@ async def request(
     while True:
         attempt += 1
         await pace(source, interval_for(source))
+        sent = time.perf_counter()
         try:
             async with client_for(source) as client:
                 response = await client.request(method, url, params=params, json=json_body, headers=headers)
         except httpx.TimeoutException as exc:
+            note_attempt(source, "timeout", time.perf_counter() - sent)
             if _can_wait(deadline, _backoff(attempt)):
                 await asyncio.sleep(_backoff(attempt))
                 continue
             raise UpstreamTimeoutError(f"{source} did not answer in time ({path})", source=source) from exc
         except httpx.HTTPError as exc:
+            note_attempt(source, "connect", time.perf_counter() - sent)
             if _can_wait(deadline, _backoff(attempt)):
                 await asyncio.sleep(_backoff(attempt))
                 continue
             raise UpstreamError(f"{source} could not be reached: {type(exc).__name__}", source=source) from exc
         status = response.status_code
+        note_attempt(source, status, time.perf_counter() - sent, len(response.content))
         if status == 429 or status >= 500:
             wait = retry_after_seconds(response)
             wait = _backoff(attempt) if wait is None else wait

@@ -20,6 +20,7 @@ FAMILIES = {
     "ArxivFunction": "arxiv",
     "BooksFunction": "books",
     "StandardsFunction": "standards",
+    "ResearchFunction": "research",
 }
 CONTRACT_ENV = {
     "SCHOLAR_CACHE_TABLE",
@@ -102,7 +103,7 @@ def test_the_api_key_requirement_follows_auth_mode() -> None:
 
 def test_both_tables_expire_items_on_expires_at() -> None:
     tables = _resources("AWS::DynamoDB::Table")
-    assert set(tables) == {"CacheTable", "TaskTable"}
+    assert set(tables) == {"CacheTable", "TaskTable", "UsageTable"}
     for table in tables.values():
         props = table["Properties"]
         assert props["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
@@ -159,6 +160,7 @@ def test_every_function_has_an_errors_alarm_and_a_throttles_alarm() -> None:
     alarms = {
         (a["Properties"]["Dimensions"][0]["Value"]["Ref"], a["Properties"]["MetricName"])
         for a in _resources("AWS::CloudWatch::Alarm").values()
+        if a["Properties"].get("Namespace") == "AWS/Lambda"  # the others watch sources, tasks, pipelines
     }
     for name in _resources("AWS::Serverless::Function"):
         assert {(name, "Errors"), (name, "Throttles")} <= alarms

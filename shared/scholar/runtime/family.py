@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from scholar.catalogue import CallContext, Handler, family_tools
 from scholar.errors import InternalError, InvalidArgumentError, RateLimitedError, ScholarError
+from scholar.health.recorder import Call, recording
 from scholar.runtime import aio
 from scholar.runtime.observability import metrics
 from scholar.runtime.invocation import Invocation, Outcome
@@ -57,8 +58,14 @@ def dispatch(family: str, event: dict[str, Any]) -> dict[str, Any]:
         invocation = Invocation.model_validate(event)
     except ValidationError:
         return _failure(InternalError("malformed invocation (not a tool call)"))
+    # One usage record per tool call, written once the call has ended (scholar.health).
+    with recording(family, invocation.tool, invocation.principal) as call:
+        return call.ended(_run(family, invocation, call))
+
+
+def _run(family: str, invocation: Invocation, call: Call) -> dict[str, Any]:
     try:
-        result = aio.run(run_tool(family, invocation))
+        result = aio.run(call.bind(run_tool(family, invocation)))
     except ScholarError as err:
         return _failure(err)
     except Exception:  # the top of a handler: report, never crash the caller

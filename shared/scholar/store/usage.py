@@ -1,0 +1,239 @@
+"""The UsageTable (DESIGN §5): one item per tool call and source, under ``<source>#<hour>``.
+
+Keys: ``pk = <source>#<hour>`` (hour = ``YYYY-MM-DDTHH`` UTC), ``sk = <epoch ms>#<token>``, so "one
+source, a time window" is one query per hour of the window. Two small item kinds share the table:
+``pk = hours#<source>, sk = <hour>`` marks that an hour has items (written in the same batch, so a
+reader asks only the hours that exist), and ``pk = rollup#<source>, sk = <hour>`` holds the summary of
+a finished hour (written by the hourly probe), so a week of history is one query. Everything expires
+after 30 days (``expires_at``; DynamoDB deletes lazily, so reads filter on it too).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from scholar.config import get_settings
+from scholar.store import aws
+
+RETENTION_S = 30 * 86_400
+_BATCH_WRITE = 25  # DynamoDB's BatchWriteItem limit
+_UNPROCESSED_ROUNDS = 3
+_HOUR = "%Y-%m-%dT%H"
+# Hour markers this process has written: a warm function writes each (table, source, hour) once.
+_marked: set[tuple[str, str, str]] = set()
+_marked_lock = threading.Lock()
+
+
+def forget_markers() -> None:
+    """Forget which hour markers were written (another table, a test that deletes items)."""
+    with _marked_lock:
+        _marked.clear()
+
+
+class UsageWriteError(Exception):
+    """Usage items could not be written (the caller logs and counts it; the tool call goes on)."""
+
+
+class UsageReadError(Exception):
+    """The UsageTable could not be read."""
+
+
+def hour_of(at: float) -> str:
+    """The UTC hour label of an epoch time, e.g. ``2026-12-01T09``."""
+    return datetime.fromtimestamp(at, UTC).strftime(_HOUR)
+
+
+def hours_between(since: float, until: float) -> list[str]:
+    """Every hour label from the one holding ``since`` to the one holding ``until``, oldest first."""
+    start = datetime.fromtimestamp(since, UTC).replace(minute=0, second=0, microsecond=0)
+    end = datetime.fromtimestamp(until, UTC)
+    labels = []
+    while start <= end:
+        labels.append(start.strftime(_HOUR))
+        start += timedelta(hours=1)
+    return labels
+
+
+def hour_start(label: str) -> float:
+    return datetime.strptime(label, _HOUR).replace(tzinfo=UTC).timestamp()
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    """One stored item: a call's facts with one source's figures, as a JSON document."""
+
+    source: str
+    at: float
+    token: str
+    doc: dict[str, Any]
+
+
+class UsageStore:
+    """Write usage rows in batches, read them back by source and time window."""
+
+    def __init__(self, table: str | None = None, client: Any = None) -> None:
+        self._table = table
+        self._client = client
+
+    @property
+    def table(self) -> str | None:
+        return self._table or get_settings().resources.usage_table
+
+    @property
+    def client(self) -> Any:
+        return self._client or aws.dynamodb()
+
+    def put(self, rows: Iterable[UsageRow]) -> None:
+        """Write rows (and the hour markers they need) in as few batch writes as fit; nothing without a table.
+
+        Raises:
+            UsageWriteError: DynamoDB refused or left items unprocessed.
+        """
+        table = self.table
+        rows = list(rows)
+        if not table or not rows:
+            return
+        requests = [{"PutRequest": {"Item": _row_item(row)}} for row in rows]
+        markers = {(table, row.source, hour_of(row.at)): row.at for row in rows}
+        with _marked_lock:
+            markers = {key: at for key, at in markers.items() if key not in _marked}
+        requests += [{"PutRequest": {"Item": _marker_item(s, h, at)}} for (_, s, h), at in markers.items()]
+        try:
+            for start in range(0, len(requests), _BATCH_WRITE):
+                self._write({table: requests[start : start + _BATCH_WRITE]})
+        except (ClientError, BotoCoreError) as exc:
+            raise UsageWriteError(f"usage batch refused: {type(exc).__name__}") from exc
+        with _marked_lock:
+            _marked.update(markers)
+
+    def _write(self, request: dict[str, Any]) -> None:
+        for _ in range(_UNPROCESSED_ROUNDS):
+            request = self.client.batch_write_item(RequestItems=request).get("UnprocessedItems") or {}
+            if not request:
+                return
+        raise UsageWriteError(f"{sum(len(v) for v in request.values())} usage items left unprocessed")
+
+    def rows(self, source: str, since: float, until: float, hours: Iterable[str] | None = None) -> list[UsageRow]:
+        """The rows of ``source`` with ``since <= at < until``, oldest first (one query per hour with items).
+
+        Args:
+            source: the source name (or the no-source marker).
+            since: window start, epoch seconds.
+            until: window end, epoch seconds.
+            hours: the hour labels to ask (default: the marked hours of the window).
+
+        Raises:
+            UsageReadError: DynamoDB could not be read.
+        """
+        table = self.table
+        if not table:
+            return []
+        labels = self.active_hours(source, since, until) if hours is None else list(hours)
+        low, high = _sort_key(since), _sort_key(until)
+        now = time.time()
+        found: list[UsageRow] = []
+        for label in labels:
+            for item in self._query(
+                KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
+                ExpressionAttributeValues={":pk": {"S": f"{source}#{label}"}, ":low": {"S": low}, ":high": {"S": high}},
+            ):
+                if _live(item, now):
+                    found.append(_row(source, item))
+        return found
+
+    def active_hours(self, source: str, since: float, until: float) -> list[str]:
+        """Hour labels of the window in which ``source`` has rows (one query)."""
+        return list(self._by_hour("hours", source, since, until))
+
+    def rollups(self, source: str, since: float, until: float) -> dict[str, dict[str, Any]]:
+        """Summaries of finished hours of ``source`` in the window, by hour label (one query)."""
+        return self._by_hour("rollup", source, since, until)
+
+    def put_rollup(self, source: str, hour: str, summary: dict[str, Any]) -> None:
+        """Store the summary of one finished hour.
+
+        Raises:
+            UsageWriteError: DynamoDB refused the item.
+        """
+        if not self.table:
+            return
+        item = {
+            "pk": {"S": f"rollup#{source}"},
+            "sk": {"S": hour},
+            "d": {"S": json.dumps(summary, separators=(",", ":"))},
+            "expires_at": {"N": str(int(hour_start(hour)) + RETENTION_S)},
+        }
+        try:
+            self.client.put_item(TableName=self.table, Item=item)
+        except (ClientError, BotoCoreError) as exc:
+            raise UsageWriteError(f"rollup refused: {type(exc).__name__}") from exc
+
+    def _by_hour(self, kind: str, source: str, since: float, until: float) -> dict[str, dict[str, Any]]:
+        if not self.table:
+            return {}
+        now = time.time()
+        items = self._query(
+            KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
+            ExpressionAttributeValues={
+                ":pk": {"S": f"{kind}#{source}"},
+                ":low": {"S": hour_of(since)},
+                ":high": {"S": hour_of(until)},
+            },
+        )
+        return {
+            item["sk"]["S"]: json.loads(item["d"]["S"]) if "d" in item else {} for item in items if _live(item, now)
+        }
+
+    def _query(self, **kwargs: Any) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        start: dict[str, Any] | None = None
+        try:
+            while True:
+                page = self.client.query(
+                    TableName=self.table, **kwargs, **({"ExclusiveStartKey": start} if start else {})
+                )
+                items += page.get("Items", [])
+                start = page.get("LastEvaluatedKey")
+                if not start:
+                    return items
+        except (ClientError, BotoCoreError) as exc:
+            raise UsageReadError(f"usage table query failed: {type(exc).__name__}") from exc
+
+
+def _sort_key(at: float) -> str:
+    return f"{int(at * 1000):013d}"
+
+
+def _expires(at: float) -> dict[str, str]:
+    return {"N": str(int(at) + RETENTION_S)}
+
+
+def _row_item(row: UsageRow) -> dict[str, Any]:
+    return {
+        "pk": {"S": f"{row.source}#{hour_of(row.at)}"},
+        "sk": {"S": f"{_sort_key(row.at)}#{row.token}"},
+        "d": {"S": json.dumps(row.doc, separators=(",", ":"))},
+        "expires_at": _expires(row.at),
+    }
+
+
+def _marker_item(source: str, hour: str, at: float) -> dict[str, Any]:
+    return {"pk": {"S": f"hours#{source}"}, "sk": {"S": hour}, "expires_at": _expires(at)}
+
+
+def _row(source: str, item: dict[str, Any]) -> UsageRow:
+    millis, _, token = item["sk"]["S"].partition("#")
+    return UsageRow(source=source, at=int(millis) / 1000, token=token, doc=json.loads(item["d"]["S"]))
+
+
+def _live(item: dict[str, Any], now: float) -> bool:
+    expires = item.get("expires_at")
+    return expires is None or float(expires["N"]) > now
