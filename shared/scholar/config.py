@@ -37,6 +37,8 @@ LOCAL_DISPATCH_ENV = "SCHOLAR_LOCAL_DISPATCH"
 TEST_ALLOW_HOSTS_ENV = "SCHOLAR_TEST_ALLOW_HOSTS"
 PDF_MAX_BYTES_ENV = "SCHOLAR_PDF_MAX_BYTES"
 PDF_TIMEOUT_ENV = "SCHOLAR_PDF_TIMEOUT_S"
+# What callers must send (the template's AuthMode: ApiKey | Jwt | None); shown on the landing page only.
+AUTH_MODE_ENV = "SCHOLAR_AUTH_MODE"
 
 # Secrets: the value itself (local) or the name of an SSM parameter holding it (deployed).
 SECRET_NAMES = (
@@ -112,6 +114,8 @@ class Settings(BaseModel):
     test_allow_hosts: frozenset[str] = frozenset()
     pdf_max_bytes: int = Field(default=50 * 1024 * 1024, ge=1024)
     pdf_timeout_s: float = Field(default=60.0, gt=0)
+    # Empty locally (an x-api-key header is optional and only names the caller).
+    auth_mode: str = ""
     secrets: Secrets = Field(default_factory=Secrets)
     resources: Resources = Field(default_factory=Resources)
 
@@ -175,6 +179,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         test_allow_hosts=_hosts(env.get(TEST_ALLOW_HOSTS_ENV)),
         pdf_max_bytes=int(env.get(PDF_MAX_BYTES_ENV) or 50 * 1024 * 1024),
         pdf_timeout_s=float(env.get(PDF_TIMEOUT_ENV) or 60.0),
+        auth_mode=env.get(AUTH_MODE_ENV) or "",
         secrets=_secrets(env),
         resources=Resources(
             cache_table=env.get(CACHE_TABLE_ENV) or None,

@@ -15,6 +15,7 @@ from typing import Any
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 
+from scholar.mcp import landing
 from scholar.mcp.listing import ListingMemo
 from scholar.mcp.server import build_server
 
@@ -49,6 +50,9 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         path = scope.get("path", "")
+        if path == landing.LANDING_PATH and scope["method"] in ("GET", "HEAD"):  # a person in a browser
+            await landing.respond(scope, send)
+            return
         if path != MCP_PATH:
             await _reply(send, 404, _jsonrpc_error(-32600, f"not found: the MCP endpoint is POST {MCP_PATH}"))
             return
