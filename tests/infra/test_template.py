@@ -160,6 +160,7 @@ def test_every_function_has_an_errors_alarm_and_a_throttles_alarm() -> None:
     alarms = {
         (a["Properties"]["Dimensions"][0]["Value"]["Ref"], a["Properties"]["MetricName"])
         for a in _resources("AWS::CloudWatch::Alarm").values()
+        if a["Properties"]["Namespace"] == "AWS/Lambda"
     }
     for name in _resources("AWS::Serverless::Function"):
         assert {(name, "Errors"), (name, "Throttles")} <= alarms
