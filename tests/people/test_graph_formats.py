@@ -6,12 +6,16 @@ Graph (X → Y: X cites Y):  A,B,C → S;  D,E → A;  E,F → B;  G → F.
 
 from __future__ import annotations
 
+import html
 import io
+import json
 
+import jsonschema
 import networkx as nx
 import pydot
 import pytest
 
+from functions.gateway.app import lambda_handler
 from scholar.catalogue import get_tool
 from scholar.content import EXTRA_CONTENT_FIELD
 from scholar.mcp.dispatch import success_result
@@ -20,9 +24,11 @@ from scholar.papers.graph_formats import MERMAID_MAX_NODES, Node, Picture, to_me
 from scholar.runtime import aio
 from scholar.runtime.family import run_tool
 from scholar.runtime.invocation import Invocation
+from tests.events import load_event, with_body
 from tests.fixtures_dir import fixtures_dir
 from tests.papers.synthetic_graph import SyntheticGraph, recorded_papers
-from tests.people.node_tools import parse_mermaid
+from tests.people import browser
+from tests.people.node_tools import node_packages, parse_mermaid
 
 
 @pytest.fixture
@@ -174,3 +180,41 @@ def test_a_short_label_is_first_author_surname_year_and_a_shortened_title():
 
     assert label.startswith("Vaswani 2017: Attention is all you need")
     assert label.endswith("…") and len(label) <= len("Vaswani 2017: ") + graph_formats.TITLE_CHARS
+
+
+def test_through_the_gateway_the_picture_is_a_second_block_and_structured_content_fits_the_output_schema(
+    aws, upstream, env, g, lambda_context
+):
+    env.set(SCHOLAR_LOCAL_DISPATCH="1")
+    g.install(upstream)
+    message = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "get_citation_graph", "arguments": {"seed_ids": [g.ids["S"]], "depth": 1, "format": "mermaid"}}}
+
+    response = lambda_handler(with_body(load_event("api_rest_v1_tools_call"), message), lambda_context)
+
+    result = json.loads(response["body"])["result"]
+    assert result.get("isError") in (None, False), result
+    first, second = result["content"]
+    assert json.loads(first["text"]) == result["structuredContent"]
+    assert second["text"].startswith("flowchart LR") and second["_meta"] == {"mediaType": "text/vnd.mermaid"}
+    assert EXTRA_CONTENT_FIELD not in result["structuredContent"]
+    jsonschema.validate(result["structuredContent"], get_tool("get_citation_graph").output_schema())
+
+
+def test_the_mermaid_of_a_citation_graph_renders_as_a_picture_in_a_browser(aws, upstream, g, tmp_path):
+    g.install(upstream)
+    text = graph_call(g, "mermaid")[EXTRA_CONTENT_FIELD][0]["text"]
+    script = node_packages() / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
+    page = tmp_path / "graph.html"
+    page.write_text(
+        f'<!doctype html><meta charset="utf-8"><body><pre class="mermaid">{html.escape(text)}</pre>'
+        f'<script src="{script.as_uri()}"></script>'
+        '<script>mermaid.initialize({startOnLoad: true, securityLevel: "strict"});</script></body>'
+    )
+
+    visit = browser.visit(page.as_uri())
+
+    assert "<svg" in visit.dom and 'aria-roledescription="flowchart-v2"' in visit.dom
+    assert visit.dom.count('class="node ') + visit.dom.count("class=\"node\"") >= 8
+    assert visit.console == []
+    browser.screenshot(page.as_uri(), "citation_graph.png", size="1400,900")
