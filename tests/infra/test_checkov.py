@@ -36,7 +36,7 @@ def test_checkov_finds_nothing_unskipped_in_the_template():
     # --skip-download: no guideline download from the vendor's API (the tests stay offline).
     done = subprocess.run(
         [str(_checkov()), "-f", str(TEMPLATE), "--framework", "cloudformation", "--skip-download", "--quiet",
-         "-o", "json"], cwd=REPO, capture_output=True, text=True, timeout=300,
+         "-o", "json"], cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
     )
     report = json.loads(done.stdout)
     failed = [(c["check_id"], c["resource"]) for c in report["results"]["failed_checks"]]

@@ -36,7 +36,8 @@ def _chromium() -> str | None:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found or not shutil.which("apt-get"):
         return found
-    done = subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], capture_output=True, text=True, timeout=600,
+                          check=False)
     return shutil.which("chromium") if done.returncode == 0 else None
 
 

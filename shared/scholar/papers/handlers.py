@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 from scholar.catalogue import CallContext, Handler, args_only
-from scholar.papers import author, autoenrich, batch, citations, enrich, generate, graph_formats, lookup, recommend, search
+from scholar.papers import (
+    author,
+    autoenrich,
+    batch,
+    citations,
+    enrich,
+    generate,
+    graph_formats,
+    lookup,
+    recommend,
+    search,
+)
 from scholar.papers.spec import GetPaperInput, PaperResult
 
 
