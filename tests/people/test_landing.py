@@ -11,6 +11,7 @@ from scholar.catalogue import all_tools
 from scholar.config import get_settings
 from scholar.mcp import landing
 from scholar.mcp.tools import WRITE_TAG, visible_tools
+from scholar.runtime import aio
 
 from functions.gateway.app import lambda_handler
 from tests.events import load_event
@@ -179,3 +180,17 @@ def test_get_on_the_mcp_path_still_answers_405(lambda_context):
     event["path"] = "/mcp"
 
     assert lambda_handler(event, lambda_context)["statusCode"] == 405
+
+
+def test_head_answers_the_headers_without_the_page():
+    sent: list[dict] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "HEAD", "path": "/", "headers": [(b"host", b"127.0.0.1:3000")], "scheme": "http"}
+    aio.run(landing.respond(scope, send))
+
+    start, body = sent
+    assert start["status"] == 200 and int(dict(start["headers"])[b"content-length"]) > 10_000
+    assert body["body"] == b""
