@@ -7,6 +7,7 @@ export PYENV_VERSION ?= $(shell cat .python-version)
 export SAM_CLI_TELEMETRY = 0
 VENV := .venv
 TOOLS := .tools
+CHECKOV := .checkov
 PY := $(VENV)/bin/python
 SAM := $(TOOLS)/bin/sam
 
@@ -23,7 +24,13 @@ $(TOOLS)/.installed: tools-requirements.txt
 	$(TOOLS)/bin/pip install -q --disable-pip-version-check -r tools-requirements.txt
 	touch $@
 
-setup: $(VENV)/.installed $(TOOLS)/.installed
+# checkov pins an old boto3 that SAM cannot share: a third environment.
+$(CHECKOV)/.installed: tools-checkov-requirements.txt
+	$(PYTHON) -m venv $(CHECKOV)
+	$(CHECKOV)/bin/pip install -q --disable-pip-version-check -r tools-checkov-requirements.txt
+	touch $@
+
+setup: $(VENV)/.installed $(TOOLS)/.installed $(CHECKOV)/.installed
 
 tools: $(TOOLS)/.installed
 
@@ -34,14 +41,16 @@ serve: $(VENV)/.installed
 doctor: $(VENV)/.installed
 	POWERTOOLS_METRICS_DISABLED=true $(PY) -m scholar.local doctor
 
-test: $(VENV)/.installed $(TOOLS)/.installed
+test: $(VENV)/.installed $(TOOLS)/.installed $(CHECKOV)/.installed
 	SCHOLAR_TOOLS_BIN=$(abspath $(TOOLS))/bin $(PY) -m pytest
 
-lint: $(TOOLS)/.installed
+lint: $(TOOLS)/.installed $(CHECKOV)/.installed
 	$(SAM) validate --lint --template template.yaml
 	$(TOOLS)/bin/cfn-lint template.yaml
+	$(CHECKOV)/bin/checkov -f template.yaml --framework cloudformation --skip-download --quiet --compact
 
-build: $(TOOLS)/.installed
+# The .pyc step runs the project's own Python: a fresh clone needs the venv first.
+build: $(VENV)/.installed $(TOOLS)/.installed
 	$(SAM) build --template template.yaml
 	$(PY) -m compileall -q --invalidation-mode unchecked-hash .aws-sam/build
 
@@ -52,4 +61,4 @@ deploy: build
 	$(SAM) deploy --config-env $${ENV:-dev}
 
 clean:
-	rm -rf $(VENV) $(TOOLS) .aws-sam
+	rm -rf $(VENV) $(TOOLS) $(CHECKOV) .aws-sam

@@ -44,6 +44,8 @@ USAGE_TABLE_ENV = "SCHOLAR_USAGE_TABLE"
 # Salt of the hashed principal in usage records and get_server_info (the stack id when deployed).
 PRINCIPAL_SALT_ENV = "SCHOLAR_PRINCIPAL_SALT"
 BUILD_ENV = "SCHOLAR_BUILD"
+# What callers must send (the template's AuthMode: ApiKey | Jwt | None); shown on the landing page only.
+AUTH_MODE_ENV = "SCHOLAR_AUTH_MODE"
 
 # Secrets: the value itself (local) or the name of an SSM parameter holding it (deployed).
 SECRET_NAMES = (
@@ -121,6 +123,8 @@ class Settings(BaseModel):
     pdf_max_bytes: int = Field(default=50 * 1024 * 1024, ge=1024)
     pdf_timeout_s: float = Field(default=60.0, gt=0)
     shared_principal: bool = False
+    # Empty locally (an x-api-key header is optional and only names the caller).
+    auth_mode: str = ""
     secrets: Secrets = Field(default_factory=Secrets)
     resources: Resources = Field(default_factory=Resources)
     principal_salt: str = "scholar-local"
@@ -188,6 +192,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         pdf_max_bytes=int(env.get(PDF_MAX_BYTES_ENV) or 50 * 1024 * 1024),
         pdf_timeout_s=float(env.get(PDF_TIMEOUT_ENV) or 60.0),
         shared_principal=_flag(env, SHARED_PRINCIPAL_ENV, False),
+        auth_mode=env.get(AUTH_MODE_ENV) or "",
         secrets=_secrets(env),
         principal_salt=env.get(PRINCIPAL_SALT_ENV) or "scholar-local",
         build=env.get(BUILD_ENV) or "dev",

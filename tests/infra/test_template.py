@@ -69,19 +69,20 @@ def test_cfn_lint_reports_nothing() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_the_only_route_is_post_mcp() -> None:
+def test_the_only_routes_are_post_mcp_and_the_public_landing_page() -> None:
     apis = _resources("AWS::Serverless::Api")
     assert list(apis) == ["Api"]
     assert not _resources("AWS::Serverless::HttpApi")
     paths = apis["Api"]["Properties"]["DefinitionBody"]["paths"]
-    assert {path: set(methods) for path, methods in paths.items()} == {"/mcp": {"post"}}
+    assert {path: set(methods) for path, methods in paths.items()} == {"/mcp": {"post"}, "/": {"get"}}
+    assert paths["/"]["get"]["security"] == []
     events = [
         (name, event["Properties"]["Path"], event["Properties"]["Method"])
         for name, fn in _resources("AWS::Serverless::Function").items()
         for event in fn["Properties"].get("Events", {}).values()
         if event["Type"] == "Api"
     ]
-    assert events == [("GatewayFunction", "/mcp", "post")]
+    assert events == [("GatewayFunction", "/mcp", "post"), ("GatewayFunction", "/", "get")]
 
 
 def test_post_mcp_is_a_lambda_proxy_to_the_gateway_function() -> None:

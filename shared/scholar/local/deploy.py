@@ -9,13 +9,14 @@ live in its executing backend (PLATFORM_NOTES, "Deploying template.yaml into mot
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import logging
 import re
 import zipfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -54,6 +55,7 @@ class DeployedStack:
     outputs: dict[str, str]
     state_machine_arns: dict[str, str]  # logical id → ARN in moto's executing backend
     skipped: list[str]  # logical ids moto cannot create
+    transformed: dict[str, Any] = field(default_factory=dict)  # the CloudFormation template, before pruning
 
 
 class _PolicyLoader:
@@ -86,6 +88,7 @@ def deploy_template(template_path: Path, *, stack_name: str, region: str,
     pseudo = {"AWS::Region": region, "AWS::AccountId": ACCOUNT_ID, "AWS::Partition": "aws",
               "AWS::StackName": stack_name}
     cfn = transform(sam, {**pseudo, **parameters}, _PolicyLoader())
+    transformed = copy.deepcopy(cfn)
     skipped = _prune_unsupported(cfn)
 
     s3 = boto3.client("s3", region_name=region)
@@ -113,7 +116,7 @@ def deploy_template(template_path: Path, *, stack_name: str, region: str,
         for logical, definition in definitions.items()
     }
     outputs = {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}
-    return DeployedStack(stack_name, physical, routes, outputs, state_machines, skipped)
+    return DeployedStack(stack_name, physical, routes, outputs, state_machines, skipped, transformed)
 
 
 def _function_routes(sam: dict[str, Any]) -> dict[str, FunctionRoute]:

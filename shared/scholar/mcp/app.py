@@ -19,6 +19,7 @@ from starlette.applications import Starlette
 
 from scholar.config import get_settings
 from scholar.mcp import checks
+from scholar.mcp import landing
 from scholar.mcp.listing import ListingMemo
 from scholar.mcp.principal import authenticated_identity, is_deployed
 from scholar.mcp.server import build_server
@@ -60,6 +61,9 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         path = scope.get("path", "")
+        if path == landing.LANDING_PATH and scope["method"] in ("GET", "HEAD"):  # a person in a browser
+            await landing.respond(scope, send)
+            return
         if path != MCP_PATH:
             await _reply(send, 404, _jsonrpc_error(-32600, f"not found: the MCP endpoint is POST {MCP_PATH}"))
             return

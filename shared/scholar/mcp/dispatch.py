@@ -11,6 +11,7 @@ import anyio
 from mcp import types
 from scholar.catalogue import ToolSpec
 from scholar.config import get_settings
+from scholar.content import split_extra_content
 from scholar.errors import InternalError, InvalidArgumentError, ScholarError
 from scholar.mcp.tools import visible
 from scholar.runtime.invocation import Invocation, Outcome
@@ -36,7 +37,10 @@ def error_result(err: ScholarError) -> types.CallToolResult:
 
 
 def success_result(result: dict[str, Any]) -> types.CallToolResult:
-    return types.CallToolResult(content=text_content(result), structured_content=result)
+    """A result: structuredContent and its JSON text, then any extra blocks the tool sent (scholar.content)."""
+    result, extra = split_extra_content(result)
+    blocks = [types.TextContent(text=b["text"], meta={"mediaType": b["media_type"]}) for b in extra]
+    return types.CallToolResult(content=text_content(result) + blocks, structured_content=result)
 
 
 async def call_tool(

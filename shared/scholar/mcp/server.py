@@ -44,6 +44,10 @@ def _toolsets(scope: dict[str, Any]) -> frozenset[str] | None:
     return get_settings().toolsets
 
 
+# The landing page lists the same tools as tools/list for the same URL.
+requested_toolsets = _toolsets
+
+
 async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
     specs = visible_tools(get_settings(), _toolsets(_request_scope(ctx)))
     return types.ListToolsResult(tools=wire_tools(specs))

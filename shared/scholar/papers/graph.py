@@ -20,7 +20,7 @@ from scholar.papers.neighbours import MAX_PAGE, GraphReader, Kind, is_s2_id
 from scholar.papers.spec_graph import GetCitationGraphInput, GetCitationGraphResult, GraphEdge, GraphNode, GraphStats
 from scholar.store.cache import Cache
 
-NODE_FIELDS = ("paperId", "title", "year", "citationCount", "externalIds", "fieldsOfStudy")
+NODE_FIELDS = ("paperId", "title", "year", "citationCount", "externalIds", "fieldsOfStudy", "authors")
 TIME_BUDGET_S = 20.0
 # Candidates hydrated per level when filtering (4 batch requests at most).
 MAX_CANDIDATES = 2000
@@ -37,9 +37,10 @@ def _node(paper_id: str, row: dict[str, Any] | None, depth: int) -> GraphNode:
     if title and len(title) > _TITLE_CHARS:
         title = title[: _TITLE_CHARS - 1] + "…"
     doi = (row.get("externalIds") or {}).get("DOI")
+    authors = row.get("authors") or []
     return GraphNode(
         id=paper_id, title=title, year=row.get("year"), citationCount=row.get("citationCount"),
-        doi=doi.lower() if doi else None, depth=depth,
+        doi=doi.lower() if doi else None, depth=depth, first_author=(authors[0] or {}).get("name") if authors else None,
     )
 
 

@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 from scholar.catalogue import CallContext, Handler, args_only
-from scholar.papers import author, autoenrich, batch, bridge, citations, enrich, generate, graph, lookup, recommend, search
+from scholar.papers import (
+    author,
+    autoenrich,
+    batch,
+    citations,
+    enrich,
+    generate,
+    graph_formats,
+    lookup,
+    recommend,
+    search,
+)
 from scholar.papers.spec import GetPaperInput, PaperResult
 
 
@@ -22,8 +33,8 @@ HANDLERS: dict[str, Handler] = {
     "get_author": args_only(author.get_author),
     "get_citations": args_only(citations.get_citations),
     "get_references": args_only(citations.get_references),
-    "get_citation_graph": args_only(graph.citation_graph),
-    "find_bridge_papers": args_only(bridge.find_bridge),
+    "get_citation_graph": args_only(graph_formats.citation_graph),
+    "find_bridge_papers": args_only(graph_formats.find_bridge),
     "recommend_papers": args_only(recommend.recommend),
     "enrich_paper": args_only(enrich.enrich_paper),
     "generate_citations": args_only(generate.generate_citations),

@@ -12,10 +12,16 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.catalogue import READ_ONLY_OPEN, ToolSpec
+from scholar.content import ExtraContentField
 from scholar.papers.fields import FieldOfStudy, FieldSet, PaperIdentifier, Year
 from scholar.records import FailedSource, Paper
 
 Direction = Literal["citations", "references", "both"]
+GraphFormat = Literal["json", "mermaid", "graphml", "dot"]
+FORMAT_DESCRIPTION = (
+    "json (default): the structured result only; mermaid | graphml | dot: the same structured result plus the "
+    "graph as one more text block (Mermaid for clients that render it, GraphML for Gephi, DOT for Graphviz)"
+)
 
 
 class PaperFilters(BaseModel):
@@ -132,6 +138,7 @@ class GetCitationGraphInput(PaperFilters):
     )
     depth: Annotated[int, Field(ge=1, le=3, description="BFS depth (1–3)")] = 1
     max_nodes: Annotated[int, Field(ge=1, le=500, description="Hard cap on nodes (seeds included)")] = 100
+    format: GraphFormat = Field(default="json", description=FORMAT_DESCRIPTION)
 
 
 class GraphNode(BaseModel):
@@ -142,6 +149,7 @@ class GraphNode(BaseModel):
     citationCount: int | None = None
     doi: str | None = None
     depth: int = Field(description="0 for seeds, else the BFS level where it was reached")
+    first_author: str | None = Field(default=None, description="The first author's name, when S2 lists one")
 
 
 class GraphEdge(BaseModel):
@@ -175,6 +183,7 @@ class GetCitationGraphResult(BaseModel):
     partial: bool = False
     failed_sources: list[FailedSource] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=lambda: ["s2"])
+    extra_content: ExtraContentField
 
 
 # ---------------------------------------------------------------- find_bridge_papers
@@ -191,6 +200,7 @@ class FindBridgePapersInput(BaseModel):
         default="both",
         description="references: source cites … cites target; citations: target cites … cites source; both: either",
     )
+    format: GraphFormat = Field(default="json", description=FORMAT_DESCRIPTION)
 
 
 class BridgeStats(BaseModel):
@@ -212,6 +222,7 @@ class FindBridgePapersResult(BaseModel):
     partial: bool = False
     failed_sources: list[FailedSource] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=lambda: ["s2"])
+    extra_content: ExtraContentField
 
 
 # ---------------------------------------------------------------- recommend_papers
@@ -277,7 +288,8 @@ TOOLS = (
         title="Citation graph",
         description="Breadth-first citation graph from 1–10 seeds (any id form), following citations, references "
         "or both to depth 1–3, with year / field / min_citations filters. Stops at max_nodes or a time budget "
-        "and then says truncated: true with what it reached. Start with depth=1 and a small max_nodes.",
+        "and then says truncated: true with what it reached. Start with depth=1 and a small max_nodes. "
+        "format=mermaid|graphml|dot adds the graph as a picture (Mermaid) or a file (GraphML, DOT).",
         input_model=GetCitationGraphInput,
         output_model=GetCitationGraphResult,
         annotations=READ_ONLY_OPEN,
@@ -289,7 +301,8 @@ TOOLS = (
         title="Find bridge papers",
         description="Shortest citation path between two papers (any id form) of at most max_depth hops, found by "
         "searching from both ends. Returns {found, length, path, hops}; found: false means no path within "
-        "max_depth (stats.exhaustive says whether the search was complete).",
+        "max_depth (stats.exhaustive says whether the search was complete). format=mermaid|graphml|dot adds the "
+        "path as a picture.",
         input_model=FindBridgePapersInput,
         output_model=FindBridgePapersResult,
         annotations=READ_ONLY_OPEN,

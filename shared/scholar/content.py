@@ -1,0 +1,39 @@
+"""Extra content blocks: a picture or listing a tool returns beside its structured result.
+
+The contract between a family and the gateway. A result model that can carry one declares
+``extra_content: ExtraContentField`` (``EXTRA_CONTENT_FIELD``). The field is left out of the tool's
+``outputSchema`` and omitted from the dump when unset; when present, the gateway takes it out of the result,
+sends the remaining JSON as ``structuredContent`` (with its usual JSON text block first) and each block as one
+more ``TextContent`` after it. The structured result is therefore the same whatever picture was asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
+
+EXTRA_CONTENT_FIELD = "extra_content"
+
+
+class ExtraContent(BaseModel):
+    """One text block sent after the JSON one (e.g. Mermaid, GraphML or DOT text)."""
+
+    model_config = ConfigDict(defer_build=True)
+    text: str
+    media_type: str = Field(description="What the text is, e.g. text/vnd.mermaid, application/graphml+xml")
+
+
+ExtraContentField = Annotated[
+    SkipJsonSchema[list[ExtraContent] | None],
+    Field(default=None, exclude_if=lambda value: value is None, description="Moved into extra content blocks"),
+]
+
+
+def split_extra_content(result: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The result without its extra blocks, and the blocks (``[]`` when it has none)."""
+    if EXTRA_CONTENT_FIELD not in result:
+        return result, []
+    rest = {key: value for key, value in result.items() if key != EXTRA_CONTENT_FIELD}
+    return rest, list(result[EXTRA_CONTENT_FIELD] or [])

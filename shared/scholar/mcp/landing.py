@@ -1,0 +1,201 @@
+"""The landing page: ``GET /`` tells a person in a browser what this server offers and how to connect.
+
+Generated from the catalogue (the tools a ``tools/list`` on the same URL would show: same toolsets, same
+read-only mode), with connection snippets carrying this server's own MCP URL, rebuilt from the request
+(Host, API Gateway stage or base path). The Host header is the client's to choose: it is checked against a
+host-name pattern (else ``localhost`` is shown), Jinja2 escapes everything it prints, and the per-URL page
+cache is bounded. No JavaScript: the Content-Security-Policy allows none. Jinja2 is imported on the first
+page only (gateway cold start).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import re
+import time
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from scholar.catalogue import families
+from scholar.config import Settings, get_settings
+from scholar.mcp.server import INSTRUCTIONS, SERVER_NAME, SERVER_VERSION, requested_toolsets
+from scholar.mcp.tools import visible_tools
+from scholar.reference import ToolReference, tool_reference
+
+logger = logging.getLogger(__name__)
+
+LANDING_PATH = "/"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+# Optional hook of the health package: ``source_status() -> iterable of {source, status, detail?}``.
+HEALTH_HOOK_MODULE = "scholar.health.landing"
+MAX_CACHED_PAGES = 32
+HEALTH_TTL_S = 60.0  # a page that shows source status is rebuilt this often; one without it never
+_HOST_RE = re.compile(r"^[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?$")
+_PREFIX_RE = re.compile(r"^(/[A-Za-z0-9._~-]+)*$")
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; " \
+      "frame-ancestors 'none'"
+AUTH_TEXT = {
+    "ApiKey": "Every request to the MCP URL needs the API key of the deployment in an x-api-key header "
+              "(ask its operator; each key is a separate caller with its own tasks and quota).",
+    "Jwt": "Every request to the MCP URL needs an OAuth 2.0 / OpenID Connect access token of the deployment's "
+           "identity provider in an Authorization: Bearer header.",
+    "None": "This deployment accepts requests without credentials (private testing only).",
+    "": "Local server: no credentials needed. An x-api-key header, when sent, only names the caller "
+        "(two keys are two callers, each seeing its own tasks).",
+}
+
+
+@dataclass(frozen=True)
+class Snippet:
+    client: str
+    where: str
+    text: str
+
+
+@dataclass(frozen=True)
+class SourceStatus:
+    source: str
+    status: str
+    detail: str = ""
+
+
+_pages: OrderedDict[tuple[Any, ...], tuple[float, bytes]] = OrderedDict()
+
+
+async def respond(scope: Mapping[str, Any], send: Any) -> None:
+    """Answer ``GET /`` (or ``HEAD /``) with the page for this URL, toolsets and mode."""
+    page = landing_page(scope)
+    headers = [
+        (b"content-type", b"text/html; charset=utf-8"),
+        (b"content-length", str(len(page)).encode()),
+        (b"cache-control", b"public, max-age=300"),
+        (b"content-security-policy", CSP.encode()),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"),
+    ]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": b"" if scope.get("method") == "HEAD" else page})
+
+
+def landing_page(scope: Mapping[str, Any]) -> bytes:
+    """The page's bytes, from the bounded per-deployment cache when it holds them."""
+    settings = get_settings()
+    toolsets = requested_toolsets(dict(scope))
+    url = mcp_url(scope)
+    key = (url, toolsets, settings.read_only, settings.auth_mode, tuple(sorted(settings.secrets.values)))
+    now = time.monotonic()
+    hit = _pages.get(key)
+    if hit is not None and hit[0] > now:
+        _pages.move_to_end(key)
+        return hit[1]
+    statuses = source_status()
+    page = render_page(settings, toolsets, url, statuses).encode()
+    _pages[key] = (now + HEALTH_TTL_S if statuses else float("inf"), page)
+    while len(_pages) > MAX_CACHED_PAGES:
+        _pages.popitem(last=False)
+    return page
+
+
+def mcp_url(scope: Mapping[str, Any]) -> str:
+    """This server's MCP URL as the caller reached it (scheme, Host, API Gateway stage or base path)."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+    host = headers.get("host", "")
+    if not _HOST_RE.match(host):
+        host = "localhost"
+    scheme = headers.get("x-forwarded-proto", scope.get("scheme", "http"))
+    scheme = scheme if scheme in ("http", "https") else "https"
+    prefix = _base_path(scope.get("aws.event") or {}, str(scope.get("path", "/")))
+    query = scope.get("query_string", b"").decode("latin-1")
+    toolsets = [part for part in query.split("&") if part.startswith("toolsets=") and len(part) > len("toolsets=")]
+    suffix = f"?{toolsets[0]}" if toolsets and re.fullmatch(r"toolsets=[A-Za-z0-9_,%]+", toolsets[0]) else ""
+    return f"{scheme}://{host}{prefix}/mcp{suffix}"
+
+
+def _base_path(event: Mapping[str, Any], path: str) -> str:
+    """The stage or custom-domain base path in front of our own paths (REST v1 and HTTP v2 events)."""
+    context = event.get("requestContext") or {}
+    full = context.get("path") or event.get("rawPath") or ""
+    if full and full.rstrip("/").endswith(path.rstrip("/")):
+        prefix = full.rstrip("/")[: len(full.rstrip("/")) - len(path.rstrip("/"))]
+    else:
+        stage = context.get("stage") or ""
+        prefix = f"/{stage}" if stage and stage != "$default" else ""
+    return prefix if _PREFIX_RE.match(prefix) else ""
+
+
+def source_status() -> list[SourceStatus]:
+    """Each source's status from the health package's hook; ``[]`` while that package is absent."""
+    try:
+        module = importlib.import_module(HEALTH_HOOK_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name and HEALTH_HOOK_MODULE.startswith(exc.name):
+            return []
+        raise
+    try:
+        rows = list(module.source_status())
+    except Exception:  # the page must answer even when the health records cannot be read
+        logger.exception("the health hook failed; the landing page shows no source status")
+        return [SourceStatus(source="(all)", status="unknown", detail="source status could not be read")]
+    return [SourceStatus(source=str(r["source"]), status=str(r["status"]), detail=str(r.get("detail") or ""))
+            for r in rows]
+
+
+def render_page(settings: Settings, toolsets: frozenset[str] | None, url: str,
+                statuses: list[SourceStatus]) -> str:
+    """The HTML page (pure: no request, no cache)."""
+    refs = [tool_reference(spec) for spec in visible_tools(settings, toolsets)]
+    groups: dict[str, list[ToolReference]] = {family: [] for family in families()}
+    for ref in refs:
+        groups.setdefault(ref.family, []).append(ref)
+    return _environment().get_template("landing.html").render(
+        name=SERVER_NAME, version=SERVER_VERSION, instructions=INSTRUCTIONS, url=url,
+        auth=AUTH_TEXT.get(settings.auth_mode, AUTH_TEXT["ApiKey"]), auth_mode=settings.auth_mode,
+        groups=[(family, tools) for family, tools in groups.items() if tools], tool_count=len(refs),
+        read_only=settings.read_only, toolsets=sorted(toolsets) if toolsets else None,
+        snippets=snippets(url, settings.auth_mode), statuses=statuses,
+    )
+
+
+def snippets(url: str, auth_mode: str) -> list[Snippet]:
+    """Copy-ready connection snippets for common clients, with this URL and the header the auth needs."""
+    header = {"ApiKey": ("x-api-key", "<your-api-key>"), "Jwt": ("Authorization", "Bearer <access-token>")}
+    name, value = header.get(auth_mode, ("", ""))
+    headers = {name: value} if name else {}
+    flag = f' --header "{name}: {value}"' if name else ""
+    desktop_args = ["-y", "mcp-remote", url] + (["--header", f"{name}:{value}"] if name else [])
+    vscode: dict[str, Any] = {"servers": {"scholar": {"type": "http", "url": url}}}
+    if name:
+        prompt = "Bearer ${input:scholar-key}" if auth_mode == "Jwt" else "${input:scholar-key}"
+        vscode["servers"]["scholar"]["headers"] = {name: prompt}
+        vscode["inputs"] = [{"type": "promptString", "id": "scholar-key", "password": True,
+                             "description": f"{name} value for Scholar MCP ({value})"}]
+    return [
+        Snippet("Claude Code", "a terminal", f"claude mcp add --transport http scholar {url}{flag}"),
+        Snippet("Claude Desktop", "claude_desktop_config.json (through the mcp-remote bridge)",
+                _json({"mcpServers": {"scholar": {"command": "npx", "args": desktop_args}}})),
+        Snippet("Cursor", "~/.cursor/mcp.json", _json({"mcpServers": {"scholar": {"url": url, "headers": headers}
+                                                                        if headers else {"url": url}}})),
+        Snippet("VS Code", ".vscode/mcp.json", _json(vscode)),
+        Snippet("MCP Inspector", "a terminal (CLI mode; drop --cli for the web UI)",
+                f"npx -y @modelcontextprotocol/inspector --cli {url} --transport http{flag} --method tools/list"),
+    ]
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+@cache
+def _environment() -> Any:
+    import jinja2  # deliberately lazy: only the landing page needs it
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, trim_blocks=True, lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
