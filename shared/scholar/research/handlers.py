@@ -1,0 +1,8 @@
+"""The research family's tool implementations, assembled from one module per topic."""
+
+from __future__ import annotations
+
+from scholar.catalogue import Handler
+from scholar.research import search_handlers
+
+HANDLERS: dict[str, Handler] = {**search_handlers.HANDLERS}
