@@ -20,6 +20,7 @@ FAMILIES = {
     "ArxivFunction": "arxiv",
     "BooksFunction": "books",
     "StandardsFunction": "standards",
+    "ResearchFunction": "research",
 }
 CONTRACT_ENV = {
     "SCHOLAR_CACHE_TABLE",
