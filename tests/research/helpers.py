@@ -83,7 +83,7 @@ def route_all(router: respx.MockRouter, *, s2_rows: list[dict[str, Any]] | None 
     router.get(EPMC_SEARCH).mock(return_value=json_response(recorded("europepmc/search_cancer_core.json")))
     router.get(INSPIRE_SEARCH).mock(return_value=json_response(
         synthetic_inspire_search(recorded_json("inspire/literature_record_1842768.json"))))
-    router.post(S2_BATCH).mock(return_value=json_response([]))
+    router.post(S2_BATCH).mock(side_effect=batch_answer({}))
     router.post(S2_RECOMMEND).mock(return_value=json_response({"recommendedPapers": []}))
 
 
@@ -102,3 +102,13 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
 
     http.set_transport_factory(None)
     return asyncio.run(scoped())
+
+
+def batch_answer(rows: dict[str, dict[str, Any]]) -> Any:
+    """A respx side effect answering S2 ``/paper/batch`` like S2 does: one row (or null) per requested id."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        ids = json.loads(request.content)["ids"]
+        return json_response([rows.get(i.lower()) for i in ids])
+
+    return answer
