@@ -79,7 +79,8 @@ def route_all(router: respx.MockRouter, *, s2_rows: list[dict[str, Any]] | None 
     router.get(OPENALEX_WORKS).mock(return_value=json_response(recorded("openalex/works_filter_title_search.json")))
     router.get(CROSSREF_WORKS).mock(return_value=json_response(recorded("crossref/works_query_title_rows1.json")))
     router.get(ARXIV_QUERY).mock(return_value=httpx.Response(
-        200, content=recorded("arxiv/query_testing_start0_max10.xml"), headers={"content-type": "application/atom+xml"}))
+        200, content=recorded("arxiv/query_testing_start0_max10.xml"),
+        headers={"content-type": "application/atom+xml"}))
     router.get(EPMC_SEARCH).mock(return_value=json_response(recorded("europepmc/search_cancer_core.json")))
     router.get(INSPIRE_SEARCH).mock(return_value=json_response(
         synthetic_inspire_search(recorded_json("inspire/literature_record_1842768.json"))))

@@ -12,8 +12,8 @@ from scholar.research.pages import ResultSets
 from scholar.research.search import Budgets, search
 from scholar.store.cache import Cache
 from tests.research.helpers import (
-    ARXIV_QUERY, COPPER_DOI, S2_BATCH, batch_answer, S2_RECOMMEND, args, json_response, recorded, recorded_json, route_all,
-    synthetic_s2_copper_row,
+    ARXIV_QUERY, COPPER_DOI, S2_BATCH, S2_RECOMMEND, args, batch_answer, json_response, recorded, recorded_json,
+    route_all, run, synthetic_s2_copper_row,
 )
 
 
@@ -30,7 +30,7 @@ def _run(coro):
     async def bounded():
         with anyio.fail_after(20):
             return await coro
-    from tests.research.helpers import run
+
     return run(bounded())
 
 
@@ -38,7 +38,8 @@ def test_each_expansion_hop_is_one_request_for_all_seeds(upstream, aws):
     route_all(upstream, s2_rows=[synthetic_s2_copper_row()])
     upstream.post(S2_BATCH).mock(side_effect=synthetic_s2_batch_with_neighbours(synthetic_s2_copper_row(),
                                                                                  "references"))
-    upstream.post(S2_RECOMMEND).mock(return_value=json_response(recorded("semantic_scholar/recommendations_from_lists.json")))
+    upstream.post(S2_RECOMMEND).mock(
+        return_value=json_response(recorded("semantic_scholar/recommendations_from_lists.json")))
     result = _run(search(args(query="copper oxide tensile", limit=50), "alice", sets=ResultSets(Cache())))
     batch_calls = [c for c in upstream.calls if c.request.url.path == S2_BATCH]
     recommend_calls = [c for c in upstream.calls if c.request.url.path == S2_RECOMMEND]

@@ -56,7 +56,8 @@ def test_crossref_search_maps_the_recorded_items(upstream):
 
 def test_arxiv_search_maps_the_recorded_feed_with_pdf_links(upstream):
     route = upstream.get(ARXIV_QUERY).mock(return_value=httpx.Response(
-        200, content=recorded("arxiv/query_testing_start0_max10.xml"), headers={"content-type": "application/atom+xml"}))
+        200, content=recorded("arxiv/query_testing_start0_max10.xml"),
+        headers={"content-type": "application/atom+xml"}))
     papers = run(ADAPTERS["arxiv_api"](QUERY, 10))
     assert route.calls[0].request.url.params["search_query"] == "all:copper AND all:oxide AND all:films"
     assert len(papers) == 10

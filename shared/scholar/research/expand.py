@@ -2,12 +2,14 @@
 
 One request per hop, never one per paper: ``POST /paper/batch`` with nested ``references.*`` and
 ``citations.*`` fields answers every seed's neighbours at once (and completes the seeds' own records), and
-``POST /recommendations/v1/papers`` takes all seeds as positive examples. The intent chooses the hops:
-foundational work lies in the seeds' references, recent work in their citations (newest first).
+``POST /recommendations/v1/papers`` takes all seeds as positive examples; the two run side by side.
+The intent chooses the hops: foundational work lies in the seeds' references, recent work in their
+citations (newest first).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +17,7 @@ from typing import Any
 from scholar.errors import ScholarError
 from scholar.ids import InvalidIdError, parse_paper_id
 from scholar.paper_mapping import from_s2
-from scholar.records import FailedSource, Paper
+from scholar.records import FailedSource
 from scholar.research.fanout import Queues
 from scholar.research.merge import Candidate, Pool
 from scholar.sources import s2
@@ -82,31 +84,33 @@ async def expand(pool: Pool, seeds: Sequence[Candidate], *, intent: str | None, 
     relations = [h for h in hops if h in ("references", "citations")]
     fields = list(S2_FIELDS) + [f"{rel}.{name}" for rel in relations for name in NESTED]
     keys = [k for _, k in keyed]
-    try:
-        rows = await queues.call("s2", lambda: s2.get_papers(keys, fields))
-    except ScholarError as err:
-        out.failed.append(_failed(err, "+".join(relations) or "seed lookup"))
-        rows = []
-    positive: list[str] = []
+
+    async def neighbours() -> list[Any]:
+        try:
+            return await queues.call("s2", lambda: s2.get_papers(keys, fields))
+        except ScholarError as err:
+            out.failed.append(_failed(err, "+".join(relations) or "seed lookup"))
+            return []
+
+    async def related() -> list[Any]:
+        if "recommendations" not in hops:
+            return []
+        try:  # the seeds' keys as positive examples: the two hops need not wait for each other
+            return await queues.call("s2", lambda: s2.recommend_from_lists(keys, [], NESTED, limit=RECOMMENDATIONS))
+        except ScholarError as err:
+            out.failed.append(_failed(err, "recommendations"))
+            return []
+
+    rows, recommended = await asyncio.gather(neighbours(), related())
     for row in rows:
         if not isinstance(row, dict):
             continue
         pool.add(from_s2(row, S2_FIELDS), "s2", finding=False)  # completes the seed: a lookup, not agreement
-        if row.get("paperId"):
-            positive.append(row["paperId"])
         for relation in relations:
             for item in _neighbours(row, relation, intent):
                 pool.add(from_s2(item, NESTED), "s2", finding=False, via=relation)
-    if "recommendations" in hops and positive:
-        try:
-            recommended = await queues.call(
-                "s2", lambda: s2.recommend_from_lists(positive, [], NESTED, limit=RECOMMENDATIONS)
-            )
-        except ScholarError as err:
-            out.failed.append(_failed(err, "recommendations"))
-            recommended = []
-        for item in recommended:
-            if isinstance(item, dict) and item.get("title"):
-                pool.add(from_s2(item, NESTED), "s2", finding=False, via="recommendations")
+    for item in recommended:
+        if isinstance(item, dict) and item.get("title"):
+            pool.add(from_s2(item, NESTED), "s2", finding=False, via="recommendations")
     out.added = len(pool.alive()) - before
     return out

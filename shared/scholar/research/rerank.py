@@ -65,17 +65,19 @@ def check_scores(data: Any, count: int) -> list[float]:
     """
     results = data.get("results") if isinstance(data, dict) else None
     if not isinstance(results, list) or len(results) != count:
-        raise ScoresRejectedError(f"the reranker answered {len(results) if isinstance(results, list) else 'no'} scores "
-                            f"for {count} documents", source=SOURCE)
+        answered = len(results) if isinstance(results, list) else "no"
+        raise ScoresRejectedError(f"the reranker answered {answered} scores for {count} documents", source=SOURCE)
     scores: list[float | None] = [None] * count
     for item in results:
         index = item.get("index") if isinstance(item, dict) else None
         value = item.get("relevance_score", item.get("score")) if isinstance(item, dict) else None
         if not isinstance(index, int) or not 0 <= index < count or scores[index] is not None:
-            raise ScoresRejectedError("the reranker answered a missing, repeated or out-of-range index", source=SOURCE)
+            raise ScoresRejectedError("the reranker answered a missing, repeated or out-of-range index",
+                                      source=SOURCE)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
                 or not 0.0 <= value <= 1.0:
-            raise ScoresRejectedError("the reranker answered a score that is not a finite number in [0, 1]", source=SOURCE)
+            raise ScoresRejectedError("the reranker answered a score that is not a finite number in [0, 1]",
+                                      source=SOURCE)
         scores[index] = float(value)
     return [s for s in scores if s is not None]
 

@@ -70,7 +70,8 @@ async def _relevance(question: str, papers: Sequence[Paper], queues: Queues) -> 
             note = "the reranker failed recently and is paused for five minutes; ranked locally"
         else:
             try:
-                scores = await queues.call(rerank.SOURCE, lambda: rerank.rerank(question, [document(p) for p in papers]))
+                texts = [document(p) for p in papers]
+                scores = await queues.call(rerank.SOURCE, lambda: rerank.rerank(question, texts))
                 return scores, f"rerank:{rerank.model_name()}", None
             except ScholarError as err:
                 note = f"the reranker did not rank ({err.code}: {err.message}); ranked locally"
