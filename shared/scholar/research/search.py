@@ -33,10 +33,11 @@ PER_SOURCE = 25
 
 @dataclass(frozen=True)
 class Budgets:
-    """Time budgets of one search: per source (default: the registry's), and how long late sources may take."""
+    """Time budgets of one search: per source (default: the registry's ``search_budget_s``), and until when,
+    counted from the start of the search, a late source's papers may still join the final ranking."""
 
     per_source: dict[str, float] = field(default_factory=dict)
-    late_wait_s: float = 6.0
+    late_wait_s: float = 10.0
 
 
 def _check(args: SearchInput) -> None:
@@ -101,7 +102,7 @@ async def search(args: SearchInput, principal: str, *, sets: ResultSets | None =
         return _page(sets.load(principal, set_id), set_id, offset, args.limit)
     budgets = budgets or Budgets()
     question = " ".join((args.query or "").split())
-    sources = [SOURCES[name] for name in args.sources] if args.sources else list(searchable())
+    sources = [SOURCES[name] for name in dict.fromkeys(args.sources)] if args.sources else list(searchable())
     queues = Queues()
     fan = FanOut(question, sources, per_source=PER_SOURCE, queues=queues, budgets=budgets.per_source)
     fan.start()

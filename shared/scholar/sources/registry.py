@@ -32,7 +32,7 @@ class Source:
     term_limit: int | None = None
     # The most results one search request returns, and how long a federated search waits for the source.
     page_limit: int | None = None
-    search_budget_s: float = 6.0
+    search_budget_s: float = 4.0
 
     def can(self, capability: Capability) -> bool:
         return capability in self.capabilities
@@ -62,7 +62,7 @@ SOURCES: dict[str, Source] = _sources(
     # arXiv API terms: one request every 3 seconds.
     Source("arxiv_api", "https://export.arxiv.org", 3.0, concurrency=1,
            capabilities=frozenset({"search", "lookup", "batch_lookup", "pdf_links"}), matching="keyword",
-           term_limit=6, page_limit=2000),
+           term_limit=6, page_limit=2000, search_budget_s=6.0),
     Source("arxiv", "https://arxiv.org", 1.0),
     Source("ar5iv", "https://ar5iv.labs.arxiv.org", 1.0),
     Source("inspire", "https://inspirehep.net", 0.35,
