@@ -26,7 +26,7 @@ from scholar.research.merge import Candidate, Pool
 from scholar.research.pages import ResultSets, decode_cursor, encode_cursor, new_set_id
 from scholar.research.rank import Scored, bm25_scores, document, score
 from scholar.research.search_spec import SearchInput, SearchResult
-from scholar.sources.registry import SOURCES, searchable
+from scholar.sources.registry import SOURCES, Source, searchable
 
 PER_SOURCE = 25
 
@@ -104,40 +104,17 @@ async def search(args: SearchInput, principal: str, *, sets: ResultSets | None =
     question = " ".join((args.query or "").split())
     sources = [SOURCES[name] for name in dict.fromkeys(args.sources)] if args.sources else list(searchable())
     queues = Queues()
-    fan = FanOut(question, sources, per_source=PER_SOURCE, queues=queues, budgets=budgets.per_source)
-    fan.start()
-    began = time.monotonic()
-    pool = Pool()
-    answers = await fan.on_time()
-    for answer in answers:
-        for paper in answer.papers:
-            pool.add(paper, answer.source)
-    hops: list[str] = []
-    failures: list[FailedSource] = []
-    if args.expand and pool.alive():
-        first = pool.alive()
-        papers = [c.record() for c in first]
-        ranked = _score_pool(question, first, papers, bm25_scores(question, papers), args.intent,
-                             sum(1 for a in answers if a.error is None))
-        seeds = [first[s.index] for s in ranked[:SEEDS]]
-        expansion = await expand(pool, seeds, intent=args.intent, queues=queues)
-        hops, failures = expansion.hops, list(expansion.failed)
-    late = await fan.collect_late(budgets.late_wait_s - (time.monotonic() - began) if fan.late else 0.0)
-    for answer in late:
-        for paper in answer.papers:
-            pool.add(paper, answer.source)
-    every = answers + late
-    answered = sorted(a.source for a in every if a.error is None)
-    failed = [_failed(a) for a in every if a.error is not None]
+    gathered = await _gather(question, sources, args, queues, budgets)
+    answered = sorted(a.source for a in gathered.answers if a.error is None)
+    failed = [_failed(a) for a in gathered.answers if a.error is not None]
     if not answered:
         raise _all_failed(failed)
-    candidates = pool.alive()
+    candidates = gathered.pool.alive()
     papers = [c.record() for c in candidates]
     relevance, ranker, note = await _relevance(question, papers, queues)
     ranked = _score_pool(question, candidates, papers, relevance, args.intent, len(answered))
     hits = [to_hit(candidates[s.index], papers[s.index], s) for s in ranked if passes(papers[s.index], args)]
-    hits = order(hits, args.sort)
-    failed += failures
+    failed += gathered.expansion_failures
     meta: dict[str, Any] = {
         "query": question,
         "ranker": ranker,
@@ -145,16 +122,54 @@ async def search(args: SearchInput, principal: str, *, sets: ResultSets | None =
         "intent": args.intent,
         "sort": args.sort,
         "sources_answered": answered,
-        "sources_late": sorted(a.source for a in late if a.error is None),
+        "sources_late": sorted(a.source for a in gathered.answers if a.late and a.error is None),
         "partial": bool(failed),
         "failed_sources": [f.model_dump(exclude_none=True) for f in failed],
-        "expansion": hops,
+        "expansion": gathered.hops,
         "upstream_requests": queues.total,
     }
-    stored = {"meta": meta, "hits": [h.model_dump(mode="json", exclude_none=True) for h in hits]}
+    stored = {"meta": meta, "hits": [h.model_dump(mode="json", exclude_none=True) for h in order(hits, args.sort)]}
     set_id = new_set_id()
     sets.save(principal, set_id, stored)
     return _page(stored, set_id, 0, args.limit)
+
+
+@dataclass
+class _Gathered:
+    pool: Pool
+    answers: list[Answer]
+    hops: list[str]
+    expansion_failures: list[FailedSource]
+
+
+async def _gather(question: str, sources: Sequence[Source], args: SearchInput, queues: Queues,
+                  budgets: Budgets) -> _Gathered:
+    """Ask every source, merge, pick seeds by a first ranking, expand them, and take the late answers."""
+    fan = FanOut(question, sources, per_source=PER_SOURCE, queues=queues, budgets=budgets.per_source)
+    fan.start()
+    began = time.monotonic()
+    pool = Pool()
+    answers = await fan.on_time()
+    _absorb(pool, answers)
+    hops: list[str] = []
+    failures: list[FailedSource] = []
+    if args.expand and pool.alive():
+        first = pool.alive()
+        papers = [c.record() for c in first]
+        ranked = _score_pool(question, first, papers, bm25_scores(question, papers), args.intent,
+                             sum(1 for a in answers if a.error is None))
+        expansion = await expand(pool, [first[s.index] for s in ranked[:SEEDS]], intent=args.intent, queues=queues)
+        hops, failures = expansion.hops, list(expansion.failed)
+    # Late sources had until now (the expansion ran meanwhile) and may take what is left of the deadline.
+    late = await fan.collect_late(budgets.late_wait_s - (time.monotonic() - began) if fan.late else 0.0)
+    _absorb(pool, late)
+    return _Gathered(pool, answers + late, hops, failures)
+
+
+def _absorb(pool: Pool, answers: Sequence[Answer]) -> None:
+    for answer in answers:
+        for paper in answer.papers:
+            pool.add(paper, answer.source)
 
 
 def _page(stored: dict[str, Any], set_id: str, offset: int, limit: int) -> SearchResult:
