@@ -101,3 +101,13 @@ def test_a_source_that_never_answers_is_a_timeout_in_failed_sources(upstream, aw
                          budgets=Budgets(per_source={"arxiv_api": 0.0}, late_wait_s=0.0)))
     assert result.partial is True
     assert [(f.source, f.code) for f in result.failed_sources] == [("arxiv_api", "timeout")]
+
+
+def test_a_failing_expansion_hop_makes_the_answer_partial_but_keeps_the_searched_papers(upstream, aws, env):
+    env(SCHOLAR_RETRY_BUDGET_S="0")
+    route_all(upstream, s2_rows=[synthetic_s2_copper_row()])
+    upstream.post(S2_BATCH).mock(return_value=json_response({"message": "down"}, status=503))
+    result = _run(search(args(query="copper oxide tensile", intent="foundational"), "alice", sets=ResultSets(Cache())))
+    assert result.partial is True
+    assert [(f.source, f.code, f.status) for f in result.failed_sources] == [("s2", "upstream_error", 503)]
+    assert result.results and "s2" in result.sources_answered

@@ -75,7 +75,8 @@ class SearchHit(BaseModel):
     """One compact result; every entry of ``ids`` is accepted by every other tool."""
 
     model_config = ConfigDict(extra="forbid")
-    id: str = Field(description="The preferred identifier (S2 id, DOI, arXiv id, PMID …)")
+    id: str = Field(description="The preferred identifier (S2 id, DOI, arXiv id, PMID …); a paper no tool can "
+                    "look up by id (an INSPIRE record without DOI or arXiv id) carries its web page URL")
     ids: list[str] = Field(description="Every identifier known for the paper, in a form every tool accepts")
     title: str | None = None
     authors: list[str] | None = Field(default=None, description="The first authors")
