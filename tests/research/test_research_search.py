@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR, ScholarError
@@ -10,7 +12,8 @@ from scholar.research.pages import ResultSets
 from scholar.research.search import search
 from scholar.store.cache import Cache
 from tests.research.helpers import (
-    COPPER_DOI, COPPER_TITLE, EPMC_SEARCH, S2_SEARCH, args, json_response, route_all, run, synthetic_s2_copper_row,
+    COPPER_DOI, COPPER_TITLE, EPMC_SEARCH, S2_BATCH, S2_SEARCH, args, batch_answer, json_response, recorded_json,
+    route_all, run, synthetic_s2_copper_row,
 )
 
 
@@ -117,3 +120,23 @@ def test_semantic_sources_get_the_question_as_written_and_keyword_sources_compac
     sent = {call.request.url.path: call.request.url.params for call in upstream.calls}
     assert sent[S2_SEARCH]["query"].startswith("What are the recent papers about")
     assert sent["/openalex/works"]["search"] == '"graph neural networks" molecule property prediction'
+
+
+def test_records_missing_a_field_a_filter_reads_are_completed_in_one_lookup_that_is_not_agreement(upstream, aws):
+    route_all(upstream)
+    first = recorded_json("europepmc/search_cancer_core.json")["resultList"]["result"][0]
+    row = {"paperId": "ab" * 20, "title": first["title"], "externalIds": {"PubMed": first["pmid"]},
+           "fieldsOfStudy": ["Medicine"]}  # synthetic S2 batch row (shape of paper_batch_many_fields_…json)
+    batch = upstream.post(S2_BATCH).mock(side_effect=batch_answer({f"doi:{first['doi'].lower()}": row}))
+    result = _search(query="cancer", sources=["europepmc"], expand=False, fields_of_study=["medicine"])
+    assert batch.call_count == 1
+    assert len(json.loads(batch.calls[0].request.content)["ids"]) > 1  # every incomplete record, one request
+    (hit,) = result.results
+    assert hit.found_by == ["europepmc"] and hit.provenance["fieldsOfStudy"] == "s2"
+
+
+def test_without_filters_no_record_is_looked_up(upstream, aws):
+    route_all(upstream)
+    batch = upstream.post(S2_BATCH).mock(side_effect=batch_answer({}))
+    _search(query="cancer", sources=["europepmc"], expand=False)
+    assert batch.call_count == 0

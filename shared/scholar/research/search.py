@@ -4,7 +4,8 @@
 2. Answers merge into one pool (scholar.research.merge) as they arrive; a first ranking picks the seeds.
 3. The seeds' references / citations / related work join (scholar.research.expand), and so do the papers
    of sources that were late for the first ranking.
-4. One model scores the whole pool in one pass (BM25, or the remote reranker when configured and
+4. Candidates lacking a field a filter reads are completed in one S2 batch (scholar.research.complete).
+5. One model scores the whole pool in one pass (BM25, or the remote reranker when configured and
    reachable); filters and the page limit apply only after that. The ranked set is stored for paging.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 from scholar.errors import InvalidArgumentError, RateLimitedError, ScholarError, UpstreamError
 from scholar.records import FailedSource, Paper
 from scholar.research import rerank
+from scholar.research.complete import complete_for_filters
 from scholar.research.expand import SEEDS, expand
 from scholar.research.fanout import Answer, FanOut, Queues
 from scholar.research.hits import fit, order, passes, to_hit
@@ -109,12 +111,14 @@ async def search(args: SearchInput, principal: str, *, sets: ResultSets | None =
     failed = [_failed(a) for a in gathered.answers if a.error is not None]
     if not answered:
         raise _all_failed(failed)
+    if (incomplete := await complete_for_filters(gathered.pool, args, queues)) is not None:
+        gathered.followup_failures.append(incomplete)
     candidates = gathered.pool.alive()
     papers = [c.record() for c in candidates]
     relevance, ranker, note = await _relevance(question, papers, queues)
     ranked = _score_pool(question, candidates, papers, relevance, args.intent, len(answered))
     hits = [to_hit(candidates[s.index], papers[s.index], s) for s in ranked if passes(papers[s.index], args)]
-    failed += gathered.expansion_failures
+    failed += gathered.followup_failures
     meta: dict[str, Any] = {
         "query": question,
         "ranker": ranker,
@@ -139,7 +143,7 @@ class _Gathered:
     pool: Pool
     answers: list[Answer]
     hops: list[str]
-    expansion_failures: list[FailedSource]
+    followup_failures: list[FailedSource]
 
 
 async def _gather(question: str, sources: Sequence[Source], args: SearchInput, queues: Queues,
