@@ -8,6 +8,7 @@ import pytest
 
 from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR, ScholarError
 from scholar.ids import parse_paper_id
+from scholar.research import pages
 from scholar.research.pages import ResultSets
 from scholar.research.search import search
 from scholar.store.cache import Cache
@@ -140,3 +141,12 @@ def test_without_filters_no_record_is_looked_up(upstream, aws):
     batch = upstream.post(S2_BATCH).mock(side_effect=batch_answer({}))
     _search(query="cancer", sources=["europepmc"], expand=False)
     assert batch.call_count == 0
+
+
+def test_an_expired_cursor_is_not_found_saying_to_search_again(upstream, aws, monkeypatch):
+    route_all(upstream)
+    monkeypatch.setattr(pages, "SET_TTL_S", -1)  # the set is written already expired (DynamoDB TTL is lazy)
+    first = _search(query="cancer", expand=False, limit=5)
+    with pytest.raises(ScholarError) as caught:
+        _search(cursor=first.next_cursor)
+    assert caught.value.code == NOT_FOUND and caught.value.hint
