@@ -43,3 +43,10 @@ def test_the_signals_that_ranked_a_paper_are_reported_with_it():
     (first, _) = score("graph", _pool(), [2, 1], relevance=[0.5, 0.4], intent=None, this_year=2026, answering=2)
     assert set(first.signals) == {"relevance", "title", "citations", "sources", "recency"}
     assert first.signals["sources"] == 1.0
+
+
+def test_the_survey_intent_raises_papers_that_read_as_surveys():
+    papers = [Paper(title="Graph networks: results", year=2020), Paper(title="A survey of graph networks", year=2020)]
+    ranked = score("graph networks", papers, [1, 1], relevance=[1.0, 0.9], intent="survey", this_year=2026,
+                   answering=1)
+    assert [s.index for s in ranked] == [1, 0] and ranked[0].signals["kind"] == 1.0
