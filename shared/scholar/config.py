@@ -46,6 +46,7 @@ PRINCIPAL_SALT_ENV = "SCHOLAR_PRINCIPAL_SALT"
 BUILD_ENV = "SCHOLAR_BUILD"
 # What callers must send (the template's AuthMode: ApiKey | Jwt | None); shown on the landing page only.
 AUTH_MODE_ENV = "SCHOLAR_AUTH_MODE"
+RERANK_MODEL_ENV = "SCHOLAR_RERANK_MODEL"
 
 # Secrets: the value itself (local) or the name of an SSM parameter holding it (deployed).
 SECRET_NAMES = (
@@ -55,6 +56,7 @@ SECRET_NAMES = (
     "EPO_CONSUMER_KEY",
     "EPO_CONSUMER_SECRET",
     "VLM_API_KEY",
+    "RERANK_API_KEY",
 )
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -112,6 +114,8 @@ class Settings(BaseModel):
     docling_url: str | None = None
     vlm_api_url: str | None = None
     vlm_model: str | None = None
+    # The optional remote reranker of research search: its URL is SCHOLAR_RERANK_URL (source "rerank").
+    rerank_model: str | None = None
     # Multiplies every source's pace interval; 0 turns pacing off (tests against the fake upstream).
     pace_scale: float = Field(default=1.0, ge=0)
     # How long one call may spend retrying 429/5xx before it reports (or queues) the failure.
@@ -184,6 +188,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         docling_url=env.get("SCHOLAR_DOCLING_URL") or None,
         vlm_api_url=env.get("SCHOLAR_VLM_API_URL") or None,
         vlm_model=env.get("SCHOLAR_VLM_MODEL") or None,
+        rerank_model=env.get(RERANK_MODEL_ENV) or None,
         pace_scale=float(env.get(PACE_SCALE_ENV) or 1.0),
         retry_budget_s=float(env.get(RETRY_BUDGET_ENV) or 8.0),
         retry_wait_s=int(env.get(RETRY_WAIT_ENV) or 5),

@@ -1,8 +1,8 @@
-"""The research family's tool implementations (for now the operations tools of handlers_health)."""
+"""The research family's tool implementations, assembled from one module per topic."""
 
 from __future__ import annotations
 
 from scholar.catalogue import Handler
-from scholar.research import handlers_health
+from scholar.research import handlers_health, search_handlers
 
-HANDLERS: dict[str, Handler] = {**handlers_health.HANDLERS}
+HANDLERS: dict[str, Handler] = {**search_handlers.HANDLERS, **handlers_health.HANDLERS}

@@ -1,10 +1,7 @@
-"""The research family's tools (DESIGN §3, seed 003).
-
-The operations tools live in ``spec_health``; the federated search and library tools join them here.
-"""
+"""The research family's tools (DESIGN §3, seed 003), assembled from one module per topic."""
 
 from __future__ import annotations
 
-from scholar.research import spec_health
+from scholar.research import search_spec, spec_health
 
-TOOLS = (*spec_health.TOOLS,)
+TOOLS = (*search_spec.TOOLS, *spec_health.TOOLS)

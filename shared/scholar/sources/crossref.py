@@ -20,3 +20,17 @@ async def get_work(doi: str) -> dict[str, Any]:
     params = {"mailto": email} if email else None
     data = await http.get_json(SOURCE, f"/works/{segment(doi)}", what=f"work for DOI {doi}", params=params)
     return data.get("message", {})
+
+
+async def search_works(query: str, *, rows: int) -> list[dict[str, Any]]:
+    """The first ``rows`` items of a bibliographic query (``/works?query=``), Crossref's relevance order.
+
+    Raises:
+        RateLimitedError / UpstreamError: the request failed.
+    """
+    params: dict[str, Any] = {"query": query, "rows": str(rows)}
+    if email := get_settings().contact_email:
+        params["mailto"] = email
+    data = await http.get_json(SOURCE, "/works", what="work search", params=params)
+    items = ((data.get("message") or {}).get("items") if isinstance(data, dict) else None) or []
+    return [item for item in items if isinstance(item, dict)]

@@ -32,3 +32,15 @@ async def find_pmcid(doi: str) -> str | None:
         if str(record.get("doi") or "").lower() == wanted and record.get("pmcid"):
             return str(record["pmcid"])
     return None
+
+
+async def search_core(query: str, *, page_size: int) -> list[dict[str, Any]]:
+    """The first results of a Europe PMC search with abstracts and author lists (``resultType=core``).
+
+    Raises:
+        UpstreamError: Europe PMC failed or answered something else than a result list.
+    """
+    params = {"query": query, "format": "json", "resultType": "core", "pageSize": page_size}
+    data = await http.get_json(SOURCE, SEARCH_PATH, what="search", params=params)
+    results = ((data or {}).get("resultList") or {}).get("result") if isinstance(data, dict) else None
+    return [r for r in results or [] if isinstance(r, dict)]

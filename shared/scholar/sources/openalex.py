@@ -53,3 +53,15 @@ async def get_works_by_filter(key: str, values: list[str], *, select: str | None
         data = await http.get_json(SOURCE, "/works", what=f"works by {key}", params=_params(extra))
         works.extend(data.get("results") or [])
     return works
+
+
+async def search_works(query: str, *, limit: int) -> list[dict[str, Any]]:
+    """The first ``limit`` works of a full-text search (``/works?search=``), OpenAlex's relevance order.
+
+    Raises:
+        RateLimitedError / UpstreamError: the request failed.
+    """
+    data = await http.get_json(
+        SOURCE, "/works", what="work search", params=_params({"search": query, "per-page": str(limit)})
+    )
+    return [w for w in (data.get("results") or []) if isinstance(w, dict)] if isinstance(data, dict) else []

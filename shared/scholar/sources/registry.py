@@ -8,6 +8,11 @@ source across all Lambda instances (scholar.store.limiter enforces it).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
+
+# What a source can do for a federated search (scholar.research); a new source adds no MCP tool.
+Capability = Literal["search", "lookup", "batch_lookup", "references", "citations", "recommendations", "pdf_links"]
+Matching = Literal["semantic", "keyword"]
 
 
 @dataclass(frozen=True)
@@ -20,6 +25,17 @@ class Source:
     key_setting: str | None = None
     # Requests a single call may have in flight to this source.
     concurrency: int = 4
+    capabilities: frozenset[Capability] = frozenset()
+    # How its search matches: "semantic" sources get the question as written, "keyword" ones compact terms.
+    matching: Matching | None = None
+    # Keyword sources: the most query terms that still find hits (more words, fewer matches).
+    term_limit: int | None = None
+    # The most results one search request returns, and how long a federated search waits for the source.
+    page_limit: int | None = None
+    search_budget_s: float = 4.0
+
+    def can(self, capability: Capability) -> bool:
+        return capability in self.capabilities
 
 
 def _sources(*items: Source) -> dict[str, Source]:
@@ -28,18 +44,30 @@ def _sources(*items: Source) -> dict[str, Source]:
 
 SOURCES: dict[str, Source] = _sources(
     # S2: 1 request/s with a key; the shared unauthenticated pool throttles far sooner.
-    Source("s2", "https://api.semanticscholar.org", 3.0, keyed_interval_s=1.0, key_setting="s2_api_key"),
+    Source("s2", "https://api.semanticscholar.org", 3.0, keyed_interval_s=1.0, key_setting="s2_api_key",
+           capabilities=frozenset({"search", "lookup", "batch_lookup", "references", "citations", "recommendations",
+                                   "pdf_links"}), matching="semantic", page_limit=100),
     # OpenAlex: 10 requests/s (polite pool with mailto).
-    Source("openalex", "https://api.openalex.org", 0.1),
+    Source("openalex", "https://api.openalex.org", 0.1,
+           capabilities=frozenset({"search", "lookup", "batch_lookup", "references", "citations", "pdf_links"}),
+           matching="keyword", term_limit=8, page_limit=200),
     # Crossref polite pool: 10 requests/s, keep it gentler.
-    Source("crossref", "https://api.crossref.org", 0.1),
+    Source("crossref", "https://api.crossref.org", 0.1,
+           capabilities=frozenset({"search", "lookup", "references"}), matching="keyword", term_limit=10,
+           page_limit=1000),
     Source("unpaywall", "https://api.unpaywall.org", 0.1),
-    Source("europepmc", "https://www.ebi.ac.uk", 0.1),
+    Source("europepmc", "https://www.ebi.ac.uk", 0.1,
+           capabilities=frozenset({"search", "lookup", "batch_lookup", "references", "citations", "pdf_links"}),
+           matching="keyword", term_limit=6, page_limit=1000),
     # arXiv API terms: one request every 3 seconds.
-    Source("arxiv_api", "https://export.arxiv.org", 3.0, concurrency=1),
+    Source("arxiv_api", "https://export.arxiv.org", 3.0, concurrency=1,
+           capabilities=frozenset({"search", "lookup", "batch_lookup", "pdf_links"}), matching="keyword",
+           term_limit=6, page_limit=2000, search_budget_s=6.0),
     Source("arxiv", "https://arxiv.org", 1.0),
     Source("ar5iv", "https://ar5iv.labs.arxiv.org", 1.0),
-    Source("inspire", "https://inspirehep.net", 0.35),
+    Source("inspire", "https://inspirehep.net", 0.35,
+           capabilities=frozenset({"search", "lookup", "references", "citations"}), matching="keyword",
+           term_limit=6, page_limit=1000),
     # Open Library asks for a gentle pace and an identifying User-Agent.
     Source("openlibrary", "https://openlibrary.org", 1.0),
     Source("covers", "https://covers.openlibrary.org", 1.0),
@@ -55,4 +83,11 @@ SOURCES: dict[str, Source] = _sources(
     Source("relaton", "https://raw.githubusercontent.com", 0.1),
     Source("github_api", "https://api.github.com", 1.0),
     Source("docling", None, 0.0),
+    # An optional rerank service (SCHOLAR_RERANK_URL; no public default): the common /rerank request shape.
+    Source("rerank", None, 0.0),
 )
+
+
+def searchable() -> tuple[Source, ...]:
+    """The sources a federated search asks, in registry order."""
+    return tuple(s for s in SOURCES.values() if s.can("search"))

@@ -1,0 +1,38 @@
+"""INSPIRE-HEP literature API (inspirehep.net/api/literature): search and records by control number."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from scholar import http
+
+SOURCE = "inspire"
+LITERATURE = "/api/literature"
+# Only what a paper record needs: INSPIRE records carry full reference lists otherwise (tens of KB each).
+SEARCH_FIELDS = (
+    "control_number,titles,authors.full_name,author_count,abstracts,dois,arxiv_eprints,publication_info,"
+    "citation_count,inspire_categories,document_type,preprint_date,imprints"
+)
+
+
+async def search_literature(query: str, *, size: int) -> list[dict[str, Any]]:
+    """The first ``size`` hits (``{"id", "metadata"}``) of a literature search in INSPIRE's query syntax.
+
+    Raises:
+        RateLimitedError / UpstreamError: the request failed.
+    """
+    params = {"q": query, "size": str(size), "fields": SEARCH_FIELDS}
+    data = await http.get_json(SOURCE, LITERATURE, what="literature search", params=params)
+    hits = ((data.get("hits") or {}).get("hits") if isinstance(data, dict) else None) or []
+    return [hit for hit in hits if isinstance(hit, dict)]
+
+
+async def get_literature(control_number: str) -> dict[str, Any]:
+    """One literature record by control number.
+
+    Raises:
+        NotFoundError: INSPIRE has no such record.
+    """
+    path = f"{LITERATURE}/{quote(control_number, safe='')}"
+    return await http.get_json(SOURCE, path, what=f"literature record {control_number}")
