@@ -186,3 +186,44 @@ _RULES = {
     "GB": _plain(6, 7), "FR": _plain(6, 7), "CA": _plain(6, 7), "AU": _plain(6, 10), "CH": _plain(5, 6),
     "TW": _plain(6, 9), "RU": _plain(6, 10), "IN": _plain(6, 12), "BR": _plain(6, 14), "ES": _plain(6, 7),
 }
+
+
+NUMBER_CACHE_NAMESPACE = "alias"
+
+
+async def standardise(number: PatentNumber) -> PatentNumber:
+    """An ambiguous number as OPS's number service writes it in docdb (asked once, then cached); others as given.
+
+    Raises:
+        InvalidArgumentError: the number service does not recognise the number.
+        RateLimitedError, UpstreamError: OPS failed (nothing is cached then).
+    """
+    if not number.ambiguous:
+        return number
+    # Lazy: the normaliser itself stays pure and cheap for papers' batch_resolve detection.
+    from scholar.errors import NotFoundError
+    from scholar.sources import epo_ops, epo_ops_biblio
+    from scholar.store.cache import Cache
+
+    original = number.original or number.compact
+    key = f"patent-number:{original}{number.kind or ''}"
+    cache = Cache()
+    held = cache.get(NUMBER_CACHE_NAMESPACE, key)
+    if isinstance(held, dict):
+        return PatentNumber(held["country"], held["number"], held.get("kind"))
+    reference = f"{number.country}.({original[2:]})" + (f".{number.kind}" if number.kind else "")
+    try:
+        response = await epo_ops.call(
+            "GET", epo_ops.path("number-service", "publication", "original", reference, "docdb"),
+            service="other", what=f"number-service answer for {original}",
+        )
+    except NotFoundError as exc:
+        raise invalid(original, "the EPO number service does not recognise it") from exc
+    root = epo_ops_biblio.parse_xml(response.content, what="the number service")
+    output = root.xpath(".//ops:output", namespaces=epo_ops_biblio.NS)
+    found = epo_ops_biblio.docdb_of(output[0]) if output else None
+    if found is None:
+        raise invalid(original, "the EPO number service returned no docdb form for it")
+    found = found.with_kind(found.kind or number.kind)
+    cache.put(NUMBER_CACHE_NAMESPACE, key, {"country": found.country, "number": found.number, "kind": found.kind})
+    return found
