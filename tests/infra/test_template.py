@@ -20,6 +20,7 @@ FAMILIES = {
     "ArxivFunction": "arxiv",
     "BooksFunction": "books",
     "StandardsFunction": "standards",
+    "PatentsFunction": "patents",
 }
 CONTRACT_ENV = {
     "SCHOLAR_CACHE_TABLE",

@@ -35,7 +35,7 @@ class StepError(Exception):
 def _fail_or_raise(err: ScholarError) -> dict[str, Any]:
     if err.retryable:
         raise StepError(err) from err
-    return {"error": err.to_envelope()["error"]}
+    return {"pdf": None, "error": err.to_envelope()["error"]}
 
 
 def _progress(event: dict[str, Any], text: str) -> None:
@@ -47,7 +47,7 @@ def _progress(event: dict[str, Any], text: str) -> None:
 
 
 def fetch(event: dict[str, Any]) -> dict[str, Any]:
-    """Images inquiry, every page, one PDF stored under its hash; returns ``{"pdf": {...}}`` or ``{"error"}``."""
+    """Images inquiry, every page, one PDF stored under its hash; returns ``{"pdf": {...} | None, "error": … | None}``."""
     job = PatentPdfJob.model_validate(event["job"])
     number = job.patent()
     _progress(event, f"asking EPO OPS which pages {number.compact} has")
@@ -59,7 +59,7 @@ def fetch(event: dict[str, Any]) -> dict[str, Any]:
     except ScholarError as err:
         return _fail_or_raise(err)
     key, sha = pdf.store_pdf(data)
-    return {"pdf": {"pdf_path": key, "pdf_sha256": sha, "pages": instance.pages}}
+    return {"pdf": {"pdf_path": key, "pdf_sha256": sha, "pages": instance.pages}, "error": None}
 
 
 def markdown(event: dict[str, Any]) -> dict[str, Any]:
