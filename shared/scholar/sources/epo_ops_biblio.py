@@ -18,9 +18,10 @@ from urllib.parse import quote
 
 from lxml import etree
 
-from scholar.errors import UpstreamError
+from scholar.errors import NotFoundError, UpstreamError
 from scholar.patent_numbers import PatentNumber
 from scholar.records import PatentRecord
+from scholar.sources import epo_ops
 
 SOURCE = "epo_ops"
 NS = {"ex": "http://www.epo.org/exchange", "ops": "http://ops.epo.org", "ft": "http://www.epo.org/fulltext"}
@@ -177,3 +178,36 @@ def to_record(doc: Any, *, compact: bool = False) -> PatentRecord:
         ipc=_ipc(doc),
         url=ESPACENET + quote(number.compact, safe=""),
     )
+
+
+async def bulk_biblio(numbers: Iterable[PatentNumber]) -> dict[str, PatentRecord | None]:
+    """Biblio of many publications in ⌈N/100⌉ POST requests per number format (docdb with kind, epodoc without).
+
+    Returns:
+        ``compact`` number as asked → its record, or None when OPS holds no such publication.
+
+    Raises:
+        RateLimitedError, UnavailableError, UpstreamError, ForbiddenError: OPS failed (see ``epo_ops.call``).
+    """
+    by_format: dict[str, list[PatentNumber]] = {}
+    for number in dict.fromkeys(numbers):
+        by_format.setdefault(number.ops_reference()[0], []).append(number)
+    found: dict[str, PatentRecord | None] = {}
+    for ref_format, group in by_format.items():
+        for start in range(0, len(group), epo_ops.BULK_SIZE):
+            chunk = group[start : start + epo_ops.BULK_SIZE]
+            try:
+                response = await epo_ops.call(
+                    "POST", epo_ops.path("published-data", "publication", ref_format, "biblio"), service="retrieval",
+                    what=f"biblio of {len(chunk)} publications", content=",".join(n.ops_reference()[1] for n in chunk),
+                )
+            except NotFoundError:
+                found.update(dict.fromkeys((n.compact for n in chunk), None))
+                continue
+            records = [to_record(d) for d in exchange_documents(parse_xml(response.content, what="bulk biblio"))
+                       if (d.get("status") or "").lower() != "not found"]
+            for number in chunk:
+                found[number.compact] = next(
+                    (r for r in records if r.country == number.country and r.number == number.number
+                     and (number.kind is None or r.kind == number.kind)), None)
+    return found
