@@ -220,8 +220,10 @@ async def standardise(number: PatentNumber) -> PatentNumber:
     except NotFoundError as exc:
         raise invalid(original, "the EPO number service does not recognise it") from exc
     root = epo_ops_biblio.parse_xml(response.content, what="the number service")
-    output = root.xpath(".//ops:output", namespaces=epo_ops_biblio.NS)
-    found = epo_ops_biblio.docdb_of(output[0]) if output else None
+    standardization = root.xpath(".//ops:standardization", namespaces=epo_ops_biblio.NS)
+    outputs = standardization[0].xpath("ops:output", namespaces=epo_ops_biblio.NS) if standardization else []
+    # The answer's document-id is typed by the output format asked for (docdb).
+    found = epo_ops_biblio.docdb_of(outputs[0], standardization[0].get("outputFormat", "docdb")) if outputs else None
     if found is None:
         raise invalid(original, "the EPO number service returned no docdb form for it")
     found = found.with_kind(found.kind or number.kind)

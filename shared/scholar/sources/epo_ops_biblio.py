@@ -60,9 +60,9 @@ def iso_date(raw: str | None) -> str | None:
     return raw or None
 
 
-def docdb_of(node: Any) -> PatentNumber | None:
-    """The docdb document-id under ``node`` (country, doc-number, kind)."""
-    ids = node.xpath(".//ex:document-id[@document-id-type='docdb']", namespaces=NS)
+def docdb_of(node: Any, id_type: str = "docdb") -> PatentNumber | None:
+    """The document-id of ``id_type`` under ``node`` (country, doc-number, kind)."""
+    ids = node.xpath(f".//ex:document-id[@document-id-type='{id_type}']", namespaces=NS)
     if not ids:
         return None
     country, number = text(ids[0], "ex:country"), text(ids[0], "ex:doc-number")
