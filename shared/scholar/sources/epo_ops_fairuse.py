@@ -87,7 +87,8 @@ def interval_s(throttling: Throttling | None, service: str) -> float:
     return base * LIGHT_FACTOR.get(light.colour, 1.0) * STATE_FACTOR.get(throttling.state, 1.0)
 
 
-def _known() -> Throttling | None:
+def known() -> Throttling | None:
+    """The latest state this instance saw, else the one another instance shared."""
     held = _local.get("throttling")
     if isinstance(held, Throttling):
         return held
@@ -111,8 +112,8 @@ async def before_request(service: str) -> None:
     Raises:
         RateLimitedError: the service showed a black light less than ``BLACK_PAUSE_S`` ago.
     """
-    known = _known()
-    wait = black_retry_after(known, service)
+    latest = known()
+    wait = black_retry_after(latest, service)
     if wait is not None:
         raise RateLimitedError(
             f"EPO OPS has stopped the {service} service for us (black traffic light)",
@@ -120,7 +121,7 @@ async def before_request(service: str) -> None:
             retry_after_s=wait,
             hint="EPO OPS fair use: wait retry_after_s before asking again; cached answers still work.",
         )
-    spacing = interval_s(known, service) * get_settings().pace_scale
+    spacing = interval_s(latest, service) * get_settings().pace_scale
     await pace(f"{SOURCE}:{service}", spacing)
 
 
