@@ -86,6 +86,8 @@ async def inquire(number: PatentNumber) -> ImageInstance:
 def page_path(link: str) -> str:
     """The request path of one page: the inquiry's link, each segment encoded, with ``.pdf`` on the last."""
     parts = [p for p in link.split("/") if p]
+    if not parts or any(p in (".", "..") for p in parts):
+        raise UpstreamError(f"EPO OPS named an image link that is not a plain path: {link[:80]!r}", source="epo_ops")
     return epo_ops.path(*parts[:-1], parts[-1] + ".pdf")
 
 

@@ -19,7 +19,7 @@ from urllib.parse import quote
 import httpx
 
 from scholar import http
-from scholar.errors import ForbiddenError, NotFoundError, RateLimitedError, UnavailableError, UpstreamError
+from scholar.errors import ForbiddenError, InvalidArgumentError, NotFoundError, RateLimitedError, UnavailableError, UpstreamError
 from scholar.sources import epo_ops_auth, epo_ops_fairuse
 
 SOURCE = "epo_ops"
@@ -32,7 +32,13 @@ FAIR_USE_HINT = "EPO OPS fair use: wait retry_after_s, then ask again; cached pa
 
 
 def segment(value: str) -> str:
-    """One path segment: every character that is not unreserved is percent-encoded."""
+    """One path segment: every character that is not unreserved is percent-encoded.
+
+    Raises:
+        InvalidArgumentError: ``.`` or ``..``, which quoting keeps and HTTP clients resolve as dot segments.
+    """
+    if value in (".", ".."):
+        raise InvalidArgumentError(f"{value!r} cannot be a path segment of an EPO OPS request", field="identifier")
     return quote(value, safe="")
 
 
