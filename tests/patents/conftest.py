@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import respx
 
-from scholar.sources import epo_ops_fairuse
+from scholar.sources import epo_ops_auth, epo_ops_fairuse
 from tests.conftest import Env
 from tests.patents.helpers import KEY, SECRET, TOKEN, ops_fixture
 
@@ -16,8 +16,10 @@ def ops(upstream: respx.MockRouter, env: Env) -> respx.MockRouter:
     env.set(SCHOLAR_EPO_CONSUMER_KEY=KEY, SCHOLAR_EPO_CONSUMER_SECRET=SECRET, SCHOLAR_RETRY_BUDGET_S="0",
             SCHOLAR_EPO_OPS_URL=None, SCHOLAR_S2_URL=None)
     epo_ops_fairuse.forget()
+    epo_ops_auth.forget()
     upstream.post(TOKEN, name="token").respond(
         200, content=ops_fixture("auth_accesstoken_response.json"), headers={"Content-Type": "application/json"}
     )
     yield upstream
     epo_ops_fairuse.forget()
+    epo_ops_auth.forget()

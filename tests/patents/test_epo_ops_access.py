@@ -11,7 +11,7 @@ import pytest
 from scholar.config import get_settings
 from scholar.errors import FORBIDDEN, UNAVAILABLE, ForbiddenError, ScholarError
 from scholar.mcp.tools import visible_tools
-from scholar.sources import epo_ops
+from scholar.sources import epo_ops, epo_ops_auth
 from scholar.store.cache import forget_memory
 from tests.patents.helpers import KEY, OPS, SECRET, TOKEN, XML, ops_fixture, run
 
@@ -40,6 +40,7 @@ def test_every_instance_reuses_the_one_cached_token(aws, ops):
 
     run(biblio)
     forget_memory()  # another Lambda instance: nothing in memory, the same CacheTable
+    epo_ops_auth.forget()
     run(biblio)
 
     assert ops.routes["token"].call_count == 1

@@ -39,6 +39,7 @@ def test_all_sections_come_from_one_request_each_and_parse_the_recorded_shapes(o
     result = run(get_patent, GetPatentInput(patent_number="EP 2400812 A1", sections=ALL))
 
     assert {name: route.call_count for name, route in routes.items()} == dict.fromkeys(routes, 1)
+    assert ops.routes["token"].call_count == 1  # five concurrent requests wait for one token
     assert result.patent_number == "EP.2400812.A1" and result.patent_id == "EP2400812A1"
     biblio = result.biblio
     assert biblio.title == "BLUETOOTH NETWORKING" and biblio.title_language == "en"

@@ -83,13 +83,16 @@ async def call(
     headers = {"Accept": accept}
     if content is not None:
         headers["Content-Type"] = "text/plain"
+    rejected: str | None = None
     for attempt in (1, 2):
         await epo_ops_fairuse.before_request(service)
-        headers["Authorization"] = f"Bearer {await epo_ops_auth.access_token(refresh=attempt == 2)}"
+        token = await epo_ops_auth.access_token(rejected=rejected)
+        headers["Authorization"] = f"Bearer {token}"
         response = await http.request(SOURCE, method, request_path, params=params, content=content, headers=headers)
         epo_ops_fairuse.observe(response.headers)
         if attempt == 1 and _token_rejected(response):
-            continue  # the shared token expired early or was revoked: refresh it once
+            rejected = token  # the shared token expired early or was revoked: refresh it once
+            continue
         return _checked(response, service=service, what=what)
     raise ForbiddenError(
         "EPO OPS refused a freshly issued access token", source=SOURCE, status=401, hint=epo_ops_auth.SETTINGS_HINT
