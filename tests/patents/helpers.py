@@ -16,7 +16,9 @@ TOKEN = "/epo_ops/3.2/auth/accesstoken"
 XML = {"Content-Type": "application/xml"}
 EP = "upstream/epo_ops/"
 # The throttling header recorded with the 404 fault (FHG-IMW/epo-ops all_queries.yml, PROVENANCE).
-RECORDED_THROTTLING = "idle (images=green:200, inpadoc=green:60, other=green:1000, retrieval=green:200, search=green:30)"
+RECORDED_THROTTLING = (
+    "idle (images=green:200, inpadoc=green:60, other=green:1000, retrieval=green:200, search=green:30)"
+)
 KEY, SECRET = "test-consumer-key", "test-consumer-secret"
 
 

@@ -90,7 +90,8 @@ def test_a_document_ops_does_not_hold_at_all_is_not_found(ops):
 def test_a_throttled_section_makes_the_answer_partial_and_is_not_cached(aws, ops):
     ops.get(f"{PUB}/biblio").respond(200, content=ops_fixture("biblio_EP2400812A1_docdb.xml"), headers=XML)
     legal = ops.get(f"{OPS}/legal/publication/docdb/EP.2400812.A1").respond(
-        403, content=ops_fixture("error_403_fair_use_rejected.xml"), headers={"X-Rejection-Reason": "IndividualQuotaPerHour"})
+        403, content=ops_fixture("error_403_fair_use_rejected.xml"),
+        headers={"X-Rejection-Reason": "IndividualQuotaPerHour"})
 
     result = run(get_patent, GetPatentInput(patent_number="EP2400812A1", sections=["biblio", "legal"]))
 

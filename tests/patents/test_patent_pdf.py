@@ -133,4 +133,5 @@ def test_a_throttled_page_raises_so_the_machine_retries(aws, ops):
     ops.get(PAGES).respond(403, content=ops_fixture("error_403_fair_use_rejected.xml"), headers=XML)
     _task("t3")
     with pytest.raises(pdf_pipeline.StepError):
-        pdf_pipeline.fetch({"task_id": "t3", "job": PatentPdfJob(country="EP", number="3491801", kind="B1").model_dump()})
+        job = PatentPdfJob(country="EP", number="3491801", kind="B1").model_dump()
+        pdf_pipeline.fetch({"task_id": "t3", "job": job})

@@ -47,14 +47,18 @@ def _progress(event: dict[str, Any], text: str) -> None:
 
 
 def fetch(event: dict[str, Any]) -> dict[str, Any]:
-    """Images inquiry, every page, one PDF stored under its hash; returns ``{"pdf": {...} | None, "error": … | None}``."""
+    """Images inquiry, every page, one PDF stored under its hash: ``{"pdf": {...} | None, "error": … | None}``."""
     job = PatentPdfJob.model_validate(event["job"])
     number = job.patent()
+
+    def on_page(done: int, total: int) -> None:
+        _progress(event, f"pages fetched {done}/{total}")
+
     _progress(event, f"asking EPO OPS which pages {number.compact} has")
     try:
         instance = aio.run(pdf.inquire(number))
-        _progress(event, f"pages fetched 0/{instance.pages}")
-        pages = aio.run(pdf.fetch_pages(instance, lambda done, total: _progress(event, f"pages fetched {done}/{total}")))
+        on_page(0, instance.pages)
+        pages = aio.run(pdf.fetch_pages(instance, on_page))
         data = pdf.assemble(pages)
     except ScholarError as err:
         return _fail_or_raise(err)

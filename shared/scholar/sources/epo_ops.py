@@ -19,7 +19,14 @@ from urllib.parse import quote
 import httpx
 
 from scholar import http
-from scholar.errors import ForbiddenError, InvalidArgumentError, NotFoundError, RateLimitedError, UnavailableError, UpstreamError
+from scholar.errors import (
+    ForbiddenError,
+    InvalidArgumentError,
+    NotFoundError,
+    RateLimitedError,
+    UnavailableError,
+    UpstreamError,
+)
 from scholar.sources import epo_ops_auth, epo_ops_fairuse
 
 SOURCE = "epo_ops"

@@ -1,7 +1,8 @@
 """EPO OPS access: OAuth2 client credentials, one token shared by every instance through the cache.
 
 The token is cached (CacheTable, namespace ``result``) until ``REFRESH_MARGIN_S`` before OPS says it
-expires, so all Lambda instances reuse one token instead of each asking for its own. ``access_token(rejected=…)`` drops it and asks again: the client does that once when OPS answers 401 /
+expires, so all Lambda instances reuse one token instead of each asking for its own.
+``access_token(rejected=…)`` drops it and asks again: the client does that once when OPS answers 401 /
 ``invalid_access_token``. A 400/401 on the token request itself means the consumer key or secret is wrong:
 that is ``forbidden`` naming the settings that hold them, never "no results". Secrets never reach a
 message, a log or the cache key.
