@@ -117,7 +117,7 @@ def _by_office(country: str, body: str) -> tuple[str, bool] | None:
 
 def _ep(body: str) -> str | None:
     digits = _SEPARATORS.sub("", body)
-    return digits.zfill(7) if re.fullmatch(r"\d{1,7}", digits) else None
+    return digits.zfill(7) if re.fullmatch(r"\d{4,7}", digits) else None
 
 
 def _wo(body: str) -> str | None:
