@@ -93,3 +93,17 @@ def test_a_repeated_search_is_answered_from_the_cache(aws, ops):
     run(search_patents, SearchPatentsInput(applicant="Siemens", limit=3))
     run(search_patents, SearchPatentsInput(applicant="Siemens", limit=3))
     assert route.call_count == 1
+
+
+def test_a_page_over_the_size_budget_has_its_abstracts_shortened_and_says_so():
+    from scholar.patents.search import MAX_RESULT_CHARS, fit, parse_search
+
+    page = parse_search(ops_fixture("search_biblio_pa-siemens_range1-3.xml"), 0, 3, 'pa="Siemens"')
+    record = page.references[1]
+    big = page.model_copy(update={"references": [record.model_copy(update={"abstract": "word " * 1000})] * 100})
+
+    fitted = fit(big)
+
+    assert len(fitted.model_dump_json()) <= MAX_RESULT_CHARS
+    assert fitted.abstracts_shortened and all(r.abstract_truncated for r in fitted.references)
+    assert fit(page) is page

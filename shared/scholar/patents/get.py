@@ -128,11 +128,17 @@ def cache_key_for_citations(docdb: str) -> str:
 
 
 def _fit(result: PatentResult) -> PatentResult:
-    """Shorten the description page (then legal events) until the answer fits the size budget."""
-    size = len(result.model_dump_json())
-    if size <= MAX_RESULT_CHARS or not result.description:
-        return result
-    keep = max(1000, len(result.description) - (size - MAX_RESULT_CHARS) - 500)
-    offset = result.description_offset or 0
-    return result.model_copy(update={"description": result.description[:keep],
-                                     "description_next_offset": offset + keep})
+    """Shorten the description page, then keep fewer (the latest) legal events, until the answer fits the budget."""
+    excess = len(result.model_dump_json()) - MAX_RESULT_CHARS
+    if excess > 0 and result.description:
+        keep = max(1000, len(result.description) - excess - 500)
+        offset = result.description_offset or 0
+        result = result.model_copy(update={"description": result.description[:keep],
+                                           "description_next_offset": offset + keep})
+        excess = len(result.model_dump_json()) - MAX_RESULT_CHARS
+    while excess > 0 and result.legal and len(result.legal) > 10:
+        kept = result.legal[len(result.legal) // 2:]
+        omitted = (result.legal_omitted or 0) + len(result.legal) - len(kept)
+        result = result.model_copy(update={"legal": kept, "legal_omitted": omitted})
+        excess = len(result.model_dump_json()) - MAX_RESULT_CHARS
+    return result

@@ -22,6 +22,8 @@ class SearchPatentsResult(_Compact):
     limit: int
     references: list[PatentRecord] = Field(description="Hits with title, parties, dates, classes and abstract")
     next_offset: int | None = Field(default=None, description="Offset of the next page (None on the last page)")
+    abstracts_shortened: bool | None = Field(default=None, description="Abstracts were cut to fit the size budget; "
+                                             "get_patent gives the whole one")
     effective_query: str = Field(description="The CQL query sent to EPO OPS")
 
 

@@ -14,12 +14,16 @@ import re
 from scholar.errors import InvalidArgumentError, NotFoundError, UpstreamError
 from scholar.patents.models import SearchPatentsResult
 from scholar.patents.spec import MAX_REACHABLE, SearchPatentsInput
+from scholar.records import PatentRecord
 from scholar.sources import epo_ops, epo_ops_biblio
 from scholar.store.cache import Cache
 
 SEARCH_PATH = epo_ops.path("published-data", "search", "biblio")
 DATE_FIELDS = {"publication": "pd", "filing": "ad", "priority": "prd"}
 OPS_COUNT_CAP = 10_000
+MAX_RESULT_CHARS = 80_000
+ABSTRACT_SHORT_CHARS = 200
+LEAN_PARTIES, LEAN_CLASSES = 3, 5
 _CPC = re.compile(r"^[A-HY]\d{2}[A-Z](?:\d{1,4}(?:/\d{1,6})?)?$")
 _PHRASE = re.compile(r'"([^"]*)"')
 
@@ -126,8 +130,39 @@ async def search_patents(args: SearchPatentsInput) -> SearchPatentsResult:
             raise InvalidArgumentError(f"EPO OPS rejected the search ({err.message})", field="query",
                                        hint="Simplify the query; the CQL sent is the effective_query.") from err
         raise
-    result = parse_search(response.content, args.offset, args.limit, cql)
+    result = fit(parse_search(response.content, args.offset, args.limit, cql))
     cache.put("search", key, result.model_dump(mode="json"))
+    return result
+
+
+def _lean(record: PatentRecord) -> PatentRecord:
+    """A list record: first parties and classes only, no IPC (get_patent has the full record)."""
+    return record.model_copy(update={"applicants": record.applicants[:LEAN_PARTIES],
+                                     "inventors": record.inventors[:LEAN_PARTIES],
+                                     "classifications": record.classifications[:LEAN_CLASSES], "ipc": []})
+
+
+def fit(result: SearchPatentsResult) -> SearchPatentsResult:
+    """Shorten abstracts, drop them, lean the records, then end the page early, until it fits the size budget.
+
+    Every step is stated: ``abstracts_shortened``, and an earlier ``next_offset`` when hits were left for the
+    next page.
+    """
+    def size(page: SearchPatentsResult) -> int:
+        return len(page.model_dump_json())
+
+    for cap in (ABSTRACT_SHORT_CHARS, 0):
+        if size(result) <= MAX_RESULT_CHARS:
+            return result
+        records = [r.model_copy(update={"abstract": (r.abstract[:cap].rsplit(" ", 1)[0] + " …") if cap else None,
+                                        "abstract_truncated": True})
+                   if r.abstract and len(r.abstract) > cap else r for r in result.references]
+        result = result.model_copy(update={"references": records, "abstracts_shortened": True})
+    if size(result) > MAX_RESULT_CHARS:
+        result = result.model_copy(update={"references": [_lean(r) for r in result.references]})
+    while size(result) > MAX_RESULT_CHARS and len(result.references) > 1:
+        kept = result.references[: len(result.references) * 3 // 4]
+        result = result.model_copy(update={"references": kept, "next_offset": result.offset + len(kept)})
     return result
 
 
