@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import httpx
 import pypdfium2 as pdfium
@@ -135,3 +136,11 @@ def test_a_throttled_page_raises_so_the_machine_retries(aws, ops):
     with pytest.raises(pdf_pipeline.StepError):
         job = PatentPdfJob(country="EP", number="3491801", kind="B1").model_dump()
         pdf_pipeline.fetch({"task_id": "t3", "job": job})
+
+
+def test_the_function_exposes_every_machine_step_without_importing_pdfium_for_tool_calls():
+    from scholar.patents.handlers import ACTIONS
+
+    assert set(ACTIONS) == set(pdf_pipeline.ACTIONS)
+    machine = Path(__file__).resolve().parents[2] / "statemachines/patent_pdf.asl.json"
+    assert {f'"action": "{name}"' in machine.read_text() for name in ACTIONS} == {True}

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from pydantic import BaseModel
 
 from scholar.catalogue import CallContext, Handler
 from scholar.patent_numbers import parse_patent_number, standardise
-from scholar.patents import citing, get, pdf_jobs, pdf_pipeline, search
+from scholar.patents import citing, get, pdf_jobs, search
 from scholar.patents.models import CitingPatentsResult, PatentResult, SearchPatentsResult
 from scholar.patents.spec import FetchPatentPdfInput, GetCitingPatentsInput, GetPatentInput, SearchPatentsInput
 
@@ -38,4 +41,16 @@ HANDLERS: dict[str, Handler] = {
     "fetch_patent_pdf": fetch_patent_pdf,
 }
 
-ACTIONS = pdf_pipeline.ACTIONS
+
+
+def _step(name: str) -> Any:
+    """A patent PDF machine step, imported when the machine calls it (pdfium stays out of tool calls)."""
+
+    def action(event: dict[str, Any]) -> dict[str, Any]:
+        return importlib.import_module("scholar.patents.pdf_pipeline").ACTIONS[name](event)
+
+    action.__name__ = name
+    return action
+
+
+ACTIONS = {name: _step(name) for name in ("patent_pdf_fetch", "patent_pdf_markdown", "patent_pdf_finish")}
