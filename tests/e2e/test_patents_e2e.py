@@ -123,7 +123,7 @@ def test_a_document_without_full_images_fails_its_task_with_pdf_not_available(lo
 def test_get_citing_patents_searches_ops_citations_for_the_papers_doi(local_server, epo):
     result = call(local_server, "get_citing_patents", {"paper_id": "10.1073/pnas.1414271111", "limit": 3})
     assert result["doi"] == "10.1073/pnas.1414271111"
-    assert result["patents"] and {p["match_source"] for p in result["patents"]} == {"epo_search_doi"}
+    assert result["patents"] and {p["matched_on"] for p in result["patents"]} == {"doi"}
     asked = [r for r in epo.requests if r.source == "epo_ops" and r.path.endswith("/search/biblio")]
     assert ("q", 'ct="10.1073/pnas.1414271111"') in asked[-1].query
     assert "incomplete" in result["note"].lower()

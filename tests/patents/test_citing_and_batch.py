@@ -31,7 +31,7 @@ def test_a_doi_is_searched_as_a_citation_and_each_hit_says_how_it_matched(ops):
 
     assert dict(search.calls.last.request.url.params) == {"q": f'ct="{PNAS}"', "Range": "1-3"}
     assert search.call_count == 1
-    assert [p.match_source for p in result.patents] == ["epo_search_doi"] * 3
+    assert [(p.match_source, p.matched_on) for p in result.patents] == [("epo_search", "doi")] * 3
     assert result.patents[0].title and result.patents[0].publication_number == "AU.2024270787.A1"
     assert result.total_count == 10000 and "incomplete" in result.note.lower()
 
@@ -50,7 +50,7 @@ def test_when_the_doi_finds_nothing_the_title_is_searched(ops):
 
     assert search.call_count == 2
     assert search.calls.last.request.url.params["q"].startswith(f'ct="{title[:20]}')
-    assert {p.match_source for p in result.patents} == {"epo_search_title"}
+    assert {p.matched_on for p in result.patents} == {"title"}
 
 
 def test_a_paper_id_that_is_no_paper_is_an_invalid_argument(ops):

@@ -64,16 +64,16 @@ async def get_citing_patents(args: GetCitingPatentsInput) -> CitingPatentsResult
     if isinstance(held, dict):
         return CitingPatentsResult.model_validate(held)
     doi, title = await _paper_facts(args.paper_id)
-    total, hits, cql, source = 0, [], None, "epo_search_doi"
+    total, hits, cql, matched_on = 0, [], None, "doi"
     if doi:
         total, hits, cql = await _search(f"ct={quote_term(doi)}", args.limit)
     if not hits and title:
         total, hits, cql = await _search(f"ct={quote_term(title)}", args.limit)
-        source = "epo_search_title"
+        matched_on = "title"
     patents = [
         CitingPatent(patent_id=r.patent_id, publication_number=r.publication_number, title=r.title,
                      publication_date=r.publication_date, applicants=r.applicants, family_id=r.family_id,
-                     match_source=source)
+                     matched_on=matched_on)
         for r in hits
     ]
     result = CitingPatentsResult(paper_id=args.paper_id, doi=doi, title=title, patents=patents,

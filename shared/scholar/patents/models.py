@@ -129,9 +129,8 @@ class CitingPatent(_Compact):
     publication_date: str | None = None
     applicants: list[str] = Field(default_factory=list)
     family_id: str | None = None
-    match_source: Literal["epo_search_doi", "epo_search_title"] = Field(
-        description="How the patent was found: an OPS citation search on the DOI, or on the title"
-    )
+    match_source: Literal["epo_search"] = Field(default="epo_search", description="Found by EPO OPS citation search")
+    matched_on: Literal["doi", "title"] = Field(description="What the citation search matched: the DOI or the title")
 
 
 class CitingPatentsResult(_Compact):
