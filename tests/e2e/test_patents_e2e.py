@@ -127,3 +127,24 @@ def test_get_citing_patents_searches_ops_citations_for_the_papers_doi(local_serv
     asked = [r for r in epo.requests if r.source == "epo_ops" and r.path.endswith("/search/biblio")]
     assert ("q", 'ct="10.1073/pnas.1414271111"') in asked[-1].query
     assert "incomplete" in result["note"].lower()
+
+
+def test_a_throttled_page_is_retried_by_the_state_machine_and_the_task_still_completes(local_server, epo):
+    wo_pages = "/3.2/rest-services/published-data/images/WO/2019016210/A1/fullimage.pdf"
+    pages = synthetic_pages(12)
+    for number in range(1, 30):
+        epo.add_route("GET", "epo_ops", wo_pages, query={"Range": str(number)}, body=pages[(number - 1) % 12],
+                      content_type="application/pdf")
+    # The first page request is refused under fair use: the fetch step raises, the machine's Retry runs it again.
+    epo.inject("epo_ops", wo_pages, status=403, headers={"X-Rejection-Reason": "IndividualQuotaPerHour"},
+               body=b"<error><code>403</code><message>Fair Use</message></error>", content_type="text/xml")
+
+    async def main() -> Any:
+        async with Client(local_server.url) as client:
+            queued = await client.call_tool("fetch_patent_pdf", {"patent_number": "WO2019016210A1"})
+            return await poll_task(client, queued.structured_content["task_id"], within_s=90)
+
+    done = anyio.run(main)
+    assert done.structured_content["status"] == "completed", done.structured_content
+    assert done.structured_content["result"]["pages"] == 29
+    assert epo.count("epo_ops", wo_pages) == 1 + 29  # the refused request, then every page once
