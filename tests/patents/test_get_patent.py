@@ -164,3 +164,20 @@ def test_npl_resolution_failing_leaves_raw_strings_and_reports_the_failure(ops):
     ops.post("/s2/graph/v1/paper/batch").respond(503)
     resolved, failure = run(resolve, Citations(npl_refs=[parse_npl("X, doi:10.2139/ssrn.288970")]))
     assert failure is not None and resolved.npl_refs[0].confidence is None
+
+
+def test_an_answer_over_the_size_budget_shortens_the_description_then_keeps_the_latest_legal_events():
+    from scholar.patents.get import MAX_RESULT_CHARS, _fit
+    from scholar.patents.models import LegalEvent, PatentResult
+
+    events = [LegalEvent(date=f"2019-{i % 12 + 1:02d}-01", code="PG25", description="LAPSED IN A CONTRACTING STATE "
+                         * 4, country="EP", patent_id="EP2400812A1") for i in range(600)]
+    big = PatentResult(patent_number="EP.2400812.A1", patent_id="EP2400812A1", description="x" * 40_000,
+                       description_offset=0, legal=events)
+
+    fitted = _fit(big)
+
+    assert len(fitted.model_dump_json()) <= MAX_RESULT_CHARS
+    assert fitted.description_next_offset == len(fitted.description) < 40_000
+    assert fitted.legal_omitted and fitted.legal[-1] == events[-1]
+    assert len(fitted.legal) + fitted.legal_omitted == 600
