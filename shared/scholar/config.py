@@ -27,6 +27,7 @@ ARTIFACT_BUCKET_ENV = "SCHOLAR_ARTIFACT_BUCKET"
 FUNCTION_PREFIX_ENV = "SCHOLAR_FUNCTION_PREFIX"
 RETRY_STATE_MACHINE_ARN_ENV = "SCHOLAR_RETRY_STATE_MACHINE_ARN"
 PDF_STATE_MACHINE_ARN_ENV = "SCHOLAR_PDF_STATE_MACHINE_ARN"
+PATENT_PDF_STATE_MACHINE_ARN_ENV = "SCHOLAR_PATENT_PDF_STATE_MACHINE_ARN"
 PACE_SCALE_ENV = "SCHOLAR_PACE_SCALE"
 RETRY_BUDGET_ENV = "SCHOLAR_RETRY_BUDGET_S"
 RETRY_WAIT_ENV = "SCHOLAR_RETRY_WAIT_S"
@@ -101,6 +102,7 @@ class Resources(BaseModel):
     retry_state_machine_arn: str | None = None
     pdf_state_machine_arn: str | None = None
     usage_table: str | None = None
+    patent_pdf_state_machine_arn: str | None = None
 
 
 class Settings(BaseModel):
@@ -209,6 +211,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
             retry_state_machine_arn=env.get(RETRY_STATE_MACHINE_ARN_ENV) or None,
             pdf_state_machine_arn=env.get(PDF_STATE_MACHINE_ARN_ENV) or None,
             usage_table=env.get(USAGE_TABLE_ENV) or None,
+            patent_pdf_state_machine_arn=env.get(PATENT_PDF_STATE_MACHINE_ARN_ENV) or None,
         ),
     )
 

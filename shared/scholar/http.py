@@ -147,6 +147,7 @@ async def request(
     json_body: Any = None,
     headers: Mapping[str, str] | None = None,
     budget_s: float | None = None,
+    content: bytes | str | None = None,
 ) -> httpx.Response:
     """Send one logical request to ``source``; retry 429/5xx/timeouts while the budget lasts.
 
@@ -158,6 +159,7 @@ async def request(
         json_body: a JSON body.
         headers: extra headers (credentials go here, never into messages).
         budget_s: seconds this call may spend on retries (default: the configured budget).
+        content: a raw body (form or plain text, e.g. EPO OPS' token request and bulk numbers).
 
     Returns:
         The response, for any status but 429 and 5xx (callers read 404s and 400s themselves).
@@ -178,7 +180,9 @@ async def request(
         sent = time.perf_counter()
         try:
             async with client_for(source) as client:
-                response = await client.request(method, url, params=params, json=json_body, headers=headers)
+                response = await client.request(
+                    method, url, params=params, json=json_body, content=content, headers=headers
+                )
         except httpx.TimeoutException as exc:
             note_attempt(source, "timeout", time.perf_counter() - sent)
             if _can_wait(deadline, _backoff(attempt)):

@@ -32,6 +32,7 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel
 
+from scholar import patent_numbers
 from scholar.errors import InvalidArgumentError
 from scholar.urlpath import has_control_characters
 
@@ -44,11 +45,6 @@ ACCEPTED_FORMS = (
     "a 40-hex Semantic Scholar id, an OpenAlex work id (W2741809807), ISBN-10/13 (ISBN:…), "
     "a patent number with its office prefix (EP1234567A1, US10123456B2, WO2024/123456), or an http(s) URL"
 )
-# Offices whose numbers we route to EPO OPS; a two-letter prefix outside this set is not a patent.
-PATENT_OFFICES = frozenset(
-    "EP US WO JP CN KR DE FR GB CA AU CH AT ES IT NL SE DK FI BE NO PL PT IE RU TW IN BR MX IL NZ SG ZA EA AP".split()
-)
-
 _DOI_RE = re.compile(r"^10\.\d{4,9}/\S+$")
 _DOT_SEGMENT_RE = re.compile(r"(?:^|/)\.{1,2}(?:/|$)")
 _DOI_START_RE = re.compile(r"^(?:(?:https?://)?(?:www\.|dx\.)?doi\.org/|doi:\s*)?10\.\d{4,9}/", re.IGNORECASE)
@@ -63,8 +59,6 @@ _OPENALEX_RE = re.compile(r"^W\d+$", re.IGNORECASE)
 _PMCID_RE = re.compile(r"^(?:PMC)?(\d+)$", re.IGNORECASE)
 _DIGITS_RE = re.compile(r"^\d+$")
 _ACM_RE = re.compile(r"^[\w.-]+$")
-_PATENT_RE = re.compile(r"^([A-Z]{2})(\d{4,13})([A-Z]\d?)?$")
-_PATENT_SEPARATORS = re.compile(r"[\s.,/-]")
 _ISBN_PREFIX_RE = re.compile(r"^ISBN(?:-1[03])?:?\s*", re.IGNORECASE)
 _ISBN_SHAPE_RE = re.compile(r"^\d[\d\s-]*[\dXx]$")
 
@@ -207,21 +201,17 @@ def isbn13_to_isbn10(isbn13: str) -> str | None:
 def parse_patent_number(raw: str) -> str | None:
     """Normalise a patent publication number to office + number + kind (``EP1234567A1``).
 
-    Accepts spaces, dots, hyphens, slashes and thousands commas (``EP.1234567.A1``, ``WO2024/123456``,
-    ``US11,234,567B2``) and any letter case. Returns None when ``raw`` is not a patent number: no known
-    office prefix, a 40-hex Semantic Scholar id, an ISBN, or anything else.
+    The one normaliser is ``scholar.patent_numbers`` (every office's forms: ``EP.1234567.A1``,
+    ``WO2024/123456``, ``US11,234,567B2``, ``US 2021/0123456 A1`` …). Returns None when ``raw`` is not a
+    patent number: no known office prefix, a 40-hex Semantic Scholar id, an ISBN, or anything else.
     """
     text = re.sub(r"^patent:\s*", "", raw.strip(), flags=re.IGNORECASE)
     if _S2_RE.match(text):
         return None
-    compact = _PATENT_SEPARATORS.sub("", text).upper()
-    match = _PATENT_RE.match(compact)
-    if not match or match.group(1) not in PATENT_OFFICES:
+    try:
+        return patent_numbers.parse_patent_number(text).compact
+    except InvalidArgumentError:
         return None
-    office, number, kind = match.group(1), match.group(2), match.group(3) or ""
-    if office == "US" and re.fullmatch(r"(?:19|20)\d\d0\d{6}", number):
-        number = number[:4] + number[5:]  # US pre-grant 2012/0057518 is docdb US2012057518 (EPO OPS form)
-    return office + number + kind
 
 
 _PREFIXES = frozenset({"doi", "arxiv", "pmid", "pmcid", "pmc", "corpusid", "acm", "mag", "isbn", "openalex",

@@ -102,3 +102,37 @@ class Paper(BaseModel):
     def _drop_nulls(self, handler: Any) -> dict[str, Any]:
         return {k: v for k, v in handler(self).items() if v is not None}
 
+
+
+class PatentRecord(BaseModel):
+    """A patent publication as every tool returns it (search hits, get_patent's biblio, batch_resolve).
+
+    ``patent_id`` (``EP2400812A1``) is accepted by every patent tool; ``publication_number`` is OPS's docdb
+    form (``EP.2400812.A1``). Parties are listed once each, in their original spelling.
+    """
+
+    patent_id: str = Field(description="Office + number + kind, e.g. EP2400812A1 (accepted by every tool)")
+    publication_number: str = Field(description="docdb form, e.g. EP.2400812.A1")
+    country: str
+    number: str
+    kind: str | None = None
+    title: str | None = None
+    title_language: str | None = None
+    abstract: str | None = None
+    abstract_language: str | None = None
+    abstract_truncated: bool | None = None
+    applicants: list[str] = Field(default_factory=list)
+    inventors: list[str] = Field(default_factory=list)
+    publication_date: str | None = Field(default=None, description="YYYY-MM-DD")
+    filing_date: str | None = None
+    priority_date: str | None = Field(default=None, description="Earliest priority date")
+    application_number: str | None = None
+    family_id: str | None = None
+    classifications: list[str] = Field(default_factory=list, description="CPC classifications")
+    ipc: list[str] = Field(default_factory=list, description="IPC classifications")
+    url: str | None = Field(default=None, description="Espacenet page")
+    sources: list[str] = Field(default_factory=lambda: ["epo_ops"])
+
+    @model_serializer(mode="wrap")
+    def _drop_nulls(self, handler: Any) -> dict[str, Any]:
+        return {k: v for k, v in handler(self).items() if v is not None}

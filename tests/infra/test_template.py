@@ -21,6 +21,7 @@ FAMILIES = {
     "BooksFunction": "books",
     "StandardsFunction": "standards",
     "ResearchFunction": "research",
+    "PatentsFunction": "patents",
 }
 CONTRACT_ENV = {
     "SCHOLAR_CACHE_TABLE",

@@ -1,7 +1,8 @@
 """batch_resolve: up to 100 mixed identifiers, each with its own status, in as few requests as the APIs allow.
 
 Papers go through scholar.papers.resolve (S2 batch → OpenAlex OR-filter → Crossref), ISBNs to Open
-Library (a few at a time), patent numbers are answered ``unavailable`` until the patents family exists.
+Library (a few at a time), patent numbers to EPO OPS bulk biblio (100 numbers a request; ``unavailable``
+while no EPO credentials are configured).
 An S2 hex id is never taken for a patent number (scholar.ids tests hex first).
 """
 
@@ -10,8 +11,9 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-from scholar.errors import ScholarError
+from scholar.errors import InvalidArgumentError, ScholarError
 from scholar.ids import InvalidIdError, PaperId, parse_paper_id
+from scholar.patent_numbers import PatentNumber, parse_patent_number, standardise
 from scholar.papers import autoenrich
 from scholar.papers.chapters import split_citation
 from scholar.papers.common import MAX_RESULT_CHARS, failed
@@ -20,6 +22,7 @@ from scholar.papers.mapping import shorten_for_list
 from scholar.papers.resolve import resolve_papers
 from scholar.papers.spec_export import BatchResolveInput, BatchResolveResult, ResolvedItem
 from scholar.records import FailedSource
+from scholar.sources import epo_ops_auth, epo_ops_biblio
 from scholar.store.cache import Cache
 
 CONCURRENCY = 5
@@ -36,12 +39,8 @@ def _parse(raw: str) -> tuple[PaperId | None, ResolvedItem]:
         return None, item.model_copy(
             update={"status": "invalid_id", "error": "a URL is not an identifier; use fetch_pdf_by_url for it"}
         )
-    if pid.kind == "patent":
-        return None, item.model_copy(
-            update={"status": "unavailable", "source_type": "patent",
-                    "error": f"patent {pid.value}: the patents family is not available on this server yet"}
-        )
-    return pid, item.model_copy(update={"source_type": "book" if pid.kind == "isbn" else "paper"})
+    kinds = {"isbn": "book", "patent": "patent"}
+    return pid, item.model_copy(update={"source_type": kinds.get(pid.kind, "paper")})
 
 
 async def _books(items: dict[int, tuple[PaperId, ResolvedItem]], cache: Cache) -> list[FailedSource]:
@@ -65,16 +64,53 @@ async def _books(items: dict[int, tuple[PaperId, ResolvedItem]], cache: Cache) -
     return list(failures.values())
 
 
+async def _patents(items: dict[int, tuple[PaperId, ResolvedItem]]) -> list[FailedSource]:
+    """Every patent number in OPS bulk biblio requests; each item gets its own status."""
+    if not epo_ops_auth.configured():
+        for index, (pid, item) in items.items():
+            why = f"patent {pid.value}: patents need EPO OPS credentials (not configured)"
+            items[index] = (pid, item.model_copy(update={"status": "unavailable", "error": why}))
+        return []
+    numbers: dict[int, PatentNumber] = {}
+    for index, (pid, item) in items.items():
+        try:
+            numbers[index] = await standardise(parse_patent_number(pid.value))
+        except InvalidArgumentError as exc:
+            items[index] = (pid, item.model_copy(update={"status": "invalid_id", "error": exc.message}))
+        except ScholarError as err:
+            items[index] = (pid, item.model_copy(update={"status": _status(err), "error": err.message}))
+    try:
+        found = await epo_ops_biblio.bulk_biblio(numbers.values()) if numbers else {}
+    except ScholarError as err:
+        for index in numbers:
+            pid, item = items[index]
+            items[index] = (pid, item.model_copy(update={"status": _status(err), "error": err.message}))
+        return [failed(err, "epo_ops")]
+    for index, number in numbers.items():
+        pid, item = items[index]
+        record = found.get(number.compact)
+        update = {"patent": record, "source": "epo_ops"} if record else {
+            "status": "not_found", "error": f"EPO OPS has no publication {number.docdb}"}
+        items[index] = (pid, item.model_copy(update=update))
+    return []
+
+
+def _status(err: ScholarError) -> str:
+    return "rate_limited" if err.code == "rate_limited" else "upstream_error"
+
+
 async def batch_resolve(args: BatchResolveInput, cache: Cache | None = None) -> BatchResolveResult:
     """Resolve every identifier; never raises for one item's failure."""
     cache = cache or Cache()
     parsed = [_parse(raw) for raw in args.identifiers]
     items = [item for _, item in parsed]
-    papers = {str(i): pid for i, (pid, _) in enumerate(parsed) if pid and pid.kind != "isbn"}
+    papers = {str(i): pid for i, (pid, _) in enumerate(parsed) if pid and pid.kind not in ("isbn", "patent")}
     books = {i: (pid, item) for i, (pid, item) in enumerate(parsed) if pid and pid.kind == "isbn"}
+    patents = {i: (pid, item) for i, (pid, item) in enumerate(parsed) if pid and pid.kind == "patent"}
     fields = FIELDS[args.fields]
     resolved, failures = await resolve_papers(papers, fields)
     failures += await _books(books, cache)
+    failures += await _patents(patents)
     for key, outcome in resolved.items():
         paper = outcome.paper
         if paper is not None and args.fields != "full":
@@ -82,7 +118,7 @@ async def batch_resolve(args: BatchResolveInput, cache: Cache | None = None) -> 
         items[int(key)] = items[int(key)].model_copy(
             update={"status": outcome.status, "paper": paper, "source": outcome.source, "error": outcome.error}
         )
-    for index, (_, item) in books.items():
+    for index, (_, item) in (books | patents).items():
         items[index] = item
     items, truncated = _fit(items)
     counts = dict(Counter(item.status for item in items))

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from scholar.catalogue import READ_ONLY_OPEN, ToolSpec
 from scholar.papers.fields import FieldSet
 from scholar.papers.fields import PaperIdentifier
-from scholar.records import FailedSource, Paper
+from scholar.records import FailedSource, Paper, PatentRecord
 
 # ---------------------------------------------------------------- enrich_paper
 
@@ -142,6 +142,7 @@ class ResolvedItem(BaseModel):
     source_type: Literal["paper", "book", "patent"] | None = None
     paper: Paper | None = None
     book: dict[str, Any] | None = None
+    patent: PatentRecord | None = Field(default=None, description="EPO OPS biblio of a patent number")
     chapter_info: ChapterInfo | None = None
     source: str | None = Field(default=None, description="Which upstream answered")
     error: str | None = None
@@ -185,8 +186,9 @@ TOOLS = (
         family="papers",
         title="Batch resolve",
         description="Resolve up to 100 mixed identifiers at once: papers (Semantic Scholar in one batch request, "
-        "then OpenAlex and Crossref by DOI), books (ISBN via Open Library); patent numbers are reported as "
-        "unavailable. Each item has its own status: ok, not_found, invalid_id, upstream_error, rate_limited.",
+        "then OpenAlex and Crossref by DOI), books (ISBN via Open Library), patent numbers (EPO OPS bulk biblio, "
+        "100 a request; unavailable without EPO credentials). Each item has its own status: ok, not_found, "
+        "invalid_id, upstream_error, rate_limited.",
         input_model=BatchResolveInput,
         output_model=BatchResolveResult,
         annotations=READ_ONLY_OPEN,

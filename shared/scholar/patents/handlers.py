@@ -1,0 +1,56 @@
+"""The patents family's tool implementations (dispatched by scholar.runtime.family) and pipeline actions."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from pydantic import BaseModel
+
+from scholar.catalogue import CallContext, Handler
+from scholar.patent_numbers import parse_patent_number, standardise
+from scholar.patents import citing, get, pdf_jobs, search
+from scholar.patents.models import CitingPatentsResult, PatentResult, SearchPatentsResult
+from scholar.patents.spec import FetchPatentPdfInput, GetCitingPatentsInput, GetPatentInput, SearchPatentsInput
+
+
+async def search_patents(args: SearchPatentsInput, ctx: CallContext) -> SearchPatentsResult:
+    return await search.search_patents(args)
+
+
+async def get_patent(args: GetPatentInput, ctx: CallContext) -> PatentResult:
+    return await get.get_patent(args)
+
+
+async def get_citing_patents(args: GetCitingPatentsInput, ctx: CallContext) -> CitingPatentsResult:
+    return await citing.get_citing_patents(args)
+
+
+async def fetch_patent_pdf(args: FetchPatentPdfInput, ctx: CallContext) -> BaseModel:
+    """The stored document when it was assembled before; otherwise a queued task that assembles it."""
+    number = await standardise(parse_patent_number(args.patent_number))
+    job = pdf_jobs.PatentPdfJob(country=number.country, number=number.number, kind=number.kind,
+                                use_vlm=args.use_vlm, max_chars=args.max_chars)
+    return pdf_jobs.cached_answer(job) or pdf_jobs.queue(job, ctx)
+
+
+HANDLERS: dict[str, Handler] = {
+    "search_patents": search_patents,
+    "get_patent": get_patent,
+    "get_citing_patents": get_citing_patents,
+    "fetch_patent_pdf": fetch_patent_pdf,
+}
+
+
+
+def _step(name: str) -> Any:
+    """A patent PDF machine step, imported when the machine calls it (pdfium stays out of tool calls)."""
+
+    def action(event: dict[str, Any]) -> dict[str, Any]:
+        return importlib.import_module("scholar.patents.pdf_pipeline").ACTIONS[name](event)
+
+    action.__name__ = name
+    return action
+
+
+ACTIONS = {name: _step(name) for name in ("patent_pdf_fetch", "patent_pdf_markdown", "patent_pdf_finish")}
