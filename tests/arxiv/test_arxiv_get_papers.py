@@ -8,8 +8,8 @@ from pydantic import ValidationError
 
 from scholar.arxiv import reasons
 from scholar.arxiv.spec import GetPapersInput
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, ScholarError
-from tests.arxiv.helpers import call, feed
+from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
+from tests.arxiv.helpers import call, feed, html_render
 
 API = "/arxiv_api/api/query"
 
@@ -128,3 +128,15 @@ def test_a_known_missing_id_is_remembered_briefly(upstream, aws):
     _failure(["0000.0000"])
     _failure(["0000.0000"])
     assert route.call_count == 1
+
+
+def test_an_html_page_on_http_200_is_an_upstream_error_and_nothing_is_remembered(upstream, aws):
+    route = upstream.get(API)
+    route.side_effect = [
+        httpx.Response(200, content=html_render(), headers={"Content-Type": "text/html"}),
+        httpx.Response(200, content=feed("id_list_1605.08386.xml")),
+    ]
+    err = _failure(["1605.08386"])
+    assert (err.code, err.retryable) == (UPSTREAM_ERROR, True)
+    assert _get("1605.08386").papers[0].id == "1605.08386v1"
+    assert route.call_count == 2
