@@ -95,6 +95,22 @@ def test_an_id_arxiv_refuses_is_dropped_and_the_rest_asked_again(upstream):
     assert [n.id for n in result.not_found] == ["9912.0001"]
 
 
+def test_an_id_arxiv_refuses_is_reported_as_refused_and_not_remembered_as_missing(upstream, aws):
+    refused = feed("id_list_malformed_abc_400.xml").replace(b"for abc", b"for 9912.0001")
+    route = upstream.get(API)
+    route.side_effect = [
+        httpx.Response(400, content=refused),
+        httpx.Response(200, content=feed("id_list_1605.08386.xml")),
+        httpx.Response(400, content=refused),
+    ]
+    result = _get(["9912.0001", "1605.08386"])
+    assert [(n.id, n.reason) for n in result.not_found] == [("9912.0001", "invalid_id")]
+    assert "incorrect id format for 9912.0001" in result.not_found[0].detail
+    # Asked alone, the id goes to arXiv again (no negative cache entry) and arXiv's refusal is the answer.
+    assert _failure(["9912.0001"]).code == INVALID_ARGUMENT
+    assert route.call_count == 3
+
+
 def test_throttling_fails_the_batch_as_rate_limited(upstream, env):
     env(SCHOLAR_RETRY_BUDGET_S="0")
     upstream.get(API).respond(200, text="Rate exceeded.")

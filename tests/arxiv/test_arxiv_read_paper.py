@@ -43,6 +43,7 @@ def pdf_only_paper(upstream):
 def test_the_html_render_answers_first_as_cleaned_markdown(html_paper):
     result = _read("2501.11120")
     assert (result.paper_id, result.title, result.source) == (HTML_ID, TITLE, "arxiv_html")
+    assert result.version_read == HTML_ID
     assert result.content.startswith(f"# {TITLE}\n\n## Abstract\n")
     assert result.total_characters == len(html_render().decode())
     assert result.body_characters < result.total_characters / 3
@@ -71,6 +72,18 @@ def test_ar5iv_answers_when_arxiv_has_no_html_render(upstream):
     upstream.get(f"/arxiv/html/{HTML_ID}").respond(404)
     upstream.get("/ar5iv/html/2501.11120").respond(200, content=html_render())
     assert _read(HTML_ID).source == "ar5iv"
+
+
+def test_ar5iv_text_says_it_is_the_latest_version_and_is_never_stored_under_the_asked_version(upstream, aws):
+    # ar5iv is asked by base id and renders its latest version, which need not be the v1 asked for.
+    upstream.get(API).respond(200, content=synthetic_feed(HTML_ID, TITLE))
+    upstream.get(f"/arxiv/html/{HTML_ID}").respond(404)
+    ar5iv = upstream.get("/ar5iv/html/2501.11120").respond(200, content=html_render())
+    first = _read(HTML_ID)
+    assert (first.paper_id, first.source, first.version_read) == (HTML_ID, "ar5iv", "latest")
+    assert aws.s3.list_objects_v2(Bucket=aws.bucket, Prefix="arxiv/body/").get("KeyCount") == 0
+    _read(HTML_ID)
+    assert ar5iv.call_count == 2
 
 
 def test_a_page_without_a_latexml_render_counts_as_no_render(upstream):

@@ -2,7 +2,8 @@
 
 The cleaned body of a version is immutable, so it is stored once under
 ``arxiv/body/<cleaner>/<versioned id>.json.z`` in the ArtifactBucket (when one is configured): later
-slices of the same paper cost one S3 read and no arXiv request for the body.
+slices of the same paper cost one S3 read and no arXiv request for the body. ar5iv renders only the latest
+version it converted, whatever version is asked, so its text is served but never stored under a version's key.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from scholar.sources import arxiv
 from scholar.store.blobs import BlobStore
 from scholar.store.cache import Cache
 
+# ar5iv cannot be asked for a version: it renders the latest one it holds.
+AR5IV_VERSION = "latest"
 # Bump when the cleaning changes, so stored bodies are rebuilt rather than served stale.
 CLEANER_VERSION = "md1"
 # The vertical stamp arXiv prints on the first page's margin: "arXiv:2202.00535v1 [cs.CL] 1 Feb 2022".
@@ -112,7 +115,8 @@ async def load_body(paper: ArxivPaper) -> Body:
     if blobs is not None and (stored := blobs.get(key)) is not None:
         return Body.model_validate(json.loads(zlib.decompress(stored)))
     body, complete = await _build_body(paper)
-    if blobs is not None and complete:
+    # ar5iv's text may be another version's: storing it under this version's key would make that permanent.
+    if blobs is not None and complete and body.source != "ar5iv":
         blobs.put(key, zlib.compress(body.model_dump_json().encode(), 6), "application/octet-stream")
     return body
 
@@ -148,6 +152,7 @@ async def read_paper(args: ReadPaperInput, cache: Cache | None = None) -> ReadPa
         title=paper.title,
         content=content,
         source=body.source,
+        version_read=AR5IV_VERSION if body.source == "ar5iv" else paper.id,
         truncated=truncated,
         start=args.start,
         next_start=next_start,
