@@ -122,6 +122,18 @@ def test_a_failed_text_fetch_still_returns_the_record(synced):
     assert record.full_text is None and record.full_text_error.startswith(UPSTREAM_ERROR)
 
 
+def test_an_html_page_instead_of_rfc_text_is_an_error_and_is_not_cached(synced):
+    # SYNTHETIC: a maintenance page on HTTP 200 where the RFC Editor serves text/plain.
+    synced.overrides["rfc_text"] = httpx.Response(
+        200, text="<html><body><h1>We'll be back shortly</h1></body></html>", headers={"content-type": "text/html"}
+    )
+    record = call("get_standard", GetStandardInput(identifier="RFC 3", fetch_full_text=True))
+    assert record.full_text is None and record.full_text_error.startswith(UPSTREAM_ERROR)
+    del synced.overrides["rfc_text"]
+    again = call("get_standard", GetStandardInput(identifier="RFC 3", fetch_full_text=True))
+    assert again.full_text.startswith("RFC TEXT")
+
+
 def test_a_body_that_never_synced_makes_answers_partial(standards_aws):
     standards_aws.overrides["github_head_ISO"] = httpx.Response(503, text="busy")
     standards_aws.overrides["relaton_index_ISO"] = httpx.Response(503, text="busy")
