@@ -115,6 +115,14 @@ def test_arxivs_margin_stamp_is_stripped_from_pdf_text(upstream):
     assert "\n\n\n" not in result.content
 
 
+def test_a_truncated_pdf_is_a_retryable_upstream_error_and_nothing_is_stored(pdf_only_paper, aws):
+    whole = pdf("arxiv_2304.02623v1_beyond_summarization.pdf")
+    pdf_only_paper.respond(200, content=whole[: len(whole) // 2])
+    err = _failure(PDF_ID)
+    assert (err.code, err.retryable) == (UPSTREAM_ERROR, True)
+    assert aws.s3.list_objects_v2(Bucket=aws.bucket, Prefix="arxiv/body/").get("KeyCount") == 0
+
+
 def test_an_image_only_pdf_is_pdf_extraction_failed(pdf_only_paper):
     pdf_only_paper.respond(200, content=pdf("scanned_image_only_two_column_page.pdf"))
     err = _failure(PDF_ID)

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from scholar.arxiv import markdown, metadata, reasons
 from scholar.arxiv.spec import ArxivPaper, ReadPaperInput, ReadPaperResult
 from scholar.config import get_settings
-from scholar.errors import NotFoundError, UnavailableError
+from scholar.errors import NotFoundError, UnavailableError, UpstreamError
 from scholar.ids import parse_arxiv_id
 from scholar.sources import arxiv
 from scholar.store.blobs import BlobStore
@@ -54,7 +54,8 @@ def pdf_text(data: bytes) -> str:
     """Markdown of the PDF's text layer (scholar.pdftext.convert), without arXiv's margin stamp.
 
     Raises:
-        UnavailableError: reason ``pdf_extraction_failed``: encrypted, damaged, or no text layer.
+        UnavailableError: reason ``pdf_extraction_failed``: encrypted, or no text layer.
+        UpstreamError: pdfium cannot open the file (a truncated or damaged download; retryable).
     """
     # Imported here: pdfium is only loaded when a paper has no HTML render.
     from scholar.pdftext.convert import PdfExtractionError, convert_pdf
@@ -62,6 +63,13 @@ def pdf_text(data: bytes) -> str:
     try:
         document = convert_pdf(data)
     except PdfExtractionError as exc:
+        if exc.cause == "invalid_pdf":
+            # pdfium cannot open it: a cut or damaged download, not a PDF without text. Retrying may help.
+            raise UpstreamError(
+                f"arXiv's PDF could not be opened ({exc.message}); the download may have been cut short",
+                source=arxiv.SITE,
+                hint="Call again in a moment; nothing was stored.",
+            ) from exc
         raise _extraction_failed(f"its PDF cannot be read ({exc.message})") from exc
     text = _ARXIV_STAMP.sub("", document.markdown)
     return _BLANK_LINES.sub("\n\n", text).strip()

@@ -27,6 +27,7 @@ from scholar.errors import (
     RATE_LIMITED,
     TIMEOUT,
     UPSTREAM_ERROR,
+    InternalError,
     NotFoundError,
     RateLimitedError,
     ScholarError,
@@ -258,8 +259,9 @@ def _failure_error(failure: dict[str, Any]) -> dict[str, Any]:
             return body
     except (TypeError, ValueError):
         pass
-    return {"code": "internal", "retryable": True,
-            "message": "a step of the PDF pipeline failed; try again, and report the task id if it keeps failing"}
+    return InternalError(
+        "a step of the PDF pipeline failed; try again, and report the task id if it keeps failing", retryable=True
+    ).to_envelope()["error"]
 
 
 def _with_partial(error: dict[str, Any], partial: dict[str, Any]) -> dict[str, Any]:
