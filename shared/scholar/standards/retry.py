@@ -8,6 +8,8 @@ attempt is remembered in the CacheTable before the sync is started, so a burst o
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Iterable
 
 from scholar.errors import ScholarError
@@ -21,8 +23,19 @@ NAMESPACE = "result"
 SOURCE = "scholar.standards.retry"
 
 
+# This instance's own record too, so that the bound holds even where no CacheTable is configured.
+_started: dict[str, float] = {}
+_lock = threading.Lock()
+
+
 def _key(body: str) -> str:
     return f"standards-sync-retry#{body.upper()}"
+
+
+def reset() -> None:
+    """Forget this instance's record of started retries (tests)."""
+    with _lock:
+        _started.clear()
 
 
 def retry_bodies(bodies: Iterable[str], cache: Cache | None = None) -> list[str]:
@@ -32,8 +45,12 @@ def retry_bodies(bodies: Iterable[str], cache: Cache | None = None) -> list[str]
         The bodies a sync was started for (empty when every one was retried recently, or the start failed).
     """
     cache = cache or Cache()
-    wanted = sorted({b.upper() for b in bodies})
-    due = [b for b in wanted if cache.get(NAMESPACE, _key(b)) is None]
+    now = time.monotonic()
+    with _lock:
+        wanted = sorted({b.upper() for b in bodies} - {b for b, at in _started.items() if now - at < RETRY_INTERVAL_S})
+        due = [b for b in wanted if cache.get(NAMESPACE, _key(b)) is None]
+        for body in due:
+            _started[body] = now
     if not due:
         return []
     for body in due:
