@@ -7,7 +7,7 @@ import pytest
 from scholar.arxiv import reasons
 from scholar.errors import InvalidArgumentError, UpstreamError
 from scholar.sources.arxiv import parse_feed
-from tests.arxiv.helpers import feed
+from tests.arxiv.helpers import feed, html_render
 
 
 def test_a_new_style_entry_is_read_with_its_version_and_links():
@@ -55,3 +55,15 @@ def test_an_error_feed_is_an_invalid_request_naming_arxivs_reason():
 def test_a_body_that_is_not_atom_is_an_upstream_error():
     with pytest.raises(UpstreamError):
         parse_feed(b"<html><body>Service Unavailable")
+
+
+def test_a_well_formed_html_page_is_an_upstream_error_not_an_empty_feed():
+    # The recorded arxiv.org/html render is well-formed XML with an <html> root: it must not read as "no papers".
+    with pytest.raises(UpstreamError):
+        parse_feed(html_render())
+
+
+def test_an_atom_feed_without_its_total_is_an_upstream_error():
+    bare = b'<feed xmlns="http://www.w3.org/2005/Atom"><title>arXiv Search Results</title></feed>'
+    with pytest.raises(UpstreamError):
+        parse_feed(bare)

@@ -8,8 +8,8 @@ from pydantic import ValidationError
 
 from scholar.arxiv import reasons
 from scholar.arxiv.spec import GetPapersInput
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, ScholarError
-from tests.arxiv.helpers import call, feed
+from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
+from tests.arxiv.helpers import call, feed, html_render
 
 API = "/arxiv_api/api/query"
 
@@ -95,6 +95,22 @@ def test_an_id_arxiv_refuses_is_dropped_and_the_rest_asked_again(upstream):
     assert [n.id for n in result.not_found] == ["9912.0001"]
 
 
+def test_an_id_arxiv_refuses_is_reported_as_refused_and_not_remembered_as_missing(upstream, aws):
+    refused = feed("id_list_malformed_abc_400.xml").replace(b"for abc", b"for 9912.0001")
+    route = upstream.get(API)
+    route.side_effect = [
+        httpx.Response(400, content=refused),
+        httpx.Response(200, content=feed("id_list_1605.08386.xml")),
+        httpx.Response(400, content=refused),
+    ]
+    result = _get(["9912.0001", "1605.08386"])
+    assert [(n.id, n.reason) for n in result.not_found] == [("9912.0001", "invalid_id")]
+    assert "incorrect id format for 9912.0001" in result.not_found[0].detail
+    # Asked alone, the id goes to arXiv again (no negative cache entry) and arXiv's refusal is the answer.
+    assert _failure(["9912.0001"]).code == INVALID_ARGUMENT
+    assert route.call_count == 3
+
+
 def test_throttling_fails_the_batch_as_rate_limited(upstream, env):
     env(SCHOLAR_RETRY_BUDGET_S="0")
     upstream.get(API).respond(200, text="Rate exceeded.")
@@ -128,3 +144,15 @@ def test_a_known_missing_id_is_remembered_briefly(upstream, aws):
     _failure(["0000.0000"])
     _failure(["0000.0000"])
     assert route.call_count == 1
+
+
+def test_an_html_page_on_http_200_is_an_upstream_error_and_nothing_is_remembered(upstream, aws):
+    route = upstream.get(API)
+    route.side_effect = [
+        httpx.Response(200, content=html_render(), headers={"Content-Type": "text/html"}),
+        httpx.Response(200, content=feed("id_list_1605.08386.xml")),
+    ]
+    err = _failure(["1605.08386"])
+    assert (err.code, err.retryable) == (UPSTREAM_ERROR, True)
+    assert _get("1605.08386").papers[0].id == "1605.08386v1"
+    assert route.call_count == 2

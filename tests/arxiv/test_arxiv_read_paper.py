@@ -43,6 +43,7 @@ def pdf_only_paper(upstream):
 def test_the_html_render_answers_first_as_cleaned_markdown(html_paper):
     result = _read("2501.11120")
     assert (result.paper_id, result.title, result.source) == (HTML_ID, TITLE, "arxiv_html")
+    assert result.version_read == HTML_ID
     assert result.content.startswith(f"# {TITLE}\n\n## Abstract\n")
     assert result.total_characters == len(html_render().decode())
     assert result.body_characters < result.total_characters / 3
@@ -73,6 +74,18 @@ def test_ar5iv_answers_when_arxiv_has_no_html_render(upstream):
     assert _read(HTML_ID).source == "ar5iv"
 
 
+def test_ar5iv_text_says_it_is_the_latest_version_and_is_never_stored_under_the_asked_version(upstream, aws):
+    # ar5iv is asked by base id and renders its latest version, which need not be the v1 asked for.
+    upstream.get(API).respond(200, content=synthetic_feed(HTML_ID, TITLE))
+    upstream.get(f"/arxiv/html/{HTML_ID}").respond(404)
+    ar5iv = upstream.get("/ar5iv/html/2501.11120").respond(200, content=html_render())
+    first = _read(HTML_ID)
+    assert (first.paper_id, first.source, first.version_read) == (HTML_ID, "ar5iv", "latest")
+    assert aws.s3.list_objects_v2(Bucket=aws.bucket, Prefix="arxiv/body/").get("KeyCount") == 0
+    _read(HTML_ID)
+    assert ar5iv.call_count == 2
+
+
 def test_a_page_without_a_latexml_render_counts_as_no_render(upstream):
     upstream.get(API).respond(200, content=synthetic_feed(HTML_ID, TITLE))
     upstream.get(f"/arxiv/html/{HTML_ID}").respond(200, text="<html><body>Conversion to HTML had a fatal error")
@@ -100,6 +113,14 @@ def test_arxivs_margin_stamp_is_stripped_from_pdf_text(upstream):
     assert "# Novelty Controlled Paraphrase Generation" in result.content
     assert "arXiv:2202.00535v1 [cs.CL]" not in result.content
     assert "\n\n\n" not in result.content
+
+
+def test_a_truncated_pdf_is_a_retryable_upstream_error_and_nothing_is_stored(pdf_only_paper, aws):
+    whole = pdf("arxiv_2304.02623v1_beyond_summarization.pdf")
+    pdf_only_paper.respond(200, content=whole[: len(whole) // 2])
+    err = _failure(PDF_ID)
+    assert (err.code, err.retryable) == (UPSTREAM_ERROR, True)
+    assert aws.s3.list_objects_v2(Bucket=aws.bucket, Prefix="arxiv/body/").get("KeyCount") == 0
 
 
 def test_an_image_only_pdf_is_pdf_extraction_failed(pdf_only_paper):

@@ -8,7 +8,7 @@ import pytest
 from scholar.arxiv import reasons
 from scholar.arxiv.spec import SearchInput
 from scholar.errors import INVALID_ARGUMENT, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
-from tests.arxiv.helpers import call, feed
+from tests.arxiv.helpers import call, feed, html_render
 
 API = "/arxiv_api/api/query"
 
@@ -142,5 +142,17 @@ def test_a_failed_search_is_not_cached(upstream, aws, env):
     route = upstream.get(API)
     route.side_effect = [httpx.Response(429), httpx.Response(200, content=feed("query_testing_start0_max10.xml"))]
     _failure(query="testing")
+    assert _search(query="testing").shown == 10
+    assert route.call_count == 2
+
+
+def test_an_html_page_on_http_200_is_an_upstream_error_and_not_cached(upstream, aws):
+    route = upstream.get(API)
+    route.side_effect = [
+        httpx.Response(200, content=html_render(), headers={"Content-Type": "text/html"}),
+        httpx.Response(200, content=feed("query_testing_start0_max10.xml")),
+    ]
+    err = _failure(query="testing")
+    assert (err.code, err.retryable) == (UPSTREAM_ERROR, True)
     assert _search(query="testing").shown == 10
     assert route.call_count == 2

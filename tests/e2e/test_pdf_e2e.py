@@ -117,7 +117,7 @@ def test_a_pdf_by_url_is_stored_converted_and_then_converted_again_from_its_refe
     assert done["status"] == "completed"
     assert done["result"]["pdf_source"] == "url"
     assert done["result"]["filename"] == "paper_9"
-    assert done["result"]["error"] is None
+    assert "error" not in done["result"]
     assert converted["cached"] is True
     assert converted["markdown"] == done["result"]["markdown"]
     assert converted["md_path"] == done["result"]["md_path"]

@@ -2,9 +2,10 @@
 
 import json
 
+import httpx
 import pytest
 
-from scholar.errors import NOT_FOUND, RATE_LIMITED, ScholarError
+from scholar.errors import NOT_FOUND, RATE_LIMITED, TIMEOUT, UNAVAILABLE, ScholarError, UnavailableError
 from scholar.papers import enrich
 from scholar.papers.spec_export import EnrichPaperInput
 from scholar.runtime import aio
@@ -103,6 +104,25 @@ def test_a_throttled_openalex_is_rate_limited_not_empty(aws, upstream, env):
     with pytest.raises(ScholarError) as info:
         run(PNAS, ["topics"])
     assert info.value.code == RATE_LIMITED
+
+
+def test_a_slow_openalex_stays_a_timeout(aws, upstream, env):
+    env(SCHOLAR_RETRY_BUDGET_S="0")
+    upstream.get(OPENALEX_PNAS).mock(side_effect=httpx.ReadTimeout("timed out"))
+    with pytest.raises(ScholarError) as info:
+        run(PNAS, ["topics"])
+    assert (info.value.code, info.value.retryable) == (TIMEOUT, True)
+
+
+def test_an_unavailable_openalex_stays_unavailable(aws, monkeypatch):
+    # e.g. the shared limiter's table cannot be reached: a part of ours is missing, not OpenAlex failing.
+    async def unavailable(doi: str) -> dict:
+        raise UnavailableError("the shared rate limiter is not reachable", source="openalex")
+
+    monkeypatch.setattr(enrich.openalex, "get_work_by_doi", unavailable)
+    with pytest.raises(ScholarError) as info:
+        run(PNAS, ["topics"])
+    assert info.value.code == UNAVAILABLE
 
 
 def test_a_complete_answer_is_cached(aws, upstream, fixture_file):

@@ -15,7 +15,9 @@ import pytest
 import rispy
 from bibtexparser.bparser import BibTexParser
 
-from scholar.errors import NOT_FOUND, ScholarError
+import httpx
+
+from scholar.errors import NOT_FOUND, TIMEOUT, UPSTREAM_ERROR, ScholarError
 from scholar.papers import generate
 from scholar.papers.cite import build_entries, to_bibtex, to_csl, to_ris
 from scholar.papers.cite.names import parse_name
@@ -136,6 +138,42 @@ def test_nothing_resolved_is_a_structured_not_found(aws, upstream, fixture_file)
         run("bibtex", ids=[MISSING, "not-an-id"])
     assert info.value.code == NOT_FOUND and info.value.reason == "no_papers_resolved"
     assert [f["id"] for f in info.value.details["failed"]] == ["not-an-id", MISSING]
+
+
+CROSSREF_FAULTS = {
+    "500": httpx.Response(500, text="Internal Server Error"),
+    "503": httpx.Response(503, text="Service Unavailable"),
+    # SYNTHETIC bodies: an HTML page on 200, and the recorded PLOS record cut in half.
+    "html-on-200": httpx.Response(200, text="<html><body>Crossref is down for maintenance</body></html>",
+                                  headers={"Content-Type": "text/html"}),
+    "truncated": "truncated",
+    "dropped": httpx.RemoteProtocolError("peer closed connection without sending complete message body"),
+    "slow": httpx.ReadTimeout("timed out"),
+}
+
+
+@pytest.mark.parametrize("fault", list(CROSSREF_FAULTS))
+def test_a_failing_crossref_is_a_retryable_error_never_not_found(aws, upstream, fixture_file, env, fault):
+    # Given a DOI only Crossref knows (S2 and OpenAlex have no record), and Crossref failing
+    env(SCHOLAR_RETRY_BUDGET_S="0")
+    plos = fixture_file("upstream/crossref/works_by_doi_plos.json")
+    upstream.post("/s2/graph/v1/paper/batch").respond(200, json=[None], headers=JSON)
+    upstream.get("/openalex/works").respond(200, json={"meta": {"count": 0}, "results": []})
+    answer = CROSSREF_FAULTS[fault]
+    if answer == "truncated":
+        answer = httpx.Response(200, content=plos[: len(plos) // 2], headers=JSON)
+    route = upstream.get(f"/crossref/works/{PLOS}")
+    route.side_effect = [answer]
+    # Then the call fails with a typed retryable error naming Crossref, not "no such paper"
+    with pytest.raises(ScholarError) as info:
+        run("bibtex", ids=[PLOS])
+    assert info.value.code == (TIMEOUT if fault == "slow" else UPSTREAM_ERROR)
+    assert info.value.retryable is True
+    assert [f["source"] for f in info.value.details["failed_sources"]] == ["crossref"]
+    # And once Crossref answers, the same call gives the citation (nothing failed was kept)
+    route.side_effect = None
+    route.respond(200, content=plos, headers=JSON)
+    assert run("bibtex", ids=[PLOS]).count == 1
 
 
 def test_without_enrichment_no_crossref_detail_is_asked_for(aws, upstream, fixture_file):

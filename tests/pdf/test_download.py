@@ -142,6 +142,19 @@ def test_a_streamed_body_over_the_cap_is_cut_off(tmp_path: Path) -> None:
     assert err.code == TOO_LARGE
 
 
+def test_a_body_shorter_than_its_announced_length_is_refused_as_truncated(tmp_path: Path) -> None:
+    # The real PDF, cut in half by a dropped connection; the server had announced the whole length.
+    body = (fixtures_dir() / "pdfs" / "arxiv_2305.03393v1_page9_only.pdf").read_bytes()
+
+    async def half() -> AsyncIterator[bytes]:
+        yield body[: len(body) // 2]
+
+    headers = {"Content-Type": "application/pdf", "Content-Length": str(len(body))}
+    handler = Recorder(lambda r: httpx.Response(200, headers=headers, content=half()))
+    err = fails("https://papers.example.org/a.pdf", handler, tmp_path)
+    assert (err.code, err.reason, err.retryable) == (UPSTREAM_ERROR, dl.TRUNCATED, True)
+
+
 def test_redirects_are_followed_and_each_hop_is_vetted(tmp_path: Path) -> None:
     def answer(request: httpx.Request) -> httpx.Response:
         if request.url.path == "/start":

@@ -184,7 +184,7 @@ def test_an_html_block_page_is_rejected_and_the_next_candidate_gives_the_pdf(sta
     # Then the PDF comes from PMC, the block page is named as the reason the first candidate failed
     assert task.status == "completed", task.error
     result = task.result
-    assert result["error"] is None
+    assert "error" not in result and result["failed_sources"] == []
     assert result["pdf_source"] == "pmc"
     assert [(a["source"], a["ok"], a["reason"]) for a in result["attempts"]] == [
         ("s2_oa", False, "html_page"),
@@ -218,18 +218,62 @@ def test_an_arxiv_pdf_is_fetched_through_the_arxiv_source(stack: Any, routes: Fa
     assert routes.count("arxiv", "/pdf/2312.07559") == 1
 
 
-def test_when_every_candidate_fails_the_metadata_is_still_returned(stack: Any, routes: FakeUpstream) -> None:
+def test_when_every_location_answers_404_the_task_fails_not_found_keeping_the_metadata(
+    stack: Any, routes: FakeUpstream
+) -> None:
     # Given no stored PDF for the paper, and no web route: every PDF location answers 404
     Cache().delete("result", paper_cache_key(f"doi:{PNAS_DOI}"))
     task = run("fetch_paper_pdf", {"identifier": f"DOI:{PNAS_DOI.upper()}"}, principal="key-nothing")
-    assert task.status == "completed"
-    result = task.result
-    assert result["pdf_path"] is None
-    assert result["metadata"]["title"].startswith("Developing functional")
-    assert result["error"]["code"] == "not_found"
-    assert result["error"]["reason"] == "download_failed"
-    assert [a["source"] for a in result["attempts"]] == ["s2_oa", "pmc", "openalex"]
-    assert all(a["ok"] is False and a["reason"] for a in result["attempts"])
+    # Then every source answered and none had it: not_found, not retryable, the task failed (no answer inside)
+    assert task.status == "failed" and task.result is None
+    error = task.error
+    assert (error["code"], error["reason"], error["retryable"]) == ("not_found", "download_failed", False)
+    assert error["details"]["metadata"]["title"].startswith("Developing functional")
+    assert [a["source"] for a in error["details"]["attempts"]] == ["s2_oa", "pmc", "openalex"]
+    assert all(a["ok"] is False and a["reason"] for a in error["details"]["attempts"])
+
+
+def test_a_throttled_pdf_location_makes_the_task_fail_retryable_naming_it_not_not_found(
+    stack: Any, routes: FakeUpstream
+) -> None:
+    # Given Europe PMC's PDF host throttles (429) and the other locations answer 404
+    Cache().delete("result", paper_cache_key(f"doi:{PNAS_DOI}"))
+    routes.inject("web", "/europepmc.org/", status=429, times=None)
+    task = run("fetch_paper_pdf", {"identifier": PNAS_DOI}, principal="key-throttled")
+    # Then the PDF may well exist: rate_limited, retryable, and the failing location is named
+    assert task.status == "failed"
+    error = task.error
+    assert (error["code"], error["reason"], error["retryable"]) == ("rate_limited", "sources_failed", True)
+    assert [(f["source"], f["code"], f.get("status")) for f in error["details"]["failed_sources"]] == [
+        ("pmc", "rate_limited", 429)
+    ]
+    # And once the fault clears, the same call finds the PDF (nothing bad was remembered)
+    routes.reset()
+    routes.add_route("GET", "web", PMC_PATH, body=pdf_fixture("arxiv_2305.03393v1_page9_only.pdf"))
+    again = run("fetch_paper_pdf", {"identifier": PNAS_DOI}, principal="key-throttled")
+    assert again.status == "completed", again.error
+    assert again.result["pdf_source"] == "pmc"
+
+
+def test_a_truncated_pdf_is_never_stored_and_the_task_fails_retryable(stack: Any, routes: FakeUpstream) -> None:
+    # Given the only PDF location serves the first half of a real PDF (its length matching what it sends)
+    whole = pdf_fixture("arxiv_2202.00535v1_novelty_controlled_paraphrase.pdf").read_bytes()
+    routes.add_route("GET", "web", "/files.example.org/cut.pdf", body=whole[: len(whole) // 2])
+    task = run("fetch_pdf_by_url", {"url": "https://files.example.org/cut.pdf", "convert": False})
+    # Then the candidate failed as a damaged PDF, retryable, and no object was stored
+    assert task.status == "failed"
+    assert (task.error["code"], task.error["reason"], task.error["retryable"]) == (
+        "upstream_error", "damaged_pdf", True,
+    )
+    bucket = stack.env["SCHOLAR_ARTIFACT_BUCKET"]
+    half_sha = hashlib.sha256(whole[: len(whole) // 2]).hexdigest()
+    assert boto3.client("s3").list_objects_v2(Bucket=bucket, Prefix=f"pdfs/{half_sha}")["KeyCount"] == 0
+    # And the next call is not answered from a cache: once the file is whole, it is stored
+    routes.reset()
+    routes.add_route("GET", "web", "/files.example.org/cut.pdf", body=whole)
+    again = run("fetch_pdf_by_url", {"url": "https://files.example.org/cut.pdf", "convert": False})
+    assert again.status == "completed", again.error
+    assert again.result["sha256"] == hashlib.sha256(whole).hexdigest()
 
 
 def test_an_unknown_paper_fails_the_task_with_not_found(stack: Any, routes: FakeUpstream) -> None:
@@ -242,20 +286,21 @@ def test_an_encrypted_pdf_gives_pdf_extraction_failed_not_empty_markdown(stack: 
     routes.add_route("GET", "web", "/files.example.org/locked.pdf",
                      body=pdf_fixture("encrypted_user_password_2206.01062_page3.pdf"))
     task = run("fetch_pdf_by_url", {"url": "https://files.example.org/locked.pdf"})
-    assert task.status == "completed"
-    assert task.result["pdf_source"] == "url"
-    assert task.result["pdf_path"].startswith("pdfs/")
-    assert task.result["markdown"] is None
-    assert task.result["error"]["reason"] == "pdf_extraction_failed"
-    assert task.result["error"]["details"]["cause"] == "encrypted"
+    # The PDF is whole (kept, and named in the error), but the job's Markdown could not be made: failed
+    assert task.status == "failed" and task.result is None
+    assert task.error["reason"] == "pdf_extraction_failed"
+    assert task.error["details"]["cause"] == "encrypted"
+    assert task.error["details"]["pdf"]["pdf_source"] == "url"
+    assert task.error["details"]["pdf"]["pdf_path"].startswith("pdfs/")
 
 
 def test_an_image_only_pdf_gives_pdf_extraction_failed(stack: Any, routes: FakeUpstream) -> None:
     scan = pdf_fixture("scanned_image_only_two_column_page.pdf")
     routes.add_route("GET", "web", "/files.example.org/scan.pdf", body=scan)
     task = run("fetch_pdf_by_url", {"url": "https://files.example.org/scan.pdf"})
-    assert task.result["error"]["reason"] == "pdf_extraction_failed"
-    assert task.result["error"]["details"]["cause"] == "no_text_layer"
+    assert task.status == "failed"
+    assert task.error["reason"] == "pdf_extraction_failed"
+    assert task.error["details"]["cause"] == "no_text_layer"
 
 
 def _upload_fixture(stack: Any, name: str) -> str:

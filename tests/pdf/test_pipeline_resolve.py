@@ -6,6 +6,7 @@ import asyncio
 import json
 
 import httpx
+import pytest
 import respx
 
 from scholar.pdf.fetch import registry_source, routed_url
@@ -108,3 +109,20 @@ def test_without_overrides_a_registry_url_is_left_as_it_is(env) -> None:
     env(SCHOLAR_UPSTREAM_PROXY_BASE=None)
     assert routed_url("https://arxiv.org/pdf/2312.07559?v=2") == ("https://arxiv.org/pdf/2312.07559?v=2", "arxiv")
     assert httpx.URL(routed_url("https://arxiv.org/pdf/1")[0]).host == "arxiv.org"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        httpx.Response(503, json={"error": "down"}),
+        httpx.Response(200, text="<html><body>Europe PMC is under maintenance</body></html>",
+                       headers={"content-type": "text/html"}),
+    ],
+    ids=["503", "html-on-200"],
+)
+def test_a_failing_europe_pmc_is_named_in_failed_sources(upstream: respx.MockRouter, env, answer) -> None:
+    env(SCHOLAR_RETRY_BUDGET_S="0")
+    _pnas_routes(upstream)
+    upstream.get("/europepmc/europepmc/webservices/rest/search").mock(return_value=answer)
+    resolution = asyncio.run(resolve_paper(f"doi:{PNAS_DOI}", f"DOI:{PNAS_DOI}"))
+    assert [(f.source, f.code) for f in resolution.failed_sources] == [("europepmc", "upstream_error")]

@@ -65,17 +65,44 @@ def test_finish_with_an_unreadable_cause_records_an_internal_error_without_the_c
     assert "secret" not in task.error["message"]
 
 
-def test_no_candidate_at_all_is_no_oa_pdf_and_the_metadata_completes_the_task(aws: AwsResources) -> None:
+def test_no_candidate_at_all_is_no_oa_pdf_and_the_task_fails_keeping_the_metadata(aws: AwsResources) -> None:
     task_id = _task()
     resolved = {"metadata": {"title": "A paper", "doi": "10.1234/x"}, "candidates": [], "error": None}
     downloaded = download(_event(task_id, resolved=resolved))
     assert downloaded["pdf"] is None and downloaded["error"]["reason"] == "no_oa_pdf"
     finish(_event(task_id, resolved=resolved, downloaded=downloaded))
     task = TaskStore().get(task_id, "key-1")
-    assert task.status == "completed"
-    assert task.result["metadata"]["title"] == "A paper"
-    assert task.result["error"]["reason"] == "no_oa_pdf"
-    assert task.result["pdf_path"] is None
+    assert task.status == "failed" and task.result is None
+    assert (task.error["code"], task.error["reason"], task.error["retryable"]) == ("not_found", "no_oa_pdf", False)
+    assert task.error["details"]["metadata"]["title"] == "A paper"
+
+
+def test_no_candidate_while_a_source_failed_is_a_retryable_error_naming_it_not_no_oa_pdf(aws: AwsResources) -> None:
+    # Europe PMC and Unpaywall failed during resolve: "no open-access PDF" would be a guess.
+    task_id = _task()
+    failed = [
+        {"source": "europepmc", "code": "upstream_error", "status": 503, "message": "europepmc answered 503"},
+        {"source": "unpaywall", "code": "rate_limited", "status": 429, "message": "unpaywall is throttling"},
+    ]
+    resolved = {"metadata": {"title": "A paper"}, "candidates": [], "failed_sources": failed, "error": None}
+    downloaded = download(_event(task_id, resolved=resolved))
+    finish(_event(task_id, resolved=resolved, downloaded=downloaded))
+    task = TaskStore().get(task_id, "key-1")
+    assert task.status == "failed"
+    assert (task.error["code"], task.error["retryable"]) == ("rate_limited", True)
+    assert [f["source"] for f in task.error["details"]["failed_sources"]] == ["europepmc", "unpaywall"]
+
+
+def test_a_pdf_found_despite_a_failed_source_completes_and_names_the_source(aws: AwsResources) -> None:
+    task_id = _task()
+    failed = [{"source": "europepmc", "code": "upstream_error", "status": 503, "message": "europepmc answered 503"}]
+    resolved = {"metadata": {"title": "A paper"}, "failed_sources": failed, "error": None}
+    pdf = {"pdf_path": f"pdfs/{'a' * 64}.pdf", "sha256": "a" * 64, "size_bytes": 10, "pdf_source": "arxiv",
+           "source_url": "https://arxiv.org/pdf/2101.00001"}
+    finish(_event(task_id, resolved=resolved, downloaded={"pdf": pdf, "attempts": []}))
+    task = TaskStore().get(task_id, "key-1")
+    assert task.status == "completed" and "error" not in task.result
+    assert task.result["failed_sources"] == failed
 
 
 def test_finish_does_not_overwrite_a_cancelled_task(aws: AwsResources) -> None:

@@ -33,14 +33,16 @@ def standards_aws(aws, upstream, upstream_dir, tmp_path, env):
     Yields the mounted upstream routes; ``started`` collects the payloads the cold path would send to the
     sync function.
     """
-    from scholar.standards import cold, service
+    from scholar.standards import cold, retry, service
     from tests.standards.upstream_routes import mount
 
     env.set(SCHOLAR_RETRY_BUDGET_S="0")  # a recorded 5xx is final here: no retry waits in tests
     routes = mount(upstream, upstream_dir)
     routes.started = []
     cold.set_sync_starter(routes.started.append)
+    retry.reset()  # on-demand retries are remembered per instance too: each test starts with none
     service.set_holder(service.CatalogueHolder(directory=tmp_path / "catalogue"))
     yield routes
     cold.set_sync_starter(None)
+    retry.reset()
     service.set_holder(None)

@@ -264,6 +264,26 @@ def test_a_w3c_page_that_fails_still_returns_the_record(served):
     assert result.full_text is None and result.full_text_error.startswith("rate_limited: w3c_www")
 
 
+# SYNTHETIC: the generic "be right back" page a site serves with HTTP 200 during maintenance (none recorded).
+SYNTHETIC_MAINTENANCE_PAGE = (
+    "<!DOCTYPE html><html><head><title>W3C - Maintenance</title></head><body><h1>We'll be back shortly</h1>"
+    "<p>The W3C website is undergoing maintenance. Please try again in a few minutes.</p></body></html>"
+)
+
+
+def test_a_w3c_maintenance_page_is_never_returned_or_kept_as_the_standards_text(served, aws):
+    answers, requests, _started = served
+    spec = answers[W3C_PAGE]
+    answers[W3C_PAGE] = httpx.Response(200, text=SYNTHETIC_MAINTENANCE_PAGE, headers={"content-type": "text/html"})
+    result = call(full_text("W3C webrtc"))
+    assert result.full_text is None and result.full_text_error.startswith("not_a_specification")
+    assert aws.s3.list_objects_v2(Bucket=aws.bucket, Prefix="standards/text/").get("KeyCount") == 0
+    # The maintenance is over: the next call fetches the real page and stores its text.
+    answers[W3C_PAGE] = spec
+    assert call(full_text("W3C webrtc")).full_text.startswith("# WebRTC")
+    assert requests == [W3C_PAGE, W3C_PAGE]
+
+
 def test_a_standard_with_no_open_document_has_neither_text_nor_error(served):
     _answers, requests, started = served
     result = call(full_text("ISO 9001:2015"))

@@ -122,6 +122,18 @@ def test_a_failed_text_fetch_still_returns_the_record(synced):
     assert record.full_text is None and record.full_text_error.startswith(UPSTREAM_ERROR)
 
 
+def test_an_html_page_instead_of_rfc_text_is_an_error_and_is_not_cached(synced):
+    # SYNTHETIC: a maintenance page on HTTP 200 where the RFC Editor serves text/plain.
+    synced.overrides["rfc_text"] = httpx.Response(
+        200, text="<html><body><h1>We'll be back shortly</h1></body></html>", headers={"content-type": "text/html"}
+    )
+    record = call("get_standard", GetStandardInput(identifier="RFC 3", fetch_full_text=True))
+    assert record.full_text is None and record.full_text_error.startswith(UPSTREAM_ERROR)
+    del synced.overrides["rfc_text"]
+    again = call("get_standard", GetStandardInput(identifier="RFC 3", fetch_full_text=True))
+    assert again.full_text.startswith("RFC TEXT")
+
+
 def test_a_body_that_never_synced_makes_answers_partial(standards_aws):
     standards_aws.overrides["github_head_ISO"] = httpx.Response(503, text="busy")
     standards_aws.overrides["relaton_index_ISO"] = httpx.Response(503, text="busy")
@@ -129,11 +141,37 @@ def test_a_body_that_never_synced_makes_answers_partial(standards_aws):
     result = call("search_standards", SearchInput(query="quality management"))
     assert result.partial is True and result.failed_bodies == ["ISO"]
     assert "ISO" in result.warning
-    unresolved = call("resolve_standard_identifier", ResolveInput(raw="ISO 9001"))
-    assert unresolved.record is None and unresolved.warning
     with pytest.raises(ScholarError) as err:
         call("get_standard", GetStandardInput(identifier="ISO 9001"))
-    assert err.value.code == UPSTREAM_ERROR
+    assert (err.value.code, err.value.retryable) == (UPSTREAM_ERROR, True)
+
+
+def test_resolving_in_a_body_with_nothing_synced_is_an_error_saying_so_not_an_empty_success(standards_aws):
+    standards_aws.overrides["github_head_ISO"] = httpx.Response(503, text="busy")
+    standards_aws.overrides["relaton_index_ISO"] = httpx.Response(503, text="busy")
+    handle_sync_event({})
+    with pytest.raises(ScholarError) as err:
+        call("resolve_standard_identifier", ResolveInput(raw="ISO 9001"))
+    assert (err.value.code, err.value.reason, err.value.retryable) == (UPSTREAM_ERROR, "not_synced", True)
+    assert err.value.details["bodies"] == ["ISO"]
+
+
+def test_a_failed_body_is_synced_again_by_the_next_call_that_needs_it_once_per_interval(standards_aws):
+    # Given ISO's sync failed: no ISO data in the catalogue
+    standards_aws.overrides["github_head_ISO"] = httpx.Response(503, text="busy")
+    standards_aws.overrides["relaton_index_ISO"] = httpx.Response(503, text="busy")
+    handle_sync_event({})
+    standards_aws.started.clear()
+    # When calls need ISO, one on-demand sync of ISO is started, not one per call
+    for _ in range(3):
+        with pytest.raises(ScholarError):
+            call("get_standard", GetStandardInput(identifier="ISO 9001"))
+    assert [p.get("bodies") for p in standards_aws.started] == [["ISO"]]
+    # And once ISO answers again, that sync brings its data back without waiting for the schedule
+    standards_aws.overrides.clear()
+    handle_sync_event(standards_aws.started[0])
+    service.holder().reset()
+    assert call("get_standard", GetStandardInput(identifier="ISO 9001:2015")).body == "ISO"
 
 
 def test_get_sync_status_is_empty_before_the_first_sync_and_lists_every_body_after(standards_aws):

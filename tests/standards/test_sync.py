@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import zipfile
 
 import httpx
@@ -44,8 +45,10 @@ def test_a_scheduled_sync_publishes_a_catalogue_of_every_body(standards_aws):
     assert runs["IETF"]["added"] == 305
     assert runs["NIST"]["added"] == 839
     assert runs["ISO"]["added"] == 12
-    assert all(run["outcome"] == "ok" for run in runs.values())
-    assert runs["W3C"]["errors"]  # 2dcontext2 was never recorded: a non-fatal error
+    assert all(run["outcome"] == "ok" for body, run in runs.items() if body != "W3C")
+    # 2dcontext2 was never recorded: a non-fatal error, so W3C's run is partial, not ok
+    assert (runs["W3C"]["outcome"], runs["W3C"]["error_count"]) == ("partial", len(runs["W3C"]["errors"]))
+    assert runs["W3C"]["errors"]
     pointer = IndexStore().read_pointer()
     assert pointer is not None and pointer.version == summary["version"]
     assert pointer.bodies["IETF"].records == 305
@@ -157,3 +160,52 @@ def test_a_w3c_run_out_of_time_keeps_what_it_did_not_reach(standards_aws):
     assert run.withdrawn == 0
     assert any("continues next run" in e for e in run.errors)
     assert {r.id for r in IndexStore().read_body("W3C").records} == before
+
+
+def _w3c_list_requests(requests: list[str]) -> int:
+    return sum(r == "GET /w3c/specifications" for r in requests)
+
+
+def test_w3c_paging_stops_at_the_listings_page_count(standards_aws, upstream_dir):
+    # The recorded first page says pages=833; told pages=1 it is the last page, whatever its next link says.
+    page = json.loads((upstream_dir / "w3c" / "specifications_items-2_page-1.json").read_bytes())
+    page["pages"] = 1
+    standards_aws.overrides["w3c_list"] = httpx.Response(200, json=page)
+    asyncio.run(run_sync(("W3C",)))
+    assert _w3c_list_requests(standards_aws.requests) == 1
+
+
+def test_w3c_paging_stops_on_a_repeated_page(standards_aws, upstream_dir):
+    # Every page number answers the recorded first page (with its next link): the second request is a repeat.
+    page = (upstream_dir / "w3c" / "specifications_items-2_page-1.json").read_bytes()
+    standards_aws.overrides["w3c_list"] = httpx.Response(200, content=page)
+    run = asyncio.run(run_sync(("W3C",))).runs[0]
+    assert _w3c_list_requests(standards_aws.requests) == 2
+    assert any("repeated a page" in e for e in run.errors)
+
+
+def test_the_per_document_fallback_stops_after_failures_in_a_row_and_the_run_is_not_ok(standards_aws):
+    # Given no repository archive and every data file answering 404 (a cold run would ask each one)
+    standards_aws.overrides["github_head_ISO"] = httpx.Response(403, json={"message": "API rate limit exceeded"})
+    standards_aws.overrides["relaton_doc"] = httpx.Response(404, text="404: Not Found")
+    run = asyncio.run(run_sync(("ISO",), limits=Limits(max_fallback_misses=3))).runs[0]
+    # Then it stops after 3 misses, and errors with nothing added are a failed run
+    assert sum("/relaton/relaton/relaton-data-iso/main/data/" in r for r in standards_aws.requests) == 3
+    assert (run.outcome, run.added) == ("failed", 0)
+    assert any("in a row failed" in e for e in run.errors)
+
+
+def test_the_per_document_fallback_is_bounded_per_run(standards_aws):
+    standards_aws.overrides["github_head_ISO"] = httpx.Response(403, json={"message": "API rate limit exceeded"})
+    run = asyncio.run(run_sync(("ISO",), limits=Limits(max_fallback_documents=4))).runs[0]
+    assert run.added == 4
+    assert IndexStore().read_body("ISO").validators["pending"] == 8
+
+
+def test_sync_status_keeps_the_error_count_and_a_few_distinct_samples(standards_aws):
+    standards_aws.overrides["github_head_ISO"] = httpx.Response(403, json={"message": "API rate limit exceeded"})
+    standards_aws.overrides["relaton_doc"] = httpx.Response(404, text="404: Not Found")
+    asyncio.run(run_sync(("ISO",), limits=Limits(max_fallback_misses=100)))
+    (run,) = [r for r in latest_runs() if r.body == "ISO"]
+    assert run.error_count == 13  # the archive, then the 12 data files
+    assert len(run.errors) == 5 and len(set(run.errors)) == 5

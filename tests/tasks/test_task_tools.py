@@ -115,6 +115,22 @@ def test_record_outcome_of_a_failure_fails_the_task_and_a_late_success_cannot_ov
     assert result["result"] is None
 
 
+@pytest.mark.parametrize(
+    "outcome",
+    [
+        {"ok": True, "result": {"error": {"code": RATE_LIMITED, "message": "S2 is throttling", "retryable": True}}},
+        {"ok": True, "result": None},
+    ],
+    ids=["an-error-envelope-as-the-answer", "no-answer"],
+)
+def test_record_outcome_never_completes_a_task_without_a_real_answer(aws, lambda_context, outcome):
+    task = new_task()
+    assert record(task.task_id, outcome, lambda_context) == {"recorded": True}
+    result = call("get_task_result", {"task_id": task.task_id}, lambda_context)["result"]
+    assert result["status"] == "failed" and result["result"] is None
+    assert isinstance(result["error"]["code"], str) and isinstance(result["error"]["retryable"], bool)
+
+
 def test_an_unknown_action_is_an_internal_error(aws, lambda_context):
     outcome = lambda_handler({"action": "no_such_action"}, lambda_context)
     assert outcome["ok"] is False

@@ -2,7 +2,8 @@
 
 The cleaned body of a version is immutable, so it is stored once under
 ``arxiv/body/<cleaner>/<versioned id>.json.z`` in the ArtifactBucket (when one is configured): later
-slices of the same paper cost one S3 read and no arXiv request for the body.
+slices of the same paper cost one S3 read and no arXiv request for the body. ar5iv renders only the latest
+version it converted, whatever version is asked, so its text is served but never stored under a version's key.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from pydantic import BaseModel
 from scholar.arxiv import markdown, metadata, reasons
 from scholar.arxiv.spec import ArxivPaper, ReadPaperInput, ReadPaperResult
 from scholar.config import get_settings
-from scholar.errors import NotFoundError, UnavailableError
+from scholar.errors import NotFoundError, UnavailableError, UpstreamError
 from scholar.ids import parse_arxiv_id
 from scholar.sources import arxiv
 from scholar.store.blobs import BlobStore
 from scholar.store.cache import Cache
 
+# ar5iv cannot be asked for a version: it renders the latest one it holds.
+AR5IV_VERSION = "latest"
 # Bump when the cleaning changes, so stored bodies are rebuilt rather than served stale.
 CLEANER_VERSION = "md1"
 # The vertical stamp arXiv prints on the first page's margin: "arXiv:2202.00535v1 [cs.CL] 1 Feb 2022".
@@ -51,7 +54,8 @@ def pdf_text(data: bytes) -> str:
     """Markdown of the PDF's text layer (scholar.pdftext.convert), without arXiv's margin stamp.
 
     Raises:
-        UnavailableError: reason ``pdf_extraction_failed``: encrypted, damaged, or no text layer.
+        UnavailableError: reason ``pdf_extraction_failed``: encrypted, or no text layer.
+        UpstreamError: pdfium cannot open the file (a truncated or damaged download; retryable).
     """
     # Imported here: pdfium is only loaded when a paper has no HTML render.
     from scholar.pdftext.convert import PdfExtractionError, convert_pdf
@@ -59,6 +63,13 @@ def pdf_text(data: bytes) -> str:
     try:
         document = convert_pdf(data)
     except PdfExtractionError as exc:
+        if exc.cause == "invalid_pdf":
+            # pdfium cannot open it: a cut or damaged download, not a PDF without text. Retrying may help.
+            raise UpstreamError(
+                f"arXiv's PDF could not be opened ({exc.message}); the download may have been cut short",
+                source=arxiv.SITE,
+                hint="Call again in a moment; nothing was stored.",
+            ) from exc
         raise _extraction_failed(f"its PDF cannot be read ({exc.message})") from exc
     text = _ARXIV_STAMP.sub("", document.markdown)
     return _BLANK_LINES.sub("\n\n", text).strip()
@@ -112,7 +123,8 @@ async def load_body(paper: ArxivPaper) -> Body:
     if blobs is not None and (stored := blobs.get(key)) is not None:
         return Body.model_validate(json.loads(zlib.decompress(stored)))
     body, complete = await _build_body(paper)
-    if blobs is not None and complete:
+    # ar5iv's text may be another version's: storing it under this version's key would make that permanent.
+    if blobs is not None and complete and body.source != "ar5iv":
         blobs.put(key, zlib.compress(body.model_dump_json().encode(), 6), "application/octet-stream")
     return body
 
@@ -148,6 +160,7 @@ async def read_paper(args: ReadPaperInput, cache: Cache | None = None) -> ReadPa
         title=paper.title,
         content=content,
         source=body.source,
+        version_read=AR5IV_VERSION if body.source == "ar5iv" else paper.id,
         truncated=truncated,
         start=args.start,
         next_start=next_start,

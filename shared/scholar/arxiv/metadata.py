@@ -62,22 +62,42 @@ def _match(wanted: Wanted, entries: list[arxiv.Entry]) -> arxiv.Entry | None:
     return None
 
 
-async def _fetch(wanted: list[Wanted]) -> dict[str, arxiv.Entry]:
-    """One id_list request for ``wanted``; an id arXiv refuses is dropped and the rest asked again once.
+@dataclass
+class Fetched:
+    """What one id_list exchange gave: entries by requested id, and the ids arXiv refused (with its reason)."""
+
+    entries: dict[str, arxiv.Entry]
+    refused: dict[str, str]
+
+
+def _culprit(ids: list[str], message: str) -> str | None:
+    """The id arXiv's refusal names: a whole word of its message ("incorrect id format for 9912.0001")."""
+    words = set(message.replace(",", " ").split())
+    return next((i for i in ids if i in words), None) or next((i for i in ids if i in message), None)
+
+
+async def _fetch(wanted: list[Wanted], refused: dict[str, str] | None = None) -> Fetched:
+    """One id_list request for ``wanted``; an id arXiv refuses is dropped and the rest asked again.
+
+    A dropped id is reported as refused (arXiv's own reason), never as missing: arXiv said nothing about
+    whether the paper exists.
 
     Returns:
-        Entries by requested id (``Wanted.request_id``); missing ids are absent.
+        Entries by requested id (``Wanted.request_id``; missing ids are absent) and the refused ids.
     """
+    refused = dict(refused or {})
     ids = list(dict.fromkeys(w.request_id for w in wanted))
     params = {"id_list": ",".join(ids), "start": 0, "max_results": len(ids)}
     try:
         feed = await arxiv.query(params, field="paper_ids")
     except InvalidArgumentError as exc:
-        culprit = next((i for i in ids if i in exc.message), None)
+        culprit = _culprit(ids, exc.message)
         if culprit is None or len(ids) == 1:
             raise
-        return await _fetch([w for w in wanted if w.request_id != culprit])
-    return {w.request_id: e for w in wanted if (e := _match(w, feed.entries)) is not None}
+        refused[culprit] = exc.message
+        return await _fetch([w for w in wanted if w.request_id != culprit], refused)
+    entries = {w.request_id: e for w in wanted if (e := _match(w, feed.entries)) is not None}
+    return Fetched(entries, refused)
 
 
 def _parse(raw_ids: list[str]) -> tuple[list[Wanted], list[NotFoundItem]]:
@@ -119,15 +139,18 @@ async def get_papers(raw_ids: list[str], cache: Cache | None = None) -> GetPaper
     cached = cache.get_many("record", [w.key for w in wanted])
     negative = cache.get_many("negative", [w.key for w in wanted if w.key not in cached])
     to_fetch = [w for w in wanted if w.key not in cached and w.key not in negative]
-    fetched = await _fetch(to_fetch) if to_fetch else {}
+    fetched = await _fetch(to_fetch) if to_fetch else Fetched({}, {})
     papers: list[ArxivPaper] = []
     for w in wanted:
         if w.key in cached:
             papers.append(ArxivPaper.model_validate(cached[w.key]))
-        elif (entry := fetched.get(w.request_id)) is not None:
+        elif (entry := fetched.entries.get(w.request_id)) is not None:
             paper = to_paper(entry)
             cache.put("record", w.key, paper.model_dump(mode="json"), ttl_s=None if w.version else LATEST_TTL_S)
             papers.append(paper)
+        elif (refusal := fetched.refused.get(w.request_id)) is not None:
+            # arXiv refused the id itself: not remembered, since it said nothing about the paper.
+            not_found.append(NotFoundItem(id=w.raw, reason="invalid_id", detail=refusal))
         else:
             if w in to_fetch:
                 cache.put("negative", w.key, True, ttl_s=NEGATIVE_TTL_S)

@@ -191,6 +191,10 @@ class ReadPaperResult(BaseModel):
         description="Which artifact answered: arXiv's HTML render, ar5iv's, or the PDF's text layer (prose is "
         "reliable there, but math and tables are flattened)."
     )
+    version_read: str = Field(
+        description='The version whose text this is: paper_id for arxiv_html and pdf_text; "latest" for ar5iv, '
+        "which renders only the latest version it has converted (it may differ from paper_id)."
+    )
     truncated: bool = Field(description="More body follows this slice (start + len(content) < body_characters).")
     start: int = Field(description="Offset of content's first character in the cleaned body.")
     next_start: int | None = Field(default=None, description="Pass as start for the next slice; null at the end.")

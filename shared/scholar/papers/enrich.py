@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholar.errors import NotFoundError, RateLimitedError, ScholarError, UpstreamError
+from scholar.errors import NotFoundError, ScholarError
 from scholar.papers.common import failed
 from scholar.papers.lookup import get_paper, parse_identifier
 from scholar.papers.spec_export import Concept, EnrichPaperInput, EnrichPaperResult, Funder, OpenAccess, Topic
@@ -107,7 +107,8 @@ async def enrich_paper(args: EnrichPaperInput, cache: Cache | None = None) -> En
     Raises:
         InvalidArgumentError: a bad identifier.
         NotFoundError: neither OpenAlex nor Unpaywall has the paper.
-        RateLimitedError / UpstreamError: every source asked failed.
+        ScholarError: every source asked failed: the first failure as it happened (rate_limited, timeout,
+            upstream_error, unavailable ...).
     """
     cache = cache or Cache()
     doi, work_id = await _locate(args.identifier)
@@ -117,6 +118,7 @@ async def enrich_paper(args: EnrichPaperInput, cache: Cache | None = None) -> En
     if cached is not None:
         return EnrichPaperResult.model_validate(cached)
     failures: list[FailedSource] = []
+    errors: list[ScholarError] = []  # the failures as raised: the first is re-raised when nothing answered
     work: dict[str, Any] | None = None
     missing: ScholarError | None = None
     try:
@@ -125,6 +127,7 @@ async def enrich_paper(args: EnrichPaperInput, cache: Cache | None = None) -> En
         missing = err
     except ScholarError as err:
         failures.append(failed(err, "openalex"))
+        errors.append(err)
     values: dict[str, Any] = {"doi": doi, "sources": []}
     if work is not None:
         values.update(openalex_id=str(work.get("id", "")).rsplit("/", 1)[-1] or None, sources=["openalex"])
@@ -142,17 +145,13 @@ async def enrich_paper(args: EnrichPaperInput, cache: Cache | None = None) -> En
             pass
         except ScholarError as err:
             failures.append(failed(err, "unpaywall"))
+            errors.append(err)
     if not values["sources"]:
-        if failures:
-            raise _first_failure(failures)
+        if errors:
+            # Keep the code that happened: a timeout stays timeout, unavailable stays unavailable.
+            raise errors[0]
         raise missing or NotFoundError(f"OpenAlex has no record of {args.identifier!r}", source="openalex")
     result = EnrichPaperResult(**values, failed_sources=failures, partial=bool(failures))
     if not failures:
         cache.put("result", key, result.model_dump(mode="json"), ttl_s=TTL_S)
     return result
-
-
-def _first_failure(failures: list[FailedSource]) -> ScholarError:
-    first = failures[0]
-    cls = RateLimitedError if first.code == "rate_limited" else UpstreamError
-    return cls(f"{first.source}: {first.message}", source=first.source, status=first.status)

@@ -11,7 +11,15 @@ import asyncio
 import json
 from typing import Any
 
-from scholar.errors import NotFoundError, RateLimitedError, ScholarError
+from scholar.errors import (
+    NOT_FOUND,
+    TIMEOUT,
+    NotFoundError,
+    RateLimitedError,
+    ScholarError,
+    UpstreamError,
+    UpstreamTimeoutError,
+)
 from scholar.ids import InvalidIdError, PaperId, parse_paper_id
 from scholar.papers import autoenrich, biblio
 from scholar.papers.cite import Entry, build_entries, to_bibtex, to_csl, to_ris
@@ -70,8 +78,9 @@ async def generate_citations(args: GenerateCitationsInput, cache: Cache | None =
     """Citations for the resolvable papers; the others in ``errors``.
 
     Raises:
-        NotFoundError: no paper resolved (reason ``no_papers_resolved``, the failures in details).
-        RateLimitedError: none resolved because a source throttled us (the call may be queued).
+        NotFoundError: no paper resolved and every source answered (reason ``no_papers_resolved``).
+        RateLimitedError / UpstreamError / UpstreamTimeoutError: none resolved while a source was throttling,
+            failing or slow (retryable; the sources in ``details.failed_sources``).
     """
     cache = cache or Cache()
     errors: list[CitationError] = []
@@ -113,7 +122,7 @@ async def generate_citations(args: GenerateCitationsInput, cache: Cache | None =
     papers = [p for p in slots if p is not None]
     inputs = [raw for raw, p in zip(args.paper_ids, slots, strict=True) if p is not None]
     if not papers:
-        raise _nothing_resolved(errors)
+        raise _nothing_resolved(errors, failures)
     if args.enrich:
         papers, more = await autoenrich.enrich(papers, crossref=True, books=True, cache=cache)
         failures += more
@@ -155,11 +164,24 @@ def _fit(entries: list[Entry], inputs: list[str], fmt: str, errors: list[Citatio
     return entries
 
 
-def _nothing_resolved(errors: list[CitationError]) -> ScholarError:
-    details = {"failed": [e.model_dump() for e in errors]}
-    if errors and all(e.code == "rate_limited" for e in errors):
-        return RateLimitedError("no paper resolved: the sources are throttling us", source="s2", details=details)
-    return NotFoundError(
-        f"none of the {len(errors)} ids resolved", reason="no_papers_resolved", details=details,
-        hint="Check the identifiers in details.failed; DOIs and arXiv ids resolve most reliably.",
-    )
+# Per-id codes that are answers: the id is wrong, or every source said it has no such paper.
+_ANSWERED = frozenset({NOT_FOUND, "invalid_id"})
+
+
+def _nothing_resolved(errors: list[CitationError], failures: list[FailedSource]) -> ScholarError:
+    """Why no paper resolved: ``not_found`` only when every id was answered; else the sources' failure."""
+    details: dict[str, Any] = {"failed": [e.model_dump() for e in errors]}
+    if all(e.code in _ANSWERED for e in errors):
+        return NotFoundError(
+            f"none of the {len(errors)} ids resolved", reason="no_papers_resolved", details=details,
+            hint="Check the identifiers in details.failed; DOIs and arXiv ids resolve most reliably.",
+        )
+    details["failed_sources"] = [f.model_dump(exclude_none=True) for f in failures]
+    names = ", ".join(dict.fromkeys(f.source for f in failures)) or "a source"
+    message = f"no paper resolved: {names} failed while resolving them; the same call may succeed later"
+    source = failures[0].source if len(failures) == 1 else None
+    if any(e.code == "rate_limited" for e in errors):
+        return RateLimitedError(message, source=source or "s2", details=details)
+    if failures and all(f.code == TIMEOUT for f in failures):
+        return UpstreamTimeoutError(message, source=source, details=details)
+    return UpstreamError(message, source=source, details=details)

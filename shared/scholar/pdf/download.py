@@ -52,6 +52,7 @@ TOO_MANY_REDIRECTS = "too_many_redirects"
 BAD_REDIRECT = "bad_redirect"
 TIMEOUT = "timeout"
 CONNECT_FAILED = "connect_failed"
+TRUNCATED = "truncated"
 
 
 class DownloadedPdf(BaseModel):
@@ -110,7 +111,8 @@ async def download_pdf(
     Raises:
         InvalidArgumentError: not an http(s) URL.
         ForbiddenError: a hop resolves to a refused address (reason ``blocked_address``).
-        UpstreamError: not a PDF (``not_pdf``, ``html_page``), an HTTP error (``http_error``),
+        UpstreamError: not a PDF (``not_pdf``, ``html_page``), fewer bytes than announced (``truncated``),
+            an HTTP error (``http_error``),
             redirects (``too_many_redirects``, ``bad_redirect``), a failed connection.
         NotFoundError: 404 or 410.
         RateLimitedError: 429.
@@ -248,6 +250,16 @@ async def _save(
                 handle.write(chunk)
         if not checked:
             _check_magic(head, content_type, target)
+        # A cut connection can end the stream early without an error: keep only what the server announced.
+        # Content-Length counts the bytes on the wire, which are the decoded bytes unless a coding was applied.
+        identity = response.headers.get("Content-Encoding", "identity").strip().lower() in ("", "identity")
+        received = size if identity else response.num_bytes_downloaded
+        if declared.isdigit() and received != int(declared):
+            raise UpstreamError(
+                f"{target.host} sent {received} of the {declared} bytes it announced",
+                reason=TRUNCATED,
+                details={"host": target.host},
+            )
     except BaseException:
         path.unlink(missing_ok=True)
         raise

@@ -5,7 +5,7 @@ Pydantic only (spec.py imports this module, and spec.py must stay cheap to impor
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,6 +32,8 @@ class Attempt(BaseModel):
     ok: bool
     code: str | None = Field(default=None, description="Error code of the rejection (not_found, upstream_error, ...)")
     reason: str | None = Field(default=None, description="Why it was rejected: html_page, not_pdf, http_error, ...")
+    status: int | None = Field(default=None, description="HTTP status of the rejection, when there was one")
+    retryable: bool = Field(default=False, description="Whether the same candidate may give the PDF later")
     message: str | None = None
 
 
@@ -91,18 +93,3 @@ class Job(BaseModel):
         """The arguments that decide the work (paging does not)."""
         target = self.identifier or self.url or self.pdf_path or ""
         return f"{self.tool}|{self.kind}|{target}|{int(self.convert)}|{int(self.use_vlm)}"
-
-
-class ErrorInfo(BaseModel):
-    """Why a result is partial (the same fields as the error envelope's body)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    code: str
-    message: str
-    retryable: bool = False
-    reason: str | None = None
-
-
-def error_info(envelope_body: dict[str, Any]) -> ErrorInfo:
-    return ErrorInfo.model_validate(envelope_body)

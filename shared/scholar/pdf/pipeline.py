@@ -5,8 +5,11 @@ document the state machine keeps under ``$.resolved`` / ``$.downloaded`` / ``$.c
 retrying cannot fix (no such paper, no PDF anywhere, an encrypted PDF) is *returned* as ``{"error": {...}}``,
 while a transient one (throttling, an upstream 5xx, a crash) is *raised* as ``StepError`` so the state
 machine's Retry applies, then its Catch hands ``$.failure`` to finish. ``finish`` is the one place a task
-is completed or failed; partial results (metadata but no PDF, a PDF but no Markdown) complete the task with
-``error`` set. Artifacts never travel through the state machine, only their keys.
+is completed or failed, by the rule of scholar.runtime.outcome: a job that did not give what the tool is for
+(no PDF, no Markdown) fails, and what it did get (metadata, attempts, a PDF) goes into the error's details.
+"No PDF" is ``not_found`` only when every source answered and none had one; a throttled or failing source
+makes it ``rate_limited`` / ``upstream_error``, retryable, naming the sources (``failed_sources``).
+Artifacts never travel through the state machine, only their keys.
 """
 
 from __future__ import annotations
@@ -16,23 +19,43 @@ import logging
 import tempfile
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from scholar.config import get_settings
-from scholar.errors import ScholarError
+from scholar.errors import (
+    RATE_LIMITED,
+    TIMEOUT,
+    UPSTREAM_ERROR,
+    InternalError,
+    NotFoundError,
+    RateLimitedError,
+    ScholarError,
+    UpstreamError,
+    UpstreamTimeoutError,
+    from_envelope,
+)
 from scholar.pdf import artifacts, docling, results
-from scholar.pdftext.convert import convert_pdf
 from scholar.pdf.fetch import fetch_candidate
 from scholar.pdf.jobs import PDF_TASK_TTL_S
-from scholar.pdf.models import Attempt, Candidate, ErrorInfo, Job, PaperSummary, StoredPdf
+from scholar.pdf.models import Attempt, Candidate, Job, PaperSummary, StoredPdf
 from scholar.pdf.resolve import resolve_paper
+from scholar.pdftext.convert import PdfExtractionError, convert_pdf, count_pages
+from scholar.records import FailedSource
 from scholar.runtime import aio
+from scholar.runtime.outcome import finish_task
 from scholar.store.tasks import ACTIVE, TaskStore, TaskTransitionError
 
 logger = logging.getLogger(__name__)
 
 NO_OA_PDF = "no_oa_pdf"
 DOWNLOAD_FAILED = "download_failed"
+SOURCES_FAILED = "sources_failed"
+DAMAGED_PDF = "damaged_pdf"
+# A candidate rejected with one of these answered for good: it has no PDF for us. Any other rejection
+# (throttled, 5xx, timeout, HTML or a cut body on 200) says nothing about whether the PDF exists.
+_ANSWERED_NO_PDF = frozenset({"not_found", "forbidden", "too_large"})
+_NO_PDF_HINT = "If you know a PDF link (author page, repository), call fetch_pdf_by_url."
 # pdfium is not thread-safe, and the local stack runs steps on several threads.
 _PDFIUM = threading.Lock()
 
@@ -95,6 +118,28 @@ def resolve(event: dict[str, Any]) -> dict[str, Any]:
     return {**resolution.model_dump(mode="json"), "cached_pdf": None, "error": None}
 
 
+def _check_readable(path: Path) -> None:
+    """Refuse a file pdfium cannot open, or opens without pages (a cut or damaged download).
+
+    Raises:
+        UpstreamError: reason ``damaged_pdf`` (retryable: a new download may be whole).
+    """
+    with _PDFIUM:
+        try:
+            count_pages(path)
+        except PdfExtractionError as exc:
+            raise UpstreamError(
+                f"the downloaded file is not a readable PDF ({exc.message}); the download may have been cut short",
+                reason=DAMAGED_PDF,
+                details={"cause": exc.cause},
+            ) from exc
+
+
+def _rejected(candidate: Candidate, err: ScholarError) -> Attempt:
+    return Attempt(source=candidate.source, url=candidate.url, ok=False, code=err.code, reason=err.reason or err.code,
+                   status=err.status, retryable=err.retryable, message=err.message[:300])
+
+
 async def _first_pdf(
     candidates: list[Candidate], event: dict[str, Any], dest: str
 ) -> tuple[StoredPdf | None, list[Attempt]]:
@@ -104,13 +149,14 @@ async def _first_pdf(
         try:
             pdf = await fetch_candidate(candidate.url, trusted_routing=candidate.source != "url", dest_dir=dest)
         except ScholarError as err:
-            attempts.append(
-                Attempt(source=candidate.source, url=candidate.url, ok=False, code=err.code,
-                        reason=err.reason or err.code, message=err.message[:300])
-            )
+            attempts.append(_rejected(candidate, err))
             continue
         try:
+            _check_readable(pdf.path)  # only a whole PDF is stored: a cut one would be served as cached
             key = artifacts.store_pdf(pdf.path, pdf.sha256)
+        except UpstreamError as err:
+            attempts.append(_rejected(candidate, err))
+            continue
         finally:
             pdf.path.unlink(missing_ok=True)
         attempts.append(Attempt(source=candidate.source, url=candidate.url, ok=True))
@@ -119,14 +165,36 @@ async def _first_pdf(
     return None, attempts
 
 
-def _download_error(job: Job, attempts: list[Attempt]) -> dict[str, Any]:
+def _sources_failed(failures: list[FailedSource]) -> ScholarError:
+    """No PDF, but some sources failed instead of answering: retryable, naming them."""
+    names = ", ".join(dict.fromkeys(f.source for f in failures))
+    message = f"no PDF yet: {names} failed instead of answering, so a PDF may still exist; try again later"
+    details = {"failed_sources": [f.model_dump(exclude_none=True) for f in failures]}
+    if any(f.code == RATE_LIMITED for f in failures):
+        return RateLimitedError(message, reason=SOURCES_FAILED, details=details)
+    if all(f.code == TIMEOUT for f in failures):
+        return UpstreamTimeoutError(message, reason=SOURCES_FAILED, details=details)
+    return UpstreamError(message, reason=SOURCES_FAILED, details=details)
+
+
+def _no_pdf(job: Job, attempts: list[Attempt], failed: list[FailedSource]) -> ScholarError:
+    """Why no candidate gave a PDF: ``not_found`` only when every source answered and none had one."""
     if job.kind == "url":  # the caller's own URL: its rejection is the error
         (attempt,) = attempts
-        return {"code": attempt.code or "upstream_error", "reason": attempt.reason, "retryable": False,
-                "message": attempt.message or "the URL did not give a PDF"}
-    return {"code": "not_found", "reason": DOWNLOAD_FAILED, "retryable": False,
-            "message": f"none of the {len(attempts)} PDF locations gave a PDF (see attempts)",
-            "recovery": {"hint": "If you know another PDF link, call fetch_pdf_by_url."}}
+        return from_envelope({"code": attempt.code or UPSTREAM_ERROR, "reason": attempt.reason,
+                              "status": attempt.status, "retryable": attempt.retryable,
+                              "message": attempt.message or "the URL did not give a PDF"})
+    failures = [*failed, *(
+        FailedSource(source=a.source, code=a.code or UPSTREAM_ERROR, status=a.status, message=a.message or "")
+        for a in attempts if a.code not in _ANSWERED_NO_PDF
+    )]
+    if failures:
+        return _sources_failed(failures)
+    if not attempts:
+        return NotFoundError("no open-access PDF location was found for this paper", reason=NO_OA_PDF,
+                             hint=_NO_PDF_HINT)
+    return NotFoundError(f"none of the {len(attempts)} PDF locations has the PDF (see attempts)",
+                         reason=DOWNLOAD_FAILED, hint=_NO_PDF_HINT)
 
 
 def download(event: dict[str, Any]) -> dict[str, Any]:
@@ -136,16 +204,15 @@ def download(event: dict[str, Any]) -> dict[str, Any]:
     if resolved.get("cached_pdf"):
         return {"pdf": resolved["cached_pdf"], "attempts": []}
     candidates = [Candidate.model_validate(c) for c in resolved.get("candidates") or []]
-    if not candidates:
-        error = {"code": "not_found", "reason": NO_OA_PDF, "retryable": False,
-                 "message": "no open-access PDF location was found for this paper",
-                 "recovery": {"hint": "If you know a PDF link (author page, repository), call fetch_pdf_by_url."}}
-        return {"pdf": None, "attempts": [], "error": error}
-    with tempfile.TemporaryDirectory(prefix="scholar-pdf-") as dest:
-        stored, attempts = aio.run(_first_pdf(candidates, event, dest))
+    failed = [FailedSource.model_validate(f) for f in resolved.get("failed_sources") or []]
+    attempts: list[Attempt] = []
+    stored = None
+    if candidates:
+        with tempfile.TemporaryDirectory(prefix="scholar-pdf-") as dest:
+            stored, attempts = aio.run(_first_pdf(candidates, event, dest))
     dumped = [a.model_dump() for a in attempts]
     if stored is None:
-        return {"pdf": None, "attempts": dumped, "error": _download_error(job, attempts)}
+        return {"pdf": None, "attempts": dumped, "error": _no_pdf(job, attempts, failed).to_envelope()["error"]}
     if job.kind == "paper" and resolved.get("metadata"):
         artifacts.remember_paper(job.identifier or "", PaperSummary.model_validate(resolved["metadata"]), stored)
     elif job.kind == "url":
@@ -192,12 +259,19 @@ def _failure_error(failure: dict[str, Any]) -> dict[str, Any]:
             return body
     except (TypeError, ValueError):
         pass
-    return {"code": "internal", "retryable": True,
-            "message": "a step of the PDF pipeline failed; try again, and report the task id if it keeps failing"}
+    return InternalError(
+        "a step of the PDF pipeline failed; try again, and report the task id if it keeps failing", retryable=True
+    ).to_envelope()["error"]
+
+
+def _with_partial(error: dict[str, Any], partial: dict[str, Any]) -> dict[str, Any]:
+    """The error, its details extended with what the job did get (omitting what it did not)."""
+    details = {**(error.get("details") or {}), **{k: v for k, v in partial.items() if v}}
+    return {**error, "details": details} if details else error
 
 
 def finish(event: dict[str, Any]) -> dict[str, Any]:
-    """Record the outcome in TaskTable: completed (possibly partial, with ``error``) or failed."""
+    """Record the outcome in TaskTable: completed with the tool's answer, or failed with the error."""
     job = Job.model_validate(event["job"])
     resolved = event.get("resolved") or {}
     downloaded = event.get("downloaded") or {}
@@ -213,22 +287,26 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
     pdf = StoredPdf.model_validate(downloaded["pdf"]) if downloaded.get("pdf") else None
     md = (converted["md_path"], converted["converter"]) if converted.get("md_path") else None
     attempts = [Attempt.model_validate(a) for a in downloaded.get("attempts") or []]
-    store = TaskStore()
+    failed = [FailedSource.model_validate(f) for f in resolved.get("failed_sources") or []]
     expires = int(time.time()) + PDF_TASK_TTL_S
-    has_something = metadata is not None or pdf is not None or md is not None
-    try:
-        if error is not None and not has_something:
-            store.transition(str(event["task_id"]), "failed", allowed_from=ACTIVE, error=error, expires_at=expires,
-                             progress="failed")
-            return {"recorded": True, "status": "failed"}
-        result = results.build(job, metadata=metadata, pdf=pdf, md=md, attempts=attempts,
-                               error=ErrorInfo.model_validate(error) if error else None)
-        store.transition(str(event["task_id"]), "completed", allowed_from=ACTIVE,
-                         result=result.model_dump(mode="json"), expires_at=expires, progress="done")
-    except TaskTransitionError:
+    if error is not None:
+        error = _with_partial(error, {
+            "metadata": metadata.model_dump(exclude_none=True) if metadata else None,
+            "pdf": pdf.model_dump() if pdf else None,
+            "attempts": [a.model_dump(exclude_none=True) for a in attempts],
+        })
+        recorded = finish_task(TaskStore(), str(event["task_id"]), error=error, allowed_from=ACTIVE,
+                               expires_at=expires, progress="failed")
+        status = "failed"
+    else:
+        result = results.build(job, metadata=metadata, pdf=pdf, md=md, attempts=attempts, failed_sources=failed)
+        recorded = finish_task(TaskStore(), str(event["task_id"]), result=result.model_dump(mode="json"),
+                               allowed_from=ACTIVE, expires_at=expires, progress="done")
+        status = "completed"
+    if not recorded:
         logger.info("task %s was already finished (cancelled?); outcome not recorded", event["task_id"])
         return {"recorded": False}
-    return {"recorded": True, "status": "completed"}
+    return {"recorded": True, "status": status}
 
 
 ACTIONS = {"resolve": resolve, "download": download, "convert": convert, "finish": finish}

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from scholar.config import get_settings
 from scholar.errors import NotFoundError, ScholarError
 from scholar.pdf.models import Candidate, PaperSummary, PdfSource
+from scholar.records import FailedSource
 from scholar.sources import europepmc, openalex, s2, unpaywall
 
 logger = logging.getLogger(__name__)
@@ -26,12 +27,6 @@ S2_FIELDS = ("paperId", "title", "year", "venue", "authors", "externalIds", "ope
 ARXIV_PDF = "https://arxiv.org/pdf/{arxiv_id}"
 PMC_PDF = "https://europepmc.org/articles/{pmcid}?pdf=render"
 MAX_AUTHORS = 10
-
-
-class FailedSource(BaseModel):
-    source: str
-    code: str
-    message: str
 
 
 class Resolution(BaseModel):
@@ -105,7 +100,7 @@ async def _optional(source: str, call: Any, failed: list[FailedSource]) -> Any:
         return None
     except ScholarError as err:
         logger.info("%s lookup failed during PDF resolution: %s", source, err.code)
-        failed.append(FailedSource(source=source, code=err.code, message=err.message[:200]))
+        failed.append(FailedSource(source=source, code=err.code, status=err.status, message=err.message[:200]))
         return None
 
 

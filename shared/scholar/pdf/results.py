@@ -14,8 +14,9 @@ from scholar.config import Settings
 from scholar.errors import NotFoundError
 from scholar.pdf import artifacts
 from scholar.pdf.docling import VLM_NOT_CONFIGURED
-from scholar.pdf.models import Attempt, Converter, ErrorInfo, Job, PaperSummary, StoredPdf
+from scholar.pdf.models import Attempt, Converter, Job, PaperSummary, StoredPdf
 from scholar.pdf.spec import ConvertPdfResult, FetchAndConvertResult, FetchPaperPdfResult, FetchPdfByUrlResult
+from scholar.records import FailedSource
 
 _PAGE_MARKER = re.compile(r"<!-- page (\d+) -->")
 OUTPUT_MODELS: dict[str, type[BaseModel]] = {
@@ -79,11 +80,13 @@ def build(
     pdf: StoredPdf | None = None,
     md: tuple[str, Converter] | None = None,
     attempts: list[Attempt] | None = None,
-    error: ErrorInfo | None = None,
+    failed_sources: list[FailedSource] | None = None,
     cached: bool = False,
 ) -> BaseModel:
-    """The tool's answer for a job from what is stored."""
-    fields: dict[str, object] = {**pdf_fields(pdf), "attempts": attempts or [], "error": error, "cached": cached}
+    """The tool's answer for a job from what is stored (a failed job has no answer: see scholar.runtime.outcome)."""
+    fields: dict[str, object] = {
+        **pdf_fields(pdf), "attempts": attempts or [], "failed_sources": failed_sources or [], "cached": cached
+    }
     if job.kind == "convert" and job.pdf_path:
         fields.update(
             pdf_path=job.pdf_path,

@@ -16,10 +16,10 @@ from scholar.pdf.models import (
     MAX_CHARS_LIMIT,
     Attempt,
     Converter,
-    ErrorInfo,
     PaperSummary,
     PdfSource,
 )
+from scholar.records import FailedSource
 
 PDF_PATH_PATTERN = r"^pdfs/[0-9a-f]{64}\.pdf$"
 
@@ -116,7 +116,10 @@ class Outcome(BaseModel):
     attempts: list[Attempt] = Field(
         default_factory=list, description="Each candidate tried, in order, and why it failed"
     )
-    error: ErrorInfo | None = Field(default=None, description="Set when the result is partial (e.g. no PDF found)")
+    failed_sources: list[FailedSource] = Field(
+        default_factory=list,
+        description="Sources that failed while the PDF was looked for (the PDF came from another one)",
+    )
     cached: bool = Field(default=False, description="Answered from stored artifacts without new work")
 
 
@@ -152,7 +155,9 @@ TOOLS = (
         "PubMed Central, every Unpaywall location and OpenAlex locations, in that order, until one is a real PDF "
         "(HTML landing and block pages are refused); returns an artifact reference (pdf_path) usable with "
         "convert_pdf_to_markdown, a short-lived download URL, the source that answered and why earlier "
-        "candidates were rejected. When no PDF is found the result keeps the paper metadata and sets error. " + _TASK,
+        "candidates were rejected. When no PDF is found the task fails: not_found only when every source answered "
+        "without one; a throttled or failing source gives a retryable error naming it (details keep the metadata "
+        "and attempts). " + _TASK,
         input_model=FetchPaperPdfInput,
         output_model=FetchPaperPdfResult,
     ),
@@ -161,7 +166,8 @@ TOOLS = (
         title="Fetch and convert paper",
         description="Full text of a paper as Markdown: resolve the paper, download its open-access PDF (same "
         "sources as fetch_paper_pdf) and convert it (page markers, headings, paragraphs). Markdown is paged: pass "
-        "next_offset as offset to read on. Partial results keep the metadata and set error. Start without "
+        "next_offset as offset to read on. A job that gets no PDF or no Markdown fails; the error's details keep "
+        "the metadata, attempts and any stored PDF. Start without "
         "use_vlm; retry with it only if formulas or figures are missing. " + _TASK,
         input_model=FetchAndConvertInput,
         output_model=FetchAndConvertResult,

@@ -95,6 +95,31 @@ def convert_pdf(source: bytes | str | os.PathLike[str]) -> ConvertedDocument:
     )
 
 
+def count_pages(source: bytes | str | os.PathLike[str]) -> int | None:
+    """The page count of a PDF, proving pdfium can open it (a truncated or damaged file cannot be).
+
+    Returns:
+        The number of pages; None for a password-protected PDF (a whole PDF whose pages pdfium cannot count).
+
+    Raises:
+        PdfExtractionError: cause ``invalid_pdf`` (pdfium cannot open it) or ``no_pages``.
+    """
+    with _PDFIUM:
+        try:
+            document = _open(source)
+        except PdfExtractionError as exc:
+            if exc.cause == "encrypted":
+                return None
+            raise
+        try:
+            pages = len(document)
+        finally:
+            document.close()
+    if pages == 0:
+        raise PdfExtractionError("the PDF has no pages", cause="no_pages")
+    return pages
+
+
 def _open(source: bytes | str | os.PathLike[str]) -> pdfium.PdfDocument:
     if isinstance(source, (str, os.PathLike)):
         source = Path(source)

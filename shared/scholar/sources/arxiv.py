@@ -36,6 +36,7 @@ _RATE_EXCEEDED = b"Rate exceeded"
 _RATE_ATTEMPTS = 3
 _LATEXML_MARKERS = (b"ltx_document", b"ltx_page_main")
 _RATE_HINT = "arXiv allows one request every 3 seconds; wait a little and call again."
+_FEED_TAG = "{http://www.w3.org/2005/Atom}feed"
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
 
 
@@ -117,6 +118,10 @@ def _api_error(root: Any) -> str | None:
     return None
 
 
+def _not_atom() -> UpstreamError:
+    return UpstreamError("arXiv answered with something that is not an Atom feed", source=API)
+
+
 def parse_feed(body: bytes, *, field: str = "query") -> Feed:
     """Parse an Atom feed of the query API.
 
@@ -127,7 +132,11 @@ def parse_feed(body: bytes, *, field: str = "query") -> Feed:
     try:
         root = etree.fromstring(body, _PARSER)
     except etree.XMLSyntaxError as exc:
-        raise UpstreamError("arXiv answered with something that is not an Atom feed", source=API) from exc
+        raise _not_atom() from exc
+    # Well-formed XML is not enough: an XHTML error or maintenance page parses too, and read as a feed it
+    # would be "no papers" (and cached as such). Only an Atom <feed> that states its total is an answer.
+    if root.tag != _FEED_TAG or root.find("os:totalResults", _NS) is None:
+        raise _not_atom()
     if (problem := _api_error(root)) is not None:
         raise InvalidArgumentError(
             f"arXiv rejected the request: {problem}",

@@ -51,4 +51,11 @@ async def fetch_rfc_text(number: int) -> str:
     """
     response = await http.request(SOURCE, "GET", f"/rfc/rfc{number}.txt")
     http.raise_for_status(SOURCE, response, what=f"text of RFC {number}")
+    # RFC plain text never starts with markup: an HTML page on 200 (maintenance, error) is not the RFC.
+    if response.content.lstrip()[:1] == b"<":
+        raise UpstreamError(
+            f"{SOURCE} answered HTTP {response.status_code} with an HTML page instead of the text of RFC {number}",
+            source=SOURCE,
+            status=response.status_code,
+        )
     return response.text

@@ -5,7 +5,9 @@
 - W3C: the specification list; a version document only for specifications whose latest version moved.
 - ETSI, ISO, IEC, IEEE: the data repository's head commit; when it moved, the whole repository archive (one
   request; changed documents are seen too). If GitHub does not answer, the Relaton index instead, and only
-  data files not seen before, at most ``Limits.max_documents`` a run (the rest stay pending).
+  data files not seen before, at most ``Limits.max_fallback_documents`` a run (the rest stay pending), and
+  none after ``Limits.max_fallback_misses`` failures in a row: a cold run would otherwise make one request per
+  document (~25,000, most of them 404) and starve every other tool of the shared pace.
 Each fetcher returns the body's complete new state; the caller compares, guards and publishes it.
 """
 
@@ -36,6 +38,8 @@ class Limits:
     """How much one run may do (a Lambda run has 15 minutes)."""
 
     max_documents: int = 2_000
+    max_fallback_documents: int = 200
+    max_fallback_misses: int = 20
     deadline: float = field(default_factory=lambda: time.monotonic() + 600)
 
     def expired(self) -> bool:
@@ -82,11 +86,33 @@ async def fetch_nist(previous: BodyState | None, limits: Limits) -> Fetched:
     return Fetched(BodyState(body="NIST", upstream_ref=ref, validators=validators, records=load_pubs_export(entries)))
 
 
+def _page_signature(doc: dict) -> tuple[str, ...]:
+    """What a list page holds (its specifications' links or shortnames), to notice a page served twice."""
+    embedded = (doc.get("_embedded") or {}).get("specifications") or []
+    links = (doc.get("_links") or {}).get("specifications") or []
+    return tuple(str(s.get("shortname") or s.get("_links", {}).get("self", {}).get("href")) for s in embedded) + tuple(
+        str(link.get("href")) for link in links
+    )
+
+
+def _last_page(doc: dict, page: int) -> bool:
+    """The listing says this is its last page: no ``next`` link, or ``page`` reached its ``pages`` count."""
+    pages = doc.get("pages")
+    return "next" not in (doc.get("_links") or {}) or (isinstance(pages, int) and page >= pages)
+
+
 async def _w3c_specs(limits: Limits, errors: list[str]) -> tuple[list[dict], bool]:
     """The specification documents, and whether the listing reached its last page."""
     specs: list[dict] = []
+    seen: set[tuple[str, ...]] = set()
     for page in range(1, _MAX_W3C_PAGES + 1):
         doc = await w3c.list_page(page)
+        signature = _page_signature(doc)
+        if signature in seen:
+            # The API answered an earlier page again (a paging fault): reading on would loop to the page cap.
+            errors.append(f"the W3C listing repeated a page at page {page}; stopped reading it there")
+            return specs, False
+        seen.add(signature)
         embedded = (doc.get("_embedded") or {}).get("specifications")
         if embedded:
             specs.extend(embedded)
@@ -98,7 +124,7 @@ async def _w3c_specs(limits: Limits, errors: list[str]) -> tuple[list[dict], boo
                     specs.append(await w3c.get_document(link["href"]))
                 except (NotFoundError, UpstreamError) as err:
                     errors.append(f"{link.get('href')}: {err.message}")
-        if "next" not in (doc.get("_links") or {}):
+        if _last_page(doc, page):
             return specs, True
         if limits.expired():
             return specs, False
@@ -193,9 +219,13 @@ async def _relaton_by_index(body: str, previous: BodyState | None, limits: Limit
     file_ids = {path: rid for path, rid in known.items() if path in listed and rid in by_id}
     records = [by_id[rid] for rid in dict.fromkeys(file_ids.values())]
     new_files = [f for f in files if f not in file_ids]
-    attempted = 0
+    attempted = misses = 0
+    cap = min(limits.max_documents, limits.max_fallback_documents)
     for path in new_files:
-        if attempted >= limits.max_documents or limits.expired():
+        if attempted >= cap or limits.expired():
+            break
+        if misses >= limits.max_fallback_misses:
+            errors.append(f"stopped after {misses} documents in a row failed; the rest waits for the next run")
             break
         try:
             record = load_relaton(await relaton.fetch_document(body, path), body)
@@ -205,7 +235,9 @@ async def _relaton_by_index(body: str, previous: BodyState | None, limits: Limit
         except (NotFoundError, UpstreamError) as err:
             # Retried when the index changes; not counted as pending so an unchanged index is still skipped.
             errors.append(f"{path}: {err.message}")
+            misses += 1
         else:
+            misses = 0
             if record is not None:
                 file_ids[path] = record.id
                 records.append(record)

@@ -37,6 +37,11 @@ def _default_starter(payload: dict[str, Any]) -> None:
     invoke_function_async(SYNC_FUNCTION, payload)
 
 
+def start_sync(payload: dict[str, Any]) -> None:
+    """Start a sync in the background with ``payload`` (e.g. ``{"bodies": ["ISO"]}``; scholar.standards.retry)."""
+    (_starter or _default_starter)(payload)
+
+
 def start_cold_sync(tool: str, arguments: dict[str, Any], ctx: CallContext) -> QueuedResult:
     """Record a task for this call and start the sync that will answer it.
 

@@ -79,7 +79,7 @@ async def _document_text(record: StandardRecord, doc: Document) -> str:
 
         text = convert_pdf(data).markdown
     else:
-        text = html_to_markdown(data)
+        text = html_to_markdown(data, spec_only=True)
     texts.save_text(key, text)
     return text
 

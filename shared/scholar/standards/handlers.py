@@ -10,7 +10,7 @@ from typing import Any
 
 from scholar.catalogue import CallContext, Handler
 from scholar.errors import InvalidArgumentError, NotFoundError, UpstreamError
-from scholar.standards import cold, conversion, fulltext, service
+from scholar.standards import cold, conversion, fulltext, retry, service
 from scholar.standards.catalogue import Catalogue
 from scholar.standards.identifiers import guess_bodies
 from scholar.standards.records import BODIES, StandardRecord
@@ -44,12 +44,25 @@ def _versions(records: list[StandardRecord]) -> list[VersionRef]:
     return [VersionRef(id=r.id, identifier=r.identifier, status=r.status, published=r.published) for r in records]
 
 
-def _missing_bodies_warning(raw: str) -> tuple[list[str], str | None]:
+def _missing_bodies(raw: str) -> list[str]:
+    """The bodies ``raw`` may belong to that have no data yet (their sync failed)."""
     failed, _lines = service.body_warnings(service.holder().pointer, None)
-    missing = sorted(set(failed) & guess_bodies(raw)) if failed else []
-    if not missing:
-        return [], None
-    return missing, f"{', '.join(missing)} not synced yet: the standard may exist; retry after the sync."
+    return sorted(set(failed) & guess_bodies(raw)) if failed else []
+
+
+def _not_synced(tool: str, missing: list[str]) -> UpstreamError:
+    """The answer when the body a standard belongs to has no data: an error saying so, and a retry started."""
+    started = retry.retry_bodies(missing)
+    names = ", ".join(missing)
+    then = f"a new sync of {', '.join(started)} has started" if started else "a sync is already being retried"
+    return UpstreamError(
+        f"{tool}: {names} not synced yet (the last sync failed), so the standard may exist; {then}",
+        source=SOURCE,
+        reason="not_synced",
+        retry_after_s=float(retry.RETRY_INTERVAL_S) if not started else 120.0,
+        details={"bodies": missing},
+        hint="Retry in a few minutes; get_sync_status shows why the body's sync failed.",
+    )
 
 
 async def resolve_standard_identifier(args: ResolveInput, ctx: CallContext) -> ResolveResult | QueuedResult:
@@ -69,7 +82,9 @@ async def resolve_standard_identifier(args: ResolveInput, ctx: CallContext) -> R
         return ResolveResult(
             ambiguous=True, candidates=[_compact(r) for r in found.candidates], matched_by=found.matched_by
         )
-    return ResolveResult(warning=_missing_bodies_warning(args.raw)[1])
+    if missing := _missing_bodies(args.raw):
+        raise _not_synced("resolve_standard_identifier", missing)
+    return ResolveResult()
 
 
 async def search_standards(args: SearchInput, ctx: CallContext) -> SearchResult | QueuedResult:
@@ -86,6 +101,8 @@ async def search_standards(args: SearchInput, ctx: CallContext) -> SearchResult 
         return cold.start_cold_sync("search_standards", args.model_dump(), ctx)
     results = catalogue.search(args.query, body=args.body, status=args.status, limit=args.limit)
     failed, lines = service.body_warnings(holder.pointer, args.body)
+    if failed:
+        retry.retry_bodies(failed)  # the answer stays partial; the next one need not be
     return SearchResult(
         results=[_compact(r) for r in results],
         partial=bool(failed),
@@ -116,9 +133,8 @@ def _lookup(catalogue: Catalogue, identifier: str) -> tuple[StandardRecord, list
             details={"candidates": [r.id for r in found.candidates[:10]]},
             hint="Call again with one of the candidate ids (or use resolve_standard_identifier).",
         )
-    missing, warning = _missing_bodies_warning(identifier)
-    if missing:
-        raise UpstreamError(f"get_standard: {warning}", source=SOURCE, reason="upstream_error")
+    if missing := _missing_bodies(identifier):
+        raise _not_synced("get_standard", missing)
     raise NotFoundError(
         f"the standards catalogue holds no standard {identifier!r}",
         source=SOURCE,

@@ -18,13 +18,14 @@ from pydantic import ValidationError
 from scholar.catalogue import CallContext
 from scholar.errors import InvalidArgumentError, ScholarError
 from scholar.runtime import aio
+from scholar.runtime.outcome import finish_task
 from scholar.standards import service
 from scholar.standards.handlers import HANDLERS
 from scholar.standards.spec import TOOLS
 from scholar.standards.bodies import Limits
 from scholar.standards.records import BODIES
 from scholar.standards.sync import run_sync
-from scholar.store.tasks import TaskStore, TaskTransitionError
+from scholar.store.tasks import TaskStore
 from scholar.validation import invalid_argument
 
 logger = logging.getLogger(__name__)
@@ -88,15 +89,9 @@ def _answer(task: ColdTask) -> str:
 
 
 def _finish(store: TaskStore, task_id: str, status: str, **outcome: Any) -> str:
-    try:
-        store.transition(
-            task_id,
-            status,
-            allowed_from=("pending", "running"),
-            expires_at=int(time.time()) + COMPLETED_TASK_TTL_S,
-            **outcome,
-        )
-    except TaskTransitionError:
+    """Record the task's end by the one rule (scholar.runtime.outcome); ``status`` says which was meant."""
+    if not finish_task(store, task_id, allowed_from=("pending", "running"),
+                       expires_at=int(time.time()) + COMPLETED_TASK_TTL_S, **outcome):
         logger.info("task %s was already finished or cancelled", task_id)
         return "unchanged"
-    return status
+    return "failed" if outcome.get("error") is not None or not outcome.get("result") else status

@@ -12,6 +12,8 @@ from scholar.standards.records import BODIES
 from scholar.store.cache import Cache
 
 NAMESPACE = "alias"
+MAX_ERROR_SAMPLES = 5
+MAX_ERROR_CHARS = 300
 
 
 class SyncRun(BaseModel):
@@ -23,10 +25,29 @@ class SyncRun(BaseModel):
     updated: int = 0
     unchanged: int = 0
     withdrawn: int = 0
-    errors: list[str] = Field(default_factory=list, description="Non-fatal errors of the run; empty on success.")
+    errors: list[str] = Field(
+        default_factory=list,
+        description=f"Up to {MAX_ERROR_SAMPLES} distinct errors of the run (the last one included); empty on success.",
+    )
+    error_count: int = Field(default=0, description="How many errors the run met in all.")
     started_at: float
     finished_at: float | None = None
-    outcome: str = Field(default="ok", description="ok | unchanged | failed | aborted (kept the last good data)")
+    outcome: str = Field(
+        default="ok",
+        description="ok | partial (data added, with errors) | unchanged | failed (errors, nothing added) | "
+        "aborted (kept the last good data)",
+    )
+
+
+def summarise_errors(errors: list[str]) -> tuple[list[str], int]:
+    """A few distinct, shortened samples of ``errors`` (the first ones and the last) and their count.
+
+    A cold run can meet thousands of failing documents; get_sync_status must stay a small answer.
+    """
+    distinct = list(dict.fromkeys(e[:MAX_ERROR_CHARS] for e in errors))
+    if len(distinct) > MAX_ERROR_SAMPLES:
+        distinct = [*distinct[: MAX_ERROR_SAMPLES - 1], distinct[-1]]  # the last says how the run ended
+    return distinct, len(errors)
 
 
 def _key(body: str) -> str:

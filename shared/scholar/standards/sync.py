@@ -19,7 +19,7 @@ from scholar.standards.bodies import Fetched, Limits, fetcher
 from scholar.standards.catalogue import build_catalogue
 from scholar.standards.linking import link
 from scholar.standards.records import BODIES, StandardRecord
-from scholar.standards.runs import SyncRun, record_run
+from scholar.standards.runs import SyncRun, record_run, summarise_errors
 from scholar.standards.storage import BodyMeta, BodyState, IndexStore, Pointer, version_key
 from scholar.store.cache import Cache
 
@@ -27,6 +27,7 @@ logger = logging.getLogger(__name__)
 
 WITHDRAW_GUARD = 0.5
 _GONE = ("withdrawn", "superseded")
+_FAULTY = ("failed", "partial", "aborted")  # outcomes whose errors the catalogue states for the body
 
 
 @dataclass
@@ -104,16 +105,24 @@ async def _sync_body(
                 state = fetched.state
                 # A new upstream version with the same records changes nothing worth a new catalogue.
                 changed = bool(diff.added or diff.updated or diff.withdrawn) or previous is None
-                run.outcome = "ok" if changed else "unchanged"
+                run.outcome = _outcome(changed, bool(diff.added or diff.updated), bool(run.errors))
                 run.added, run.updated, run.unchanged, run.withdrawn = (
                     diff.added,
                     diff.updated,
                     diff.unchanged,
                     diff.withdrawn,
                 )
+    run.errors, run.error_count = summarise_errors(run.errors)
     run.finished_at = time.time()
     record_run(run, cache)
     return state, run, changed
+
+
+def _outcome(changed: bool, gained: bool, errors: bool) -> str:
+    """A run's outcome once its new state is kept: errors with nothing gained are a failure, never "ok"."""
+    if errors:
+        return "partial" if gained else "failed"
+    return "ok" if changed else "unchanged"
 
 
 async def run_sync(
@@ -164,7 +173,7 @@ def _publish(
             records=len(s.records) if s else 0,
             upstream_ref=s.upstream_ref if s else None,
             synced_at=s.synced_at if s else None,
-            error="; ".join(runs[b].errors)[:500] if b in runs and runs[b].outcome in ("failed", "aborted") else None,
+            error="; ".join(runs[b].errors)[:500] if b in runs and runs[b].outcome in _FAULTY else None,
         )
         for b, s in states.items()
     }

@@ -164,22 +164,36 @@ def _table(el: etree._Element) -> str:
     return "\n".join(out)
 
 
-def html_to_markdown(page: bytes | str) -> str:
+def _has_title_block(root: etree._Element) -> bool:
+    """Whether the page has a spec's title block: ``div.head`` holding an ``h1`` (ReSpec, Bikeshed, older TR)."""
+    return bool(root.xpath(f"//*[{_class_is('head')}]//h1"))
+
+
+def html_to_markdown(page: bytes | str, *, spec_only: bool = False) -> str:
     """Convert a W3C specification page to Markdown.
 
     Args:
         page: the HTML as served (bytes: the page's own charset declaration is honoured).
+        spec_only: refuse a page without a specification's title block (``div.head`` with an ``h1``): a
+            maintenance or error page served with HTTP 200 is HTML too, and must never pass for the text.
 
     Returns:
         The Markdown text, blocks separated by blank lines.
 
     Raises:
-        UpstreamError: the page is not HTML or holds no text.
+        UpstreamError: the page is not HTML, holds no text, or (``spec_only``) is not a specification page.
     """
     try:
         root = html.document_fromstring(page)
     except (etree.ParserError, ValueError) as exc:
         raise UpstreamError("the W3C page is not HTML", source="w3c_www", reason="conversion_failed") from exc
+    if spec_only and not _has_title_block(root):
+        raise UpstreamError(
+            "w3c_www answered with a page that is not a W3C specification (no title block): "
+            "most likely a maintenance or error page",
+            source="w3c_www",
+            reason="not_a_specification",
+        )
     doomed = [el for el in root.iter(*_DROP_TAGS)] + [el for xpath in _DROP_XPATH for el in root.xpath(xpath)]
     for el in doomed:
         if el.getparent() is not None:

@@ -8,9 +8,10 @@ from typing import Any
 
 from scholar.catalogue import CallContext, Handler
 from scholar.errors import NotFoundError
-from scholar.runtime.reconcile import reconcile
 from scholar.runtime.invocation import Outcome
-from scholar.store.tasks import TaskItem, TaskStore, TaskTransitionError
+from scholar.runtime.outcome import finish_task
+from scholar.runtime.reconcile import reconcile
+from scholar.store.tasks import TaskItem, TaskStore
 from scholar.tasks.models import TERMINAL
 from scholar.tasks.spec import GetTaskResultInput, ListTasksInput, TaskList, TaskResult, TaskSummary
 
@@ -57,21 +58,17 @@ async def list_tasks(args: ListTasksInput, ctx: CallContext) -> TaskList:
 
 
 def record_outcome(event: dict[str, Any]) -> dict[str, Any]:
-    """Finish a task with the outcome of its last attempt (called by the retry state machine)."""
+    """Finish a task with the outcome of its last attempt (called by the retry state machine).
+
+    The rule of scholar.runtime.outcome applies: an error outcome (or an answer that is an error envelope)
+    fails the task, so a completed task always holds the tool's answer.
+    """
     task_id = str(event["task_id"])
     outcome = Outcome.model_validate(event.get("outcome") or {"ok": False})
     expires = int(time.time()) + FINISHED_TTL_S
-    try:
-        if outcome.ok:
-            TaskStore().transition(
-                task_id, "completed", allowed_from=("pending", "running"), result=outcome.result or {}, expires_at=expires
-            )
-        else:
-            error = outcome.error or {"code": "internal", "message": "the task failed", "retryable": True}
-            TaskStore().transition(
-                task_id, "failed", allowed_from=("pending", "running"), error=error, expires_at=expires
-            )
-    except TaskTransitionError:
+    error = None if outcome.ok else (outcome.error or {"code": "internal", "message": "the task failed", "retryable": True})
+    if not finish_task(TaskStore(), task_id, result=outcome.result if outcome.ok else None, error=error,
+                       allowed_from=("pending", "running"), expires_at=expires):
         logger.info("task %s was already finished; outcome ignored", task_id)
         return {"recorded": False}
     return {"recorded": True}
