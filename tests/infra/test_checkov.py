@@ -14,7 +14,7 @@ from samtranslator.yaml_helper import yaml_parse
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE = REPO / "template.yaml"
 # Functions Lambda invokes asynchronously (a schedule, a self-invocation): each needs a dead-letter queue.
-ASYNC_FUNCTIONS = {"StandardsSyncFunction", "StandardsFunction"}
+ASYNC_FUNCTIONS = {"StandardsSyncFunction", "StandardsFunction", "ProbeFunction"}
 
 
 def _resources() -> dict[str, dict[str, Any]]:
