@@ -93,6 +93,11 @@ class ScholarError(Exception):
             error["details"] = self.details
         if self.hint:
             error["recovery"] = {"hint": self.hint}
+        # Clients written to seed 004's convention read {code, message, data: {reason, recovery, retryable}}.
+        data: dict[str, Any] = {"reason": self.reason or self.code, "retryable": self.retryable}
+        if self.hint:
+            data["recovery"] = {"hint": self.hint}
+        error["data"] = data
         return {"error": error}
 
 
