@@ -20,6 +20,7 @@ from scholar.errors import InternalError, InvalidArgumentError, RateLimitedError
 from scholar.runtime import aio
 from scholar.runtime.observability import metrics
 from scholar.runtime.invocation import Invocation, Outcome
+from scholar.runtime.results import dump_result, enforce_cap
 from scholar.store.tasks import TaskStore, TaskTransitionError
 from scholar.validation import invalid_argument
 
@@ -92,8 +93,8 @@ async def run_tool(family: str, invocation: Invocation) -> dict[str, Any]:
         from scholar.runtime.queue import enqueue_retry  # only on the throttled path
 
         logger.info("queuing %s after the retry budget ran out", spec.name)
-        return enqueue_retry(spec, invocation, reason="rate_limited").model_dump(mode="json")
-    return model.model_dump(mode="json", by_alias=True)
+        return dump_result(enqueue_retry(spec, invocation, reason="rate_limited"))
+    return enforce_cap(spec.name, dump_result(model))
 
 
 def _mark_running(task_id: str) -> None:

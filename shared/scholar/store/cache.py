@@ -13,10 +13,11 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar
 
 from scholar.config import get_settings
+from scholar.errors import NotFoundError
 from scholar.store import aws
 from scholar.store.blobs import BlobStore
 from scholar.store.boundary import boto_errors
@@ -32,6 +33,9 @@ NAMESPACE_TTL: dict[str, int | None] = {
     "negative": 1 * DAY,  # not_found answers
     "result": 7 * DAY,  # derived tool results (enrichment, excerpts)
 }
+# A source's "no such thing" is remembered this long (DESIGN §4: briefly): a repeated call costs no request,
+# and a record that appears upstream shows up within the hour.
+NEGATIVE_TTL_S = 3600
 SPILL_BYTES = 350 * 1024
 _BATCH_GET = 100
 # DynamoDB hands back UnprocessedKeys when it throttles a batch: back off before asking for them again,
@@ -200,3 +204,25 @@ class Cache:
             return _decode(item["v"]["B"])
         data = self.blobs.get(item["s3_key"]["S"]) if "s3_key" in item else None
         return _decode(data) if data is not None else None
+
+
+T = TypeVar("T")
+
+
+async def unless_known_missing(cache: Cache, key: str, fetch: Callable[[], Awaitable[T]], *,
+                               ttl_s: int = NEGATIVE_TTL_S) -> T:
+    """``await fetch()``, remembering a ``NotFoundError`` under ``negative#<key>`` for ``ttl_s`` seconds.
+
+    Only a source's own "no such thing" is remembered; any other failure is raised and never cached.
+
+    Raises:
+        NotFoundError: the source said so now, or said so within ``ttl_s`` (raised again without asking).
+    """
+    known = cache.get("negative", key)
+    if isinstance(known, dict) and "message" in known:
+        raise NotFoundError(str(known["message"]), source=known.get("source"), status=known.get("status"))
+    try:
+        return await fetch()
+    except NotFoundError as err:
+        cache.put("negative", key, {"message": err.message, "source": err.source, "status": err.status}, ttl_s=ttl_s)
+        raise
