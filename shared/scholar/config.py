@@ -12,7 +12,6 @@ from functools import cache
 
 from pydantic import BaseModel, Field, SecretStr
 
-from scholar.sources.registry import SOURCES
 
 ENV_PREFIX = "SCHOLAR_"
 UPSTREAM_PROXY_BASE_ENV = "SCHOLAR_UPSTREAM_PROXY_BASE"
@@ -116,19 +115,14 @@ class Settings(BaseModel):
     resources: Resources = Field(default_factory=Resources)
 
     def base_url(self, source: str) -> str:
-        """Base URL of an upstream: ``SCHOLAR_<NAME>_URL``, else the proxy base + ``/<name>``, else the public one.
+        """Base URL of an upstream (see ``scholar.sources.registry.base_url``, where the rule lives).
 
         Raises:
-            KeyError: for a source that is not in the registry.
+            KeyError: for a source that is not in the registry, or one without a public default.
         """
-        entry = SOURCES[source]
-        if source in self.source_urls:
-            return self.source_urls[source].rstrip("/")
-        if self.upstream_proxy_base:
-            return f"{self.upstream_proxy_base.rstrip('/')}/{source}"
-        if entry.default_base is None:
-            raise KeyError(f"source {source!r} has no public default; set SCHOLAR_{source.upper()}_URL")
-        return entry.default_base
+        from scholar.sources.registry import base_url  # settings sit below the registry: only this method needs it
+
+        return base_url(source, self)
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -154,8 +148,11 @@ def _hosts(raw: str | None) -> frozenset[str]:
 def load_settings(env: Mapping[str, str]) -> Settings:
     """Build settings from an environment mapping (pure; ``get_settings`` passes ``os.environ``)."""
     toolsets = env.get(TOOLSETS_ENV)
+    # Every SCHOLAR_<NAME>_URL, by lower-case name: the registry decides which names are sources.
     source_urls = {
-        name: env[f"{ENV_PREFIX}{name.upper()}_URL"] for name in SOURCES if env.get(f"{ENV_PREFIX}{name.upper()}_URL")
+        name[len(ENV_PREFIX) : -len("_URL")].lower(): value
+        for name, value in env.items()
+        if name.startswith(ENV_PREFIX) and name.endswith("_URL") and len(name) > len(ENV_PREFIX) + 4 and value
     }
     return Settings(
         contact_email=env.get(CONTACT_EMAIL_ENV) or None,

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scholar.config import Settings, get_settings
+
 
 @dataclass(frozen=True)
 class Source:
@@ -56,3 +58,20 @@ SOURCES: dict[str, Source] = _sources(
     Source("github_api", "https://api.github.com", 1.0),
     Source("docling", None, 0.0),
 )
+
+
+def base_url(source: str, settings: Settings | None = None) -> str:
+    """Base URL of an upstream: ``SCHOLAR_<NAME>_URL``, else the proxy base + ``/<name>``, else the public one.
+
+    Raises:
+        KeyError: for a source that is not in the registry, or one without a public default and no setting.
+    """
+    settings = settings or get_settings()
+    entry = SOURCES[source]
+    if source in settings.source_urls:
+        return settings.source_urls[source].rstrip("/")
+    if settings.upstream_proxy_base:
+        return f"{settings.upstream_proxy_base.rstrip('/')}/{source}"
+    if entry.default_base is None:
+        raise KeyError(f"source {source!r} has no public default; set SCHOLAR_{source.upper()}_URL")
+    return entry.default_base
