@@ -21,12 +21,15 @@ from scholar.runtime import aio
 from scholar.runtime.observability import metrics
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.results import dump_result, enforce_cap
+from scholar.store.limiter import answer_within
 from scholar.store.tasks import TaskStore, TaskTransitionError
 from scholar.validation import invalid_argument
 
 logger = logging.getLogger(__name__)
 
 Action = Callable[[dict[str, Any]], dict[str, Any]]
+# API Gateway ends a request after ~29 s: an inline call must have answered (or queued) well before that.
+INLINE_DEADLINE_S = 24.0
 
 
 @cache
@@ -86,7 +89,9 @@ async def run_tool(family: str, invocation: Invocation) -> dict[str, Any]:
     if invocation.task_id:
         _mark_running(invocation.task_id)
     try:
-        model = await handler(args, ctx)
+        # Inside a task (the retry machine) there is no gateway waiting: no deadline.
+        with answer_within(None if invocation.task_id else INLINE_DEADLINE_S):
+            model = await handler(args, ctx)
     except RateLimitedError:
         if not spec.queue_on_rate_limit or invocation.task_id:
             raise

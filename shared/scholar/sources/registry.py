@@ -29,8 +29,11 @@ def _sources(*items: Source) -> dict[str, Source]:
 
 
 SOURCES: dict[str, Source] = _sources(
-    # S2: 1 request/s with a key; the shared unauthenticated pool throttles far sooner.
-    Source("s2", "https://api.semanticscholar.org", 3.0, keyed_interval_s=1.0, key_setting="s2_api_key"),
+    # S2's published limits (semanticscholar.org/product/api): with a key, an introductory 1 request/s across
+    # all endpoints; without one, a pool shared by every unauthenticated caller (1,000 requests/s in total),
+    # which throttles with 429 under load. Pace both at 1 request/s: the keyed rate, and no more than a polite
+    # share of the pool; 429s from the pool are retried with Retry-After (scholar.http) or queued.
+    Source("s2", "https://api.semanticscholar.org", 1.0, keyed_interval_s=1.0, key_setting="s2_api_key"),
     # OpenAlex: 10 requests/s (polite pool with mailto).
     Source("openalex", "https://api.openalex.org", 0.1),
     # Crossref polite pool: 10 requests/s, keep it gentler.

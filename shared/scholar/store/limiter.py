@@ -11,15 +11,18 @@ that fallback is logged and counted (``fallback_counts``), never silent.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import logging
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from scholar.config import get_settings
-from scholar.errors import ScholarError
+from scholar.errors import RateLimitedError, ScholarError
 from scholar.store import aws
 from scholar.store.boundary import translate
 
@@ -29,6 +32,20 @@ _local_next: dict[str, float] = {}
 _local_lock = threading.Lock()
 _MAX_RACES = 8
 _ITEM_TTL_S = 3600
+# The monotonic time by which the current call must have answered (None: no deadline, e.g. inside a task).
+_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("scholar_call_deadline", default=None)
+
+
+@contextlib.contextmanager
+def answer_within(seconds: float | None) -> Iterator[None]:
+    """Run the enclosed call under a deadline: a paced request that could not go out in time is refused."""
+    token = _deadline.set(None if seconds is None else time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
 # Per source: how often this process paced alone because the shared item could not be used.
 _fallbacks: Counter[str] = Counter()
 
@@ -115,9 +132,23 @@ def reserve(source: str, interval_s: float) -> float:
 
 
 async def pace(source: str, interval_s: float) -> None:
-    """Wait for the next slot of ``source`` (no-op when the interval is 0)."""
+    """Wait for the next slot of ``source`` (no-op when the interval is 0).
+
+    Raises:
+        RateLimitedError: reason ``paced_past_deadline``: the slot lies beyond the call's deadline
+            (``answer_within``), so the call is refused now, while a tool that may queue can still answer
+            with a task, instead of being cut off by API Gateway. The slot stays reserved: the pace holds.
+    """
     if interval_s <= 0:
         return
     wait = await asyncio.to_thread(reserve, source, interval_s)
+    deadline = _deadline.get()
+    if deadline is not None and time.monotonic() + wait > deadline:
+        raise RateLimitedError(
+            f"{source}'s pace has no free slot before this call's deadline (next in {wait:.1f}s)",
+            source=source,
+            retry_after_s=wait,
+            reason="paced_past_deadline",
+        )
     if wait > 0:
         await asyncio.sleep(wait)
