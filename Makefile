@@ -36,6 +36,7 @@ test: $(VENV)/.installed $(TOOLS)/.installed
 lint: $(TOOLS)/.installed
 	$(SAM) validate --lint --template template.yaml
 	$(TOOLS)/bin/cfn-lint template.yaml
+	$(TOOLS)/bin/ruff check shared functions tests benchmarks
 
 build: $(TOOLS)/.installed
 	$(SAM) build --template template.yaml

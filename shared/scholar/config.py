@@ -12,7 +12,6 @@ from functools import cache
 
 from pydantic import BaseModel, Field, SecretStr
 
-
 ENV_PREFIX = "SCHOLAR_"
 UPSTREAM_PROXY_BASE_ENV = "SCHOLAR_UPSTREAM_PROXY_BASE"
 READ_ONLY_ENV = "SCHOLAR_READ_ONLY"
@@ -68,7 +67,7 @@ class Secrets(BaseModel):
         if name in self.values:
             return self.values[name]
         if name in self.parameters:
-            from scholar.store.secrets import get_secret_parameter  # I/O only when the secret is used
+            from scholar.store.secrets import get_secret_parameter  # noqa: PLC0415  # I/O only when a secret is used
 
             return get_secret_parameter(self.parameters[name])
         return None
@@ -120,7 +119,7 @@ class Settings(BaseModel):
         Raises:
             KeyError: for a source that is not in the registry, or one without a public default.
         """
-        from scholar.sources.registry import base_url  # settings sit below the registry: only this method needs it
+        from scholar.sources.registry import base_url  # noqa: PLC0415  # settings sit below the registry
 
         return base_url(source, self)
 

@@ -97,9 +97,8 @@ def test_each_client_error_code_maps_to_what_it_means(code, expected):
 
 
 def test_the_boundary_lets_our_own_errors_through_unchanged():
-    with pytest.raises(TaskTransitionError):
-        with boto_errors("testing"):
-            raise TaskTransitionError("already final")
+    with pytest.raises(TaskTransitionError), boto_errors("testing"):
+        raise TaskTransitionError("already final")
 
 
 def test_a_throttled_cache_read_is_unavailable_not_internal(aws):

@@ -8,8 +8,7 @@ import pytest
 
 from scholar.errors import RateLimitedError
 from scholar.http import interval_for
-from scholar.runtime import aio
-from scholar.runtime import family
+from scholar.runtime import aio, family
 from scholar.sources.registry import SOURCES
 from scholar.store import limiter
 from tests.papers.test_get_paper import PNAS_DOI, S2_PNAS, TRIVIAL_MACHINE, invoke_papers

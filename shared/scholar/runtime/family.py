@@ -18,8 +18,8 @@ from pydantic import ValidationError
 from scholar.catalogue import CallContext, Handler, family_tools
 from scholar.errors import InternalError, InvalidArgumentError, RateLimitedError, ScholarError
 from scholar.runtime import aio
-from scholar.runtime.observability import metrics
 from scholar.runtime.invocation import Invocation, Outcome
+from scholar.runtime.observability import metrics
 from scholar.runtime.results import dump_result, enforce_cap
 from scholar.store.limiter import answer_within
 from scholar.store.tasks import TaskStore, TaskTransitionError
@@ -95,7 +95,7 @@ async def run_tool(family: str, invocation: Invocation) -> dict[str, Any]:
     except RateLimitedError:
         if not spec.queue_on_rate_limit or invocation.task_id:
             raise
-        from scholar.runtime.queue import enqueue_retry  # only on the throttled path
+        from scholar.runtime.queue import enqueue_retry  # noqa: PLC0415  # only on the throttled path
 
         logger.info("queuing %s after the retry budget ran out", spec.name)
         return dump_result(enqueue_retry(spec, invocation, reason="rate_limited"))

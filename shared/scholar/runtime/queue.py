@@ -6,14 +6,13 @@ import hashlib
 import json
 import time
 
-from scholar.catalogue import ToolSpec
+from scholar.catalogue import QueuedResult, ToolSpec
 from scholar.config import get_settings
 from scholar.errors import UnavailableError
 from scholar.runtime.executions import start_execution
 from scholar.runtime.invocation import Invocation
 from scholar.runtime.invoke import function_name
 from scholar.store.tasks import TaskItem, TaskStore, new_task_id
-from scholar.catalogue import QueuedResult
 
 # A rate-limited call's task lives 10 minutes after it finishes; the retries may take a while first.
 RETRY_TASK_TTL_S = 3600

@@ -32,9 +32,14 @@ THROTTLING_CODES = frozenset(
     }
 )
 # A condition another writer made false: retrying (after re-reading) may succeed.
-CONFLICT_CODES = frozenset({"ConditionalCheckFailedException", "TransactionCanceledException", "TransactionConflictException"})
+CONFLICT_CODES = frozenset(
+    {"ConditionalCheckFailedException", "TransactionCanceledException", "TransactionConflictException"}
+)
 # The service failed on its side.
-SERVICE_CODES = frozenset({"InternalServerError", "InternalFailure", "InternalError", "ServiceUnavailable", "ServiceUnavailableException", "503", "500"})
+SERVICE_CODES = frozenset(
+    {"InternalServerError", "InternalFailure", "InternalError", "ServiceUnavailable", "ServiceUnavailableException",
+     "503", "500"}
+)
 # Our deployment is wrong: a missing table or bucket, refused credentials.
 CONFIG_CODES = frozenset(
     {

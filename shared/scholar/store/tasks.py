@@ -208,7 +208,8 @@ class TaskStore:
             values[":exp"] = {"N": str(expires_at)}
         # Timeline guarded: a retry that finishes after a cancel, or a second finisher, must not
         # overwrite the first terminal state the caller may already have read.
-        condition = "attribute_exists(task_id) AND #s IN (" + ", ".join(f":from{i}" for i in range(len(allowed_from))) + ")"
+        states = ", ".join(f":from{i}" for i in range(len(allowed_from)))
+        condition = f"attribute_exists(task_id) AND #s IN ({states})"
         with boto_errors("updating a task"):
             try:
                 self.client.update_item(
