@@ -117,7 +117,9 @@ class InvalidArgumentError(ScholarError):
 
 class NotFoundError(ScholarError):
     code = NOT_FOUND
-    default_hint = "Check the identifier; another identifier form (DOI, arXiv id, S2 id) may resolve."
+    # No default: what to try next depends on the tool (a DOI means nothing to get_book); the family
+    # function adds its own hint where the raiser gave none (scholar.runtime.hints).
+    default_hint = None
 
 
 class ForbiddenError(ScholarError):

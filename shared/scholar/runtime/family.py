@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from scholar.catalogue import CallContext, Handler, family_tools
 from scholar.errors import InternalError, InvalidArgumentError, RateLimitedError, ScholarError
 from scholar.runtime import aio
+from scholar.runtime.hints import with_family_hint
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.observability import metrics
 from scholar.runtime.results import dump_result, enforce_cap
@@ -64,7 +65,7 @@ def dispatch(family: str, event: dict[str, Any]) -> dict[str, Any]:
     try:
         result = aio.run(run_tool(family, invocation))
     except ScholarError as err:
-        return _failure(err)
+        return _failure(with_family_hint(err, family))
     except Exception:  # the top of a handler: report, never crash the caller
         logger.exception("tool %s failed unexpectedly", invocation.tool)
         return _failure(InternalError("an unexpected error occurred; it was logged", retryable=True))
