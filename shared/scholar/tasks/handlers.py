@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from scholar.catalogue import CallContext, Handler
-from scholar.errors import NotFoundError
+from scholar.errors import InternalError, NotFoundError
 from scholar.runtime.reconcile import reconcile
 from scholar.runtime.invocation import Outcome
 from scholar.store.tasks import TaskItem, TaskStore, TaskTransitionError
@@ -67,7 +67,7 @@ def record_outcome(event: dict[str, Any]) -> dict[str, Any]:
                 task_id, "completed", allowed_from=("pending", "running"), result=outcome.result or {}, expires_at=expires
             )
         else:
-            error = outcome.error or {"code": "internal", "message": "the task failed", "retryable": True}
+            error = outcome.error or InternalError("the task failed", retryable=True).to_envelope()["error"]
             TaskStore().transition(
                 task_id, "failed", allowed_from=("pending", "running"), error=error, expires_at=expires
             )
