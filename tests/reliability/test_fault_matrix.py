@@ -94,6 +94,30 @@ PENDING_HONEST_A: dict[tuple[str, str, str], int] = {
 }
 
 CELLS = [(probe, fault) for probe in PROBES for fault in FAULTS]
+# What each faulted call answered, for docs/reliability.md (printed at the end with -s).
+OUTCOMES: dict[tuple[str, str, str], str] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report_outcomes():
+    yield
+    rows = sorted({(s, t) for s, t, _ in OUTCOMES})
+    print("\n| source | tool | " + " | ".join(FAULTS) + " |")
+    print("|---|---|" + "---|" * len(FAULTS))
+    for source, tool in rows:
+        cells = [OUTCOMES.get((source, tool, f), "") for f in FAULTS]
+        print(f"| {source} | {tool} | " + " | ".join(cells) + " |")
+
+
+def outcome(answer: Answer) -> str:
+    """A short label of what the client got: the error code (+ retryable), queued, partial, or ok."""
+    if answer.is_error:
+        return f"{answer.error.get('code')}{'' if answer.error.get('retryable') else ' (final)'}"
+    if answer.structured.get("queued"):
+        return "queued"
+    if answer.structured.get("partial"):
+        return "partial"
+    return "ok"
 
 
 def _id(cell: tuple[Probe, str]) -> str:
@@ -138,6 +162,7 @@ def run_cell(url: str, fake: FakeUpstream, probe: Probe, fault: str) -> str | No
     _serve(fake, probe)
     fake.inject(probe.source, probe.path_prefix, times=None, **FAULTS[fault](probe))
     faulted = call(url, probe.tool, probe.arguments)
+    OUTCOMES[(probe.source, probe.tool, fault)] = outcome(faulted)
     fake.reset()
     _serve(fake, probe)
     if (why := problem_with_faulted(faulted, probe, fault)) is not None:
