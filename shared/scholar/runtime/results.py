@@ -61,6 +61,12 @@ def enforce_cap(tool: str, result: dict[str, Any]) -> dict[str, Any]:
     Raises:
         TooLargeError: the response would exceed ``MAX_RESPONSE_BYTES``.
     """
+    text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    n = len(text.encode())
+    # Escaping at most sextuples a character (a control character becomes \u00XX): small answers need no
+    # second pass, so the usual result costs one serialisation.
+    if 7 * n + 2 <= MAX_RESPONSE_BYTES:
+        return result
     size = response_bytes(result)
     if size > MAX_RESPONSE_BYTES:
         raise TooLargeError(
