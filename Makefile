@@ -48,6 +48,7 @@ lint: $(TOOLS)/.installed $(CHECKOV)/.installed
 	$(SAM) validate --lint --template template.yaml
 	$(TOOLS)/bin/cfn-lint template.yaml
 	$(CHECKOV)/bin/checkov -f template.yaml --framework cloudformation --skip-download --quiet --compact
+	$(TOOLS)/bin/ruff check shared functions tests benchmarks
 
 # The .pyc step runs the project's own Python: a fresh clone needs the venv first.
 build: $(VENV)/.installed $(TOOLS)/.installed

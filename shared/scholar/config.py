@@ -12,8 +12,6 @@ from functools import cache
 
 from pydantic import BaseModel, Field, SecretStr
 
-from scholar.sources.registry import SOURCES
-
 ENV_PREFIX = "SCHOLAR_"
 UPSTREAM_PROXY_BASE_ENV = "SCHOLAR_UPSTREAM_PROXY_BASE"
 READ_ONLY_ENV = "SCHOLAR_READ_ONLY"
@@ -81,7 +79,7 @@ class Secrets(BaseModel):
         if name in self.values:
             return self.values[name]
         if name in self.parameters:
-            from scholar.store.secrets import get_secret_parameter  # I/O only when the secret is used
+            from scholar.store.secrets import get_secret_parameter  # noqa: PLC0415  # I/O only when a secret is used
 
             return get_secret_parameter(self.parameters[name])
         return None
@@ -138,19 +136,14 @@ class Settings(BaseModel):
     build: str = "dev"
 
     def base_url(self, source: str) -> str:
-        """Base URL of an upstream: ``SCHOLAR_<NAME>_URL``, else the proxy base + ``/<name>``, else the public one.
+        """Base URL of an upstream (see ``scholar.sources.registry.base_url``, where the rule lives).
 
         Raises:
-            KeyError: for a source that is not in the registry.
+            KeyError: for a source that is not in the registry, or one without a public default.
         """
-        entry = SOURCES[source]
-        if source in self.source_urls:
-            return self.source_urls[source].rstrip("/")
-        if self.upstream_proxy_base:
-            return f"{self.upstream_proxy_base.rstrip('/')}/{source}"
-        if entry.default_base is None:
-            raise KeyError(f"source {source!r} has no public default; set SCHOLAR_{source.upper()}_URL")
-        return entry.default_base
+        from scholar.sources.registry import base_url  # noqa: PLC0415  # settings sit below the registry
+
+        return base_url(source, self)
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -176,8 +169,11 @@ def _hosts(raw: str | None) -> frozenset[str]:
 def load_settings(env: Mapping[str, str]) -> Settings:
     """Build settings from an environment mapping (pure; ``get_settings`` passes ``os.environ``)."""
     toolsets = env.get(TOOLSETS_ENV)
+    # Every SCHOLAR_<NAME>_URL, by lower-case name: the registry decides which names are sources.
     source_urls = {
-        name: env[f"{ENV_PREFIX}{name.upper()}_URL"] for name in SOURCES if env.get(f"{ENV_PREFIX}{name.upper()}_URL")
+        name[len(ENV_PREFIX) : -len("_URL")].lower(): value
+        for name, value in env.items()
+        if name.startswith(ENV_PREFIX) and name.endswith("_URL") and len(name) > len(ENV_PREFIX) + 4 and value
     }
     return Settings(
         contact_email=env.get(CONTACT_EMAIL_ENV) or None,

@@ -93,6 +93,11 @@ class ScholarError(Exception):
             error["details"] = self.details
         if self.hint:
             error["recovery"] = {"hint": self.hint}
+        # Clients written to seed 004's convention read {code, message, data: {reason, recovery, retryable}}.
+        data: dict[str, Any] = {"reason": self.reason or self.code, "retryable": self.retryable}
+        if self.hint:
+            data["recovery"] = {"hint": self.hint}
+        error["data"] = data
         return {"error": error}
 
 
@@ -112,7 +117,9 @@ class InvalidArgumentError(ScholarError):
 
 class NotFoundError(ScholarError):
     code = NOT_FOUND
-    default_hint = "Check the identifier; another identifier form (DOI, arXiv id, S2 id) may resolve."
+    # No default: what to try next depends on the tool (a DOI means nothing to get_book); the family
+    # function adds its own hint where the raiser gave none (scholar.runtime.hints).
+    default_hint = None
 
 
 class ForbiddenError(ScholarError):

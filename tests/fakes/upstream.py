@@ -30,6 +30,7 @@ from urllib.parse import unquote
 from tests.fakes.routes import Query, Route, RouteTable, Skipped, content_type_for, load_recorded_routes, parse_query
 
 ROUTE_HEADER = "X-Fake-Upstream-Route"  # names the fixture file (or "explicit"/"fault") that answered
+DROP_STATUS = 0  # a Reply with this status closes the connection without answering
 
 
 class RecordedRequest(NamedTuple):
@@ -62,6 +63,7 @@ class _Fault:
     content_type: str
     remaining: int | None
     delay_s: float
+    drop: bool = False
 
     def applies(self, source: str, path: str) -> bool:
         return source == self.source and path.startswith(self.path_prefix) and self.remaining != 0
@@ -185,6 +187,7 @@ class FakeUpstream:
         content_type: str = "application/json",
         times: int | None = 1,
         delay_s: float = 0.0,
+        drop: bool = False,
     ) -> None:
         """Make the next ``times`` requests to ``source`` under ``path_prefix`` fail (oldest fault first).
 
@@ -197,10 +200,11 @@ class FakeUpstream:
             content_type: Content-Type of ``body``.
             times: how many requests get the fault; None: every one until ``reset()``.
             delay_s: seconds to wait before answering.
+            drop: close the connection without any answer (a dropped connection); ``status`` is ignored.
         """
         if headers is None:
             headers = {"Retry-After": "1"} if status in (429, 503) else {}
-        fault = _Fault(source, path_prefix, status, tuple(headers.items()), body, content_type, times, delay_s)
+        fault = _Fault(source, path_prefix, status, tuple(headers.items()), body, content_type, times, delay_s, drop)
         with self._lock:
             self._faults.append(fault)
 
@@ -251,6 +255,8 @@ class FakeUpstream:
                 fault.remaining -= 1
             delay = self._latency_s + (fault.delay_s if fault else 0.0)
             route = self.routes.match(method, source, path, query, body)
+        if fault is not None and fault.drop:
+            return Reply(DROP_STATUS, (), b"", delay)
         if fault is not None and fault.status is not None:
             note = json.dumps({"fake_upstream": "injected fault", "status": fault.status}).encode()
             headers = (("Content-Type", fault.content_type), (ROUTE_HEADER, "fault"), *fault.headers)
@@ -284,6 +290,9 @@ class _Handler(BaseHTTPRequestHandler):
         reply = self.server.fake.respond(self.command, self.path, body, headers)
         if reply.delay_s:
             time.sleep(reply.delay_s)
+        if reply.status == DROP_STATUS:
+            self.close_connection = True  # no status line, no body: the client sees the connection drop
+            return
         try:
             self.send_response(reply.status)
             for name, value in reply.headers:

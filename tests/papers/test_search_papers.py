@@ -147,3 +147,10 @@ def test_long_abstracts_are_shortened_in_compact_lists(aws, upstream):
     assert len(paper.abstract) <= 501
     assert len(paper.authors) == 5
     assert paper.authorCount == 9
+
+
+def test_a_relevance_page_is_cut_to_limit_when_s2_sends_more_and_the_next_offset_follows_the_cut(aws, turing):
+    _, recorded = turing  # the recorded page holds 100 rows; ask for 10 of them
+    result = run_search(query="turing", limit=10)
+    assert [p.paperId for p in result.data] == [row["paperId"] for row in recorded["data"][:10]]
+    assert result.next_offset == 10

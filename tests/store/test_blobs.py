@@ -31,7 +31,8 @@ def test_a_second_put_of_the_same_bytes_is_skipped(aws, monkeypatch):
 
 def test_different_bytes_get_different_keys(aws):
     store = BlobStore()
-    assert store.put_content("md", b"a", ".md", "text/markdown") != store.put_content("md", b"b", ".md", "text/markdown")
+    first = store.put_content("md", b"a", ".md", "text/markdown")
+    assert first != store.put_content("md", b"b", ".md", "text/markdown")
 
 
 def test_a_missing_object_reads_as_none_and_does_not_exist(aws):

@@ -40,12 +40,24 @@ def test_a_bare_envelope_holds_code_message_and_retryable_only():
     body = envelope["error"]
     assert body["code"] == errors.NOT_FOUND
     assert body["retryable"] is False
-    assert set(body) == {"code", "message", "retryable", "recovery"}  # NotFoundError has a default hint
+    assert set(body) == {"code", "message", "retryable", "data"}  # the family adds a not_found hint that fits
 
 
 def test_an_error_without_a_hint_has_no_recovery_field():
     body = ForbiddenError("refused").to_envelope()["error"]
-    assert set(body) == {"code", "message", "retryable"}
+    assert set(body) == {"code", "message", "retryable", "data"}
+    assert set(body["data"]) == {"reason", "retryable"}
+
+
+def test_the_envelope_also_carries_seed_004s_data_with_reason_recovery_and_retryable():
+    body = RateLimitedError("slow down", source="s2", hint="wait", reason="quota").to_envelope()["error"]
+    assert body["data"] == {"reason": "quota", "recovery": {"hint": "wait"}, "retryable": True}
+
+
+def test_without_a_reason_the_data_reason_is_the_code():
+    body = UpstreamError("bad gateway", status=502).to_envelope()["error"]
+    assert body["data"]["reason"] == errors.UPSTREAM_ERROR
+    assert body["data"]["recovery"] == body["recovery"]
 
 
 def test_optional_fields_appear_in_the_envelope_when_set():

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from scholar.catalogue import READ_ONLY_LOCAL, READ_ONLY_OPEN, ToolSpec
 
 START_CEILING = 10_000
-DEFAULT_MAX_CHARACTERS = 100_000
+# One slice stays within the 80,000-character result budget (DESIGN §4) with room for the other fields.
+DEFAULT_MAX_CHARACTERS = 60_000
+MAX_CHARACTERS = 75_000
 MAX_IDS = 10
 
 # Tab, newline and carriage return are allowed; every other control character is refused.
@@ -163,20 +165,26 @@ class ReadPaperInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     paper_id: ArxivIdText
-    max_characters: Annotated[int, Field(ge=1, le=50_000_000)] | None = Field(
+    max_characters: Annotated[int, Field(ge=1, le=MAX_CHARACTERS)] | None = Field(
         default=DEFAULT_MAX_CHARACTERS,
-        description="Characters of cleaned body to return (default 100,000); null returns the whole body. "
-        "Math-heavy papers run to several hundred thousand characters: prefer paging with start.",
+        description="Characters of cleaned body to return (default 60,000, at most 75,000; null means the "
+        "most, 75,000). Math-heavy papers run to several hundred thousand characters: page with start.",
     )
     start: Annotated[
         int,
         Field(
             ge=0,
             le=50_000_000,
-            description="Offset into the cleaned body (default 0). With max_characters=100000, start=100000 "
-            "gives characters 100,000-199,999; body_characters is the total.",
+            description="Offset into the cleaned body (default 0). With max_characters=60000, start=60000 "
+            "gives characters 60,000-119,999; body_characters is the total.",
         ),
     ] = 0
+
+    @field_validator("max_characters", mode="after")
+    @classmethod
+    def _null_is_the_most(cls, value: int | None) -> int:
+        # Seed 004 clients send null for "everything": they get the largest slice, never an unbounded one.
+        return MAX_CHARACTERS if value is None else value
 
 
 class ReadPaperResult(BaseModel):
@@ -264,7 +272,7 @@ TOOLS = (
         description="Full text of an arXiv paper as Markdown with LaTeX math: from arXiv's HTML render, else "
         "ar5iv's, else the PDF's text layer (source says which). Navigation and page chrome are stripped; "
         "headings, tables, captions, footnotes and references are kept. Long papers come in slices: page "
-        "with start and max_characters (default 100,000; null for everything); body_characters is the total.",
+        "with start and max_characters (default 60,000, at most 75,000); body_characters is the total.",
         input_model=ReadPaperInput,
         output_model=ReadPaperResult,
         annotations=READ_ONLY_OPEN,

@@ -77,7 +77,7 @@ def from_edition(
         cover_url=cover_url(cover),
         google_books_url=f"https://books.google.com/books?id={google}" if google else None,
         worldcat_url=worldcat_url(isbn13),
-        subjects=((work.subjects if work and work.subjects else edition.subjects))[:25],
+        subjects=(work.subjects if work and work.subjects else edition.subjects)[:25],
         page_count=edition.number_of_pages,
         description=next((t for t in (texts if about_work else texts[::-1]) if t), None),
         sources=["openlibrary"],

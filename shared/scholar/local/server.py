@@ -7,6 +7,7 @@ unless a test passes its own factory.
 
 from __future__ import annotations
 
+import errno
 import logging
 import socket
 import threading
@@ -53,11 +54,23 @@ def serve(host: str, port: int, *, template: Path | None = None) -> None:
         host: interface to bind (127.0.0.1 unless you mean to expose it).
         port: TCP port.
         template: the SAM template; defaults to ``default_template()``.
+
+    Raises:
+        SystemExit: the port is taken (the message names the setting that picks another).
     """
-    with LocalStack(template=template or default_template()) as stack:
+    # Bind first: a busy port fails at once, before the stack starts and before any banner claims the URL.
+    try:
+        sock = listening_socket(host, port)
+    except OSError as exc:
+        if exc.errno not in (errno.EADDRINUSE, errno.EACCES):
+            raise
+        raise SystemExit(
+            f"cannot listen on {host}:{port} ({exc.strerror}); pick another port with SCHOLAR_PORT=<port> "
+            f"(and the interface with SCHOLAR_HOST), e.g. SCHOLAR_PORT={port + 1} make serve"
+        ) from exc
+    with sock, LocalStack(template=template or default_template()) as stack:
         logger.info("AWS stand-in ready in %.2f s (%s)", stack.startup_s, stack.endpoint_url)
         print(f"Scholar MCP at http://{host}:{port}/mcp (AWS stand-in: moto at {stack.endpoint_url})", flush=True)
-        sock = listening_socket(host, port)
         uvicorn.Server(uvicorn.Config(_gateway_app(), log_level="info")).run(sockets=[sock])
 
 
@@ -72,7 +85,11 @@ def listening_socket(host: str, port: int) -> socket.socket:
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
     return sock
 
 

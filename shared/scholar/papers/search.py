@@ -58,7 +58,8 @@ async def search_papers(args: SearchPapersInput, cache: Cache | None = None) -> 
     else:
         params.update(offset=str(args.offset), limit=str(args.limit))
         data = await s2.search_papers(params, bulk=False)
-        rows = data.get("data") or []
+        # S2 may send more rows than asked (seen on relevance search): the page is what the caller asked for.
+        rows = (data.get("data") or [])[: args.limit]
     total = int(data.get("total") or 0)
     papers = [from_s2(row, fields) for row in rows]
     if args.fields != "full":

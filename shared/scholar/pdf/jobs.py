@@ -25,6 +25,7 @@ from scholar.pdf.fetch import web_access
 from scholar.pdf.ssrf import vet_url
 from scholar.runtime.cancel import cancel
 from scholar.runtime.executions import start_execution
+from scholar.runtime.queue import new_task, start_task
 from scholar.store.tasks import ACTIVE, TaskItem, TaskStore, TaskTransitionError
 from scholar.catalogue import QueuedResult
 
@@ -113,14 +114,8 @@ def queue(job: Job, ctx: CallContext) -> QueuedResult:
     digest = hashlib.sha256(job.dedupe_key().encode()).hexdigest()
     for generation in range(MAX_GENERATIONS):
         task_id = f"pdf{base}g{generation}"
-        item = TaskItem(
-            task_id=task_id,
-            principal=ctx.principal,
-            tool=job.tool,
-            arguments_digest=digest,
-            expires_at=int(time.time()) + PDF_TASK_TTL_S,
-            progress="queued",
-        )
+        item = new_task(principal=ctx.principal, tool=job.tool, digest=digest, ttl_s=PDF_TASK_TTL_S,
+                        progress="queued", task_id=task_id)
         try:
             store.create(item)
         except TaskTransitionError:
@@ -128,22 +123,17 @@ def queue(job: Job, ctx: CallContext) -> QueuedResult:
             if existing is None or existing.status not in ACTIVE:
                 continue  # finished, failed, cancelled or expired: a new run gets the next generation
             item = existing
-        _start(machine, item, job)
-        return QueuedResult(task_id=task_id, tool=job.tool, poll_after_s=POLL_AFTER_S)
+        return start_task(item, lambda task: _start(machine, task, job), poll_after_s=POLL_AFTER_S, store=store,
+                          create=False)
     raise UnavailableError(
         "this request was run too many times in the last hour", retryable=True, retry_after_s=_BUCKET_S
     )
 
 
-def _start(machine: str, item: TaskItem, job: Job) -> None:
+def _start(machine: str, item: TaskItem, job: Job) -> str:
     """Start the execution named after the task (a second start of the same name is a no-op)."""
     payload = {"task_id": item.task_id, "principal": item.principal, "job": job.model_dump(mode="json")}
-    arn = start_execution(machine, item.task_id, payload)
-    if item.execution_arn is None:
-        try:
-            TaskStore().transition(item.task_id, "pending", allowed_from=("pending",), execution_arn=arn)
-        except TaskTransitionError:
-            pass  # the pipeline is already on it (its steps record the execution ARN too)
+    return start_execution(machine, item.task_id, payload)
 
 
 def cancel_task(task_id: str, principal: str) -> bool:

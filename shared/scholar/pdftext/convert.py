@@ -42,9 +42,16 @@ class PdfExtractionError(UnavailableError):
         "Try another copy of the paper (another source or URL); a docling-serve converter with OCR "
         "can read scanned PDFs."
     )
+    # The hint fits the cause: OCR helps a scanned PDF, never a password-protected one.
+    HINTS = {
+        "encrypted": "The PDF is password-protected, so no converter can read it; try another copy of the paper "
+        "(another source or URL).",
+        "invalid_pdf": "The file is not a readable PDF; try another copy of the paper (another source or URL).",
+    }
 
     def __init__(self, message: str, *, cause: str) -> None:
-        super().__init__(message, reason=PDF_EXTRACTION_FAILED, retryable=False, details={"cause": cause})
+        super().__init__(message, reason=PDF_EXTRACTION_FAILED, retryable=False, details={"cause": cause},
+                         hint=self.HINTS.get(cause))
         self.cause = cause
 
 

@@ -19,14 +19,19 @@ from scholar.catalogue import CallContext, Handler, family_tools
 from scholar.errors import InternalError, InvalidArgumentError, RateLimitedError, ScholarError
 from scholar.health.recorder import Call, recording
 from scholar.runtime import aio
-from scholar.runtime.observability import metrics
+from scholar.runtime.hints import with_family_hint
 from scholar.runtime.invocation import Invocation, Outcome
+from scholar.runtime.observability import metrics
+from scholar.runtime.results import dump_result, enforce_cap
+from scholar.store.limiter import answer_within
 from scholar.store.tasks import TaskStore, TaskTransitionError
 from scholar.validation import validate_arguments
 
 logger = logging.getLogger(__name__)
 
 Action = Callable[[dict[str, Any]], dict[str, Any]]
+# API Gateway ends a request after ~29 s: an inline call must have answered (or queued) well before that.
+INLINE_DEADLINE_S = 24.0
 
 
 @cache
@@ -67,7 +72,7 @@ def _run(family: str, invocation: Invocation, call: Call) -> dict[str, Any]:
     try:
         result = aio.run(call.bind(run_tool(family, invocation)))
     except ScholarError as err:
-        return _failure(err)
+        return _failure(with_family_hint(err, family))
     except Exception:  # the top of a handler: report, never crash the caller
         logger.exception("tool %s failed unexpectedly", invocation.tool)
         return _failure(InternalError("an unexpected error occurred; it was logged", retryable=True))
@@ -89,15 +94,17 @@ async def run_tool(family: str, invocation: Invocation) -> dict[str, Any]:
     if invocation.task_id:
         _mark_running(invocation.task_id)
     try:
-        model = await handler(args, ctx)
+        # Inside a task (the retry machine) there is no gateway waiting: no deadline.
+        with answer_within(None if invocation.task_id else INLINE_DEADLINE_S):
+            model = await handler(args, ctx)
     except RateLimitedError:
         if not spec.queue_on_rate_limit or invocation.task_id:
             raise
-        from scholar.runtime.queue import enqueue_retry  # only on the throttled path
+        from scholar.runtime.queue import enqueue_retry  # noqa: PLC0415  # only on the throttled path
 
         logger.info("queuing %s after the retry budget ran out", spec.name)
-        return enqueue_retry(spec, invocation, reason="rate_limited").model_dump(mode="json")
-    return model.model_dump(mode="json", by_alias=True)
+        return dump_result(enqueue_retry(spec, invocation, reason="rate_limited"))
+    return enforce_cap(spec.name, dump_result(model))
 
 
 def _mark_running(task_id: str) -> None:

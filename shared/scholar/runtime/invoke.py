@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import threading
 from typing import Any
 
 from scholar.config import get_settings
@@ -22,11 +23,11 @@ def function_name(family: str) -> str:
 def invoke_function_async(family: str, payload: dict[str, Any]) -> None:
     """Start a family function without waiting for it (Lambda ``Event`` invocation)."""
     if get_settings().local_dispatch:
-        import threading
-
         module = importlib.import_module(f"functions.{family}.app")
         context = _local_context(family)
-        threading.Thread(target=module.lambda_handler, args=(payload, context), name=f"{family}-async", daemon=True).start()
+        worker = threading.Thread(target=module.lambda_handler, args=(payload, context), name=f"{family}-async",
+                                  daemon=True)
+        worker.start()
         return
     aws.client("lambda").invoke(
         FunctionName=function_name(family), InvocationType="Event", Payload=json.dumps(payload).encode()
@@ -34,7 +35,7 @@ def invoke_function_async(family: str, payload: dict[str, Any]) -> None:
 
 
 def _local_context(family: str) -> Any:
-    from scholar.runtime.context import LocalContext
+    from scholar.runtime.context import LocalContext  # noqa: PLC0415  # local dispatch only (scripts, tests)
 
     return LocalContext(function_name=function_name(family))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from botocore.exceptions import ClientError
 
+from scholar.errors import InternalError
 from scholar.runtime.executions import describe_execution
 from scholar.store.tasks import TERMINAL, TaskItem, TaskStore, TaskTransitionError
 
@@ -23,7 +24,7 @@ def reconcile(store: TaskStore, task: TaskItem) -> TaskItem:
         return task
     if status not in _DEAD_EXECUTIONS:
         return task
-    error = {"code": "internal", "message": f"the background execution ended as {status}", "retryable": True}
+    error = InternalError(f"the background execution ended as {status}", retryable=True).to_envelope()["error"]
     try:
         store.transition(task.task_id, "failed", allowed_from=("pending", "running"), error=error)
     except TaskTransitionError:

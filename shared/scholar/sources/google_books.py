@@ -20,7 +20,7 @@ from scholar import http
 from scholar.config import get_settings
 from scholar.errors import ForbiddenError, NotFoundError, RateLimitedError, UpstreamError
 from scholar.ids import InvalidIdError, parse_isbn
-from scholar.store.cache import Cache
+from scholar.store.cache import Cache, unless_known_missing
 
 SOURCE = "google_books"
 PUBLIC_BOOKS = "https://books.google.com"
@@ -143,20 +143,8 @@ def _raise_refusal(response: httpx.Response, what: str) -> None:
     )
 
 
-async def volume_by_isbn(isbn: str, cache: Cache | None = None) -> Volume:
-    """The Google Books volume listing this ISBN (cached 7 days under ``result#gb-volume:<ISBN-13>``).
-
-    Raises:
-        InvalidIdError: not a valid ISBN.
-        NotFoundError: Google Books has no volume with this ISBN (remembered for a day).
-        RateLimitedError, ForbiddenError, UpstreamError: the request failed.
-    """
-    cache = cache or Cache()
-    isbn13 = parse_isbn(isbn)
-    if (hit := cache.get("result", f"gb-volume:{isbn13}")) is not None:
-        return Volume.model_validate(hit)
-    if cache.get("negative", f"gb-isbn:{isbn13}") is not None:
-        raise NotFoundError(f"{SOURCE} has no volume with ISBN {isbn13}", source=SOURCE, status=404)
+async def _volume_listing(isbn13: str) -> Volume:
+    """Ask Google Books for the volume holding ``isbn13`` (a 404 and an empty listing are both not_found)."""
     key = get_settings().secrets.google_books_api_key
     headers = {API_KEY_HEADER: key.get_secret_value()} if key is not None else None
     what = f"volume with ISBN {isbn13}"
@@ -170,7 +158,22 @@ async def volume_by_isbn(isbn: str, cache: Cache | None = None) -> Volume:
     volumes = [volume_from_json(i) for i in items if isinstance(i, dict)]
     volume = next((v for v in volumes if v.id and _holds(v, isbn13)), None)
     if volume is None:
-        cache.put("negative", f"gb-isbn:{isbn13}", {"status": 404})
         raise NotFoundError(f"{SOURCE} has no volume with ISBN {isbn13}", source=SOURCE, status=404)
+    return volume
+
+
+async def volume_by_isbn(isbn: str, cache: Cache | None = None) -> Volume:
+    """The Google Books volume listing this ISBN (cached 7 days under ``result#gb-volume:<ISBN-13>``).
+
+    Raises:
+        InvalidIdError: not a valid ISBN.
+        NotFoundError: Google Books has no volume with this ISBN (a 404 or an empty listing; remembered for an hour).
+        RateLimitedError, ForbiddenError, UpstreamError: the request failed.
+    """
+    cache = cache or Cache()
+    isbn13 = parse_isbn(isbn)
+    if (hit := cache.get("result", f"gb-volume:{isbn13}")) is not None:
+        return Volume.model_validate(hit)
+    volume = await unless_known_missing(cache, f"gb-isbn:{isbn13}", lambda: _volume_listing(isbn13))
     cache.put("result", f"gb-volume:{isbn13}", volume.model_dump(mode="json"))
     return volume

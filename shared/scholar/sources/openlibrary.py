@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from scholar import http
 from scholar.errors import ForbiddenError, NotFoundError, UpstreamError
 from scholar.ids import InvalidIdError, isbn13_to_isbn10, parse_isbn
-from scholar.store.cache import Cache
+from scholar.store.cache import Cache, unless_known_missing
 from scholar.urlpath import segment
 
 SOURCE = "openlibrary"
@@ -388,7 +388,10 @@ async def get_edition(edition_id: str, cache: Cache | None = None) -> Edition:
     cache = cache or Cache()
     if (hit := cache.get("record", f"ol-edition:{edition_id}")) is not None:
         return Edition.model_validate(hit)
-    edition = edition_from_json(await _get_record(f"/books/{segment(edition_id)}.json", what=f"edition {edition_id}"))
+    data = await unless_known_missing(
+        cache, f"ol-edition:{edition_id}", lambda: _get_record(f"/books/{segment(edition_id)}.json", what=f"edition {edition_id}")
+    )
+    edition = edition_from_json(data)
     edition.id = edition.id or edition_id
     cache.put("record", f"ol-edition:{edition.id}", edition.model_dump(mode="json"))
     return edition
@@ -434,7 +437,10 @@ async def get_work(work_id: str, cache: Cache | None = None) -> Work:
     cache = cache or Cache()
     if (hit := cache.get("record", f"ol-work:{work_id}")) is not None:
         return Work.model_validate(hit)
-    work = work_from_json(await _get_record(f"/works/{segment(work_id)}.json", what=f"work {work_id}"))
+    data = await unless_known_missing(
+        cache, f"ol-work:{work_id}", lambda: _get_record(f"/works/{segment(work_id)}.json", what=f"work {work_id}")
+    )
+    work = work_from_json(data)
     work.id = work.id or work_id
     cache.put("record", f"ol-work:{work.id}", work.model_dump(mode="json"))
     return work
@@ -474,8 +480,8 @@ async def list_editions(work_id: str, *, offset: int = 0, limit: int = 50, cache
     key = f"ol-editions:{work_id}:{offset}:{limit}"
     if (hit := cache.get("list", key)) is not None:
         return EditionsPage.model_validate(hit)
-    data = await _get(f"/works/{segment(work_id)}/editions.json", what=f"editions of work {work_id}",
-                      params={"limit": limit, "offset": offset})
+    data = await unless_known_missing(cache, f"ol-editions:{work_id}", lambda: _get(
+        f"/works/{segment(work_id)}/editions.json", what=f"editions of work {work_id}", params={"limit": limit, "offset": offset}))
     entries = data.get("entries")
     if not isinstance(entries, list):
         raise UpstreamError(f"{SOURCE} answered the editions of {work_id} without an entries list", source=SOURCE)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from scholar.config import Settings, get_settings
+
 # What a source can do for a federated search (scholar.research); a new source adds no MCP tool.
 Capability = Literal["search", "lookup", "batch_lookup", "references", "citations", "recommendations", "pdf_links"]
 Matching = Literal["semantic", "keyword"]
@@ -43,8 +45,11 @@ def _sources(*items: Source) -> dict[str, Source]:
 
 
 SOURCES: dict[str, Source] = _sources(
-    # S2: 1 request/s with a key; the shared unauthenticated pool throttles far sooner.
-    Source("s2", "https://api.semanticscholar.org", 3.0, keyed_interval_s=1.0, key_setting="s2_api_key",
+    # S2's published limits (semanticscholar.org/product/api): with a key, an introductory 1 request/s across
+    # all endpoints; without one, a pool shared by every unauthenticated caller (1,000 requests/s in total),
+    # which throttles with 429 under load. Pace both at 1 request/s: the keyed rate, and no more than a polite
+    # share of the pool; 429s from the pool are retried with Retry-After (scholar.http) or queued.
+        Source("s2", "https://api.semanticscholar.org", 1.0, keyed_interval_s=1.0, key_setting="s2_api_key",
            capabilities=frozenset({"search", "lookup", "batch_lookup", "references", "citations", "recommendations",
                                    "pdf_links"}), matching="semantic", page_limit=100),
     # OpenAlex: 10 requests/s (polite pool with mailto).
@@ -91,3 +96,20 @@ SOURCES: dict[str, Source] = _sources(
 def searchable() -> tuple[Source, ...]:
     """The sources a federated search asks, in registry order."""
     return tuple(s for s in SOURCES.values() if s.can("search"))
+
+
+def base_url(source: str, settings: Settings | None = None) -> str:
+    """Base URL of an upstream: ``SCHOLAR_<NAME>_URL``, else the proxy base + ``/<name>``, else the public one.
+
+    Raises:
+        KeyError: for a source that is not in the registry, or one without a public default and no setting.
+    """
+    settings = settings or get_settings()
+    entry = SOURCES[source]
+    if source in settings.source_urls:
+        return settings.source_urls[source].rstrip("/")
+    if settings.upstream_proxy_base:
+        return f"{settings.upstream_proxy_base.rstrip('/')}/{source}"
+    if entry.default_base is None:
+        raise KeyError(f"source {source!r} has no public default; set SCHOLAR_{source.upper()}_URL")
+    return entry.default_base

@@ -6,15 +6,13 @@ the catalogue exists and stores its answer in the task, which get_task_result th
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
-from scholar.catalogue import CallContext
-from scholar.errors import ScholarError, UnavailableError
-from scholar.runtime.queue import arguments_digest
-from scholar.store.tasks import TaskItem, TaskStore, new_task_id
-from scholar.catalogue import QueuedResult
+from scholar.catalogue import CallContext, QueuedResult
+from scholar.errors import UnavailableError
+from scholar.runtime.queue import new_task, start_task
+from scholar.store.tasks import TaskItem
 
 COLD_TASK_TTL_S = 3600
 POLL_AFTER_S = 30
@@ -55,32 +53,20 @@ def start_cold_sync(tool: str, arguments: dict[str, Any], ctx: CallContext) -> Q
             retryable=True,
             hint="Call get_sync_status for the failing bodies, then retry later.",
         )
-    store = TaskStore()
-    task_id = new_task_id()
-    store.create(
-        TaskItem(
-            task_id=task_id,
-            principal=ctx.principal,
-            tool=tool,
-            arguments_digest=arguments_digest(arguments),
-            expires_at=int(time.time()) + COLD_TASK_TTL_S,
-            reason=REASON,
-            progress="building the standards catalogue",
-        )
-    )
-    payload = {
-        "source": "scholar.standards",
-        "task": {
-            "task_id": task_id,
-            "tool": tool,
-            "arguments": arguments,
-            "principal": ctx.principal,
-            "request_id": ctx.request_id,
-        },
-    }
-    try:
+    task = new_task(principal=ctx.principal, tool=tool, arguments=arguments, ttl_s=COLD_TASK_TTL_S, reason=REASON,
+                    progress="building the standards catalogue")
+
+    def start(item: TaskItem) -> None:
+        payload = {
+            "source": "scholar.standards",
+            "task": {
+                "task_id": item.task_id,
+                "tool": tool,
+                "arguments": arguments,
+                "principal": ctx.principal,
+                "request_id": ctx.request_id,
+            },
+        }
         (_starter or _default_starter)(payload)
-    except ScholarError as err:
-        store.transition(task_id, "failed", allowed_from=("pending",), error=err.to_envelope()["error"])
-        raise
-    return QueuedResult(task_id=task_id, tool=tool, poll_after_s=POLL_AFTER_S, reason=REASON)
+
+    return start_task(task, start, poll_after_s=POLL_AFTER_S)

@@ -19,9 +19,9 @@ from pydantic import BaseModel, Field, ValidationError
 from scholar.catalogue import CallContext
 from scholar.errors import InternalError, ScholarError
 from scholar.runtime import aio
-from scholar.runtime.queue import arguments_digest
+from scholar.runtime.queue import new_task, start_task
 from scholar.standards.spec import GetStandardInput
-from scholar.store.tasks import ACTIVE, TaskItem, TaskStore, TaskTransitionError, new_task_id
+from scholar.store.tasks import ACTIVE, TaskItem, TaskStore, TaskTransitionError
 from scholar.catalogue import QueuedResult
 from scholar.validation import invalid_argument
 
@@ -68,30 +68,19 @@ def queue_conversion(args: GetStandardInput, ctx: CallContext) -> QueuedResult:
         ScholarError: the background invocation could not be started (the task is marked failed).
     """
     arguments = args.model_dump(mode="json")
-    store = TaskStore()
-    task = store.create(
-        TaskItem(
-            task_id=new_task_id(),
-            principal=ctx.principal,
-            tool=TOOL,
-            arguments_digest=arguments_digest(arguments),
-            expires_at=int(time.time()) + TASK_TTL_S,
-            reason=REASON,
-            progress="downloading and converting the full text",
-        )
-    )
-    payload = {
-        "action": ACTION,
-        "task": ConversionTask(
-            task_id=task.task_id, arguments=arguments, principal=ctx.principal, request_id=ctx.request_id
-        ).model_dump(),
-    }
-    try:
+    task = new_task(principal=ctx.principal, tool=TOOL, arguments=arguments, ttl_s=TASK_TTL_S, reason=REASON,
+                    progress="downloading and converting the full text")
+
+    def start(item: TaskItem) -> None:
+        payload = {
+            "action": ACTION,
+            "task": ConversionTask(
+                task_id=item.task_id, arguments=arguments, principal=ctx.principal, request_id=ctx.request_id
+            ).model_dump(),
+        }
         (_starter or _default_starter)(payload)
-    except ScholarError as err:
-        store.transition(task.task_id, "failed", allowed_from=("pending",), error=err.to_envelope()["error"])
-        raise
-    return QueuedResult(task_id=task.task_id, tool=TOOL, poll_after_s=POLL_AFTER_S, reason=REASON)
+
+    return start_task(task, start, poll_after_s=POLL_AFTER_S)
 
 
 def answer_task(event: dict[str, Any], get_standard: GetStandard) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from botocore.exceptions import ClientError
 from scholar.config import get_settings
 from scholar.errors import UnavailableError
 from scholar.store import aws
+from scholar.store.boundary import boto_errors
 
 
 def sha256_hex(data: bytes) -> str:
@@ -42,36 +43,42 @@ class BlobStore:
         return key
 
     def put(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> str:
-        self.client.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=content_type)
+        with boto_errors("storing an artifact"):
+            self.client.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=content_type)
         return key
 
     def put_file(self, path: str, key: str, content_type: str) -> str:
         """Upload a file in parts (never read whole into memory); return the key."""
-        self.client.upload_file(path, self.bucket, key, ExtraArgs={"ContentType": content_type})
+        with boto_errors("storing an artifact"):
+            self.client.upload_file(path, self.bucket, key, ExtraArgs={"ContentType": content_type})
         return key
 
     def get_file(self, key: str, path: str) -> None:
         """Download an object to a file in parts."""
-        self.client.download_file(self.bucket, key, path)
+        with boto_errors("reading an artifact"):
+            self.client.download_file(self.bucket, key, path)
 
     def get(self, key: str) -> bytes | None:
-        try:
-            return self.client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] in ("NoSuchKey", "404"):
-                return None
-            raise
+        with boto_errors("reading an artifact"):
+            try:
+                return self.client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
+            except ClientError as exc:
+                if exc.response["Error"]["Code"] in ("NoSuchKey", "404"):
+                    return None
+                raise
 
     def exists(self, key: str) -> bool:
-        try:
-            self.client.head_object(Bucket=self.bucket, Key=key)
-            return True
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] in ("404", "NoSuchKey", "NotFound"):
-                return False
-            raise
+        with boto_errors("looking up an artifact"):
+            try:
+                self.client.head_object(Bucket=self.bucket, Key=key)
+                return True
+            except ClientError as exc:
+                if exc.response["Error"]["Code"] in ("404", "NoSuchKey", "NotFound"):
+                    return False
+                raise
 
     def presign(self, key: str, expires_s: int = 900) -> str:
-        return self.client.generate_presigned_url(
-            "get_object", Params={"Bucket": self.bucket, "Key": key}, ExpiresIn=expires_s
-        )
+        with boto_errors("signing an artifact link"):
+            return self.client.generate_presigned_url(
+                "get_object", Params={"Bucket": self.bucket, "Key": key}, ExpiresIn=expires_s
+            )

@@ -13,12 +13,14 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar
 
 from scholar.config import get_settings
+from scholar.errors import NotFoundError
 from scholar.store import aws
 from scholar.store.blobs import BlobStore
+from scholar.store.boundary import boto_errors
 
 DAY = 86_400
 # Namespace → lifetime in seconds (None: no expiry).
@@ -31,8 +33,15 @@ NAMESPACE_TTL: dict[str, int | None] = {
     "negative": 1 * DAY,  # not_found answers
     "result": 7 * DAY,  # derived tool results (enrichment, excerpts)
 }
+# A source's "no such thing" is remembered this long (DESIGN §4: briefly): a repeated call costs no request,
+# and a record that appears upstream shows up within the hour.
+NEGATIVE_TTL_S = 3600
 SPILL_BYTES = 350 * 1024
 _BATCH_GET = 100
+# DynamoDB hands back UnprocessedKeys when it throttles a batch: back off before asking for them again,
+# a bounded number of times; keys still unprocessed after that are cache misses (the caller fetches them).
+UNPROCESSED_BACKOFF_S = (0.05, 0.1, 0.2, 0.4, 0.8)
+_sleep = time.sleep  # tests replace it: no real waiting
 # A warm function keeps recent values in memory for a short while: a repeated call costs no round trip.
 MEMORY_TTL_S = 300.0
 MEMORY_ENTRIES = 2048
@@ -120,8 +129,9 @@ class Cache:
         value = _recall(table, pk) if self._memory else None
         if value is not None:
             return value
-        item = self.client.get_item(TableName=table, Key={"pk": {"S": pk}}).get("Item")
-        value = self._value(item)
+        with boto_errors("reading the cache"):
+            item = self.client.get_item(TableName=table, Key={"pk": {"S": pk}}).get("Item")
+            value = self._value(item)
         if value is not None and self._memory:
             _remember(table, pk, value, _expiry(item))
         return value
@@ -139,16 +149,20 @@ class Cache:
                 found[wanted.pop(pk)] = value
         pks = list(wanted)
         for start in range(0, len(pks), _BATCH_GET):
-            request = {self.table: {"Keys": [{"pk": {"S": pk}} for pk in pks[start : start + _BATCH_GET]]}}
-            while request:
-                out = self.client.batch_get_item(RequestItems=request)
-                for item in out.get("Responses", {}).get(self.table, []):
-                    value = self._value(item)
-                    if value is not None:
-                        found[wanted[item["pk"]["S"]]] = value
-                        if self._memory:
-                            _remember(table, item["pk"]["S"], value, _expiry(item))
+            request = {table: {"Keys": [{"pk": {"S": pk}} for pk in pks[start : start + _BATCH_GET]]}}
+            for backoff in (*UNPROCESSED_BACKOFF_S, None):
+                with boto_errors("reading the cache"):
+                    out = self.client.batch_get_item(RequestItems=request)
+                    for item in out.get("Responses", {}).get(table, []):
+                        value = self._value(item)
+                        if value is not None:
+                            found[wanted[item["pk"]["S"]]] = value
+                            if self._memory:
+                                _remember(table, item["pk"]["S"], value, _expiry(item))
                 request = out.get("UnprocessedKeys") or {}
+                if not request or backoff is None:
+                    break
+                _sleep(backoff)
         return found
 
     def put(self, namespace: str, key: str, value: Any, ttl_s: int | None = None) -> None:
@@ -159,15 +173,16 @@ class Cache:
         lifetime = NAMESPACE_TTL[namespace] if ttl_s is None else ttl_s
         data = _encode(value)
         item: dict[str, Any] = {"pk": {"S": pk}, "stored_at": {"N": str(int(time.time()))}}
-        if len(data) > SPILL_BYTES:
-            s3_key = f"cache/{hashlib.sha256(pk.encode()).hexdigest()}.json.z"
-            self.blobs.put(s3_key, data, "application/octet-stream")
-            item["s3_key"] = {"S": s3_key}
-        else:
-            item["v"] = {"B": data}
-        if lifetime is not None:
-            item["expires_at"] = {"N": str(int(time.time()) + lifetime)}
-        self.client.put_item(TableName=self.table, Item=item)
+        with boto_errors("writing the cache"):
+            if len(data) > SPILL_BYTES:
+                s3_key = f"cache/{hashlib.sha256(pk.encode()).hexdigest()}.json.z"
+                self.blobs.put(s3_key, data, "application/octet-stream")
+                item["s3_key"] = {"S": s3_key}
+            else:
+                item["v"] = {"B": data}
+            if lifetime is not None:
+                item["expires_at"] = {"N": str(int(time.time()) + lifetime)}
+            self.client.put_item(TableName=self.table, Item=item)
         if self._memory:
             _remember(self.table, pk, value, _expiry(item))
 
@@ -176,7 +191,8 @@ class Cache:
             pk = self.pk(namespace, key)
             with _memory_lock:
                 _memory.pop((self.table, pk), None)
-            self.client.delete_item(TableName=self.table, Key={"pk": {"S": pk}})
+            with boto_errors("deleting from the cache"):
+                self.client.delete_item(TableName=self.table, Key={"pk": {"S": pk}})
 
     def _value(self, item: dict[str, Any] | None) -> Any | None:
         if not item:
@@ -188,3 +204,25 @@ class Cache:
             return _decode(item["v"]["B"])
         data = self.blobs.get(item["s3_key"]["S"]) if "s3_key" in item else None
         return _decode(data) if data is not None else None
+
+
+T = TypeVar("T")
+
+
+async def unless_known_missing(cache: Cache, key: str, fetch: Callable[[], Awaitable[T]], *,
+                               ttl_s: int = NEGATIVE_TTL_S) -> T:
+    """``await fetch()``, remembering a ``NotFoundError`` under ``negative#<key>`` for ``ttl_s`` seconds.
+
+    Only a source's own "no such thing" is remembered; any other failure is raised and never cached.
+
+    Raises:
+        NotFoundError: the source said so now, or said so within ``ttl_s`` (raised again without asking).
+    """
+    known = cache.get("negative", key)
+    if isinstance(known, dict) and "message" in known:
+        raise NotFoundError(str(known["message"]), source=known.get("source"), status=known.get("status"))
+    try:
+        return await fetch()
+    except NotFoundError as err:
+        cache.put("negative", key, {"message": err.message, "source": err.source, "status": err.status}, ttl_s=ttl_s)
+        raise

@@ -20,6 +20,7 @@ from scholar.config import get_settings
 from scholar.errors import UnavailableError
 from scholar.store import aws
 from scholar.store.blobs import BlobStore
+from scholar.store.boundary import boto_errors
 
 TERMINAL = ("completed", "failed", "cancelled")
 ACTIVE = ("pending", "running")
@@ -116,22 +117,24 @@ class TaskStore:
     def create(self, task: TaskItem) -> TaskItem:
         """Store a new task; an existing id is refused (ids are never reused)."""
         table = self.table  # fail with UnavailableError before building a client
-        try:
-            self.client.put_item(
-                TableName=table, Item=_to_item(task), ConditionExpression="attribute_not_exists(task_id)"
-            )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                raise TaskTransitionError(f"task {task.task_id} exists already") from exc
-            raise
+        with boto_errors("creating a task"):
+            try:
+                self.client.put_item(
+                    TableName=table, Item=_to_item(task), ConditionExpression="attribute_not_exists(task_id)"
+                )
+            except ClientError as exc:
+                if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                    raise TaskTransitionError(f"task {task.task_id} exists already") from exc
+                raise
         return task
 
     def get(self, task_id: str, principal: str | None) -> TaskItem | None:
         """The task if it exists, has not expired and belongs to ``principal`` (None: any owner, internal use)."""
         table = self.table  # fail with UnavailableError before building a client
-        item = self.client.get_item(TableName=table, Key={"task_id": {"S": task_id}}, ConsistentRead=True).get(
-            "Item"
-        )
+        with boto_errors("reading a task"):
+            item = self.client.get_item(TableName=table, Key={"task_id": {"S": task_id}}, ConsistentRead=True).get(
+                "Item"
+            )
         if not item:
             return None
         task = _from_item(item)
@@ -149,14 +152,15 @@ class TaskStore:
     def list(self, principal: str, limit: int = 50) -> list[TaskItem]:
         """The principal's unexpired tasks, newest first."""
         table = self.table  # fail with UnavailableError before building a client
-        out = self.client.query(
-            TableName=table,
-            IndexName="by_principal",
-            KeyConditionExpression="principal = :p",
-            ExpressionAttributeValues={":p": {"S": principal}},
-            ScanIndexForward=False,
-            Limit=limit,
-        )
+        with boto_errors("listing tasks"):
+            out = self.client.query(
+                TableName=table,
+                IndexName="by_principal",
+                KeyConditionExpression="principal = :p",
+                ExpressionAttributeValues={":p": {"S": principal}},
+                ScanIndexForward=False,
+                Limit=limit,
+            )
         now = time.time()
         return [t for t in map(_from_item, out.get("Items", [])) if t.expires_at > now]
 
@@ -204,17 +208,19 @@ class TaskStore:
             values[":exp"] = {"N": str(expires_at)}
         # Timeline guarded: a retry that finishes after a cancel, or a second finisher, must not
         # overwrite the first terminal state the caller may already have read.
-        condition = "attribute_exists(task_id) AND #s IN (" + ", ".join(f":from{i}" for i in range(len(allowed_from))) + ")"
-        try:
-            self.client.update_item(
-                TableName=table,
-                Key={"task_id": {"S": task_id}},
-                UpdateExpression="SET " + ", ".join(sets),
-                ConditionExpression=condition,
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=values,
-            )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                raise TaskTransitionError(f"task {task_id} cannot move to {status}") from exc
-            raise
+        states = ", ".join(f":from{i}" for i in range(len(allowed_from)))
+        condition = f"attribute_exists(task_id) AND #s IN ({states})"
+        with boto_errors("updating a task"):
+            try:
+                self.client.update_item(
+                    TableName=table,
+                    Key={"task_id": {"S": task_id}},
+                    UpdateExpression="SET " + ", ".join(sets),
+                    ConditionExpression=condition,
+                    ExpressionAttributeNames=names,
+                    ExpressionAttributeValues=values,
+                )
+            except ClientError as exc:
+                if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                    raise TaskTransitionError(f"task {task_id} cannot move to {status}") from exc
+                raise

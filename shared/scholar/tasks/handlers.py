@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from scholar.catalogue import CallContext, Handler
-from scholar.errors import NotFoundError
+from scholar.errors import InternalError, NotFoundError
 from scholar.runtime.invocation import Outcome
 from scholar.runtime.outcome import finish_task
 from scholar.runtime.reconcile import reconcile
@@ -66,7 +66,7 @@ def record_outcome(event: dict[str, Any]) -> dict[str, Any]:
     task_id = str(event["task_id"])
     outcome = Outcome.model_validate(event.get("outcome") or {"ok": False})
     expires = int(time.time()) + FINISHED_TTL_S
-    error = None if outcome.ok else (outcome.error or {"code": "internal", "message": "the task failed", "retryable": True})
+    error = None if outcome.ok else (outcome.error or InternalError("the task failed", retryable=True).to_envelope()["error"])
     if not finish_task(TaskStore(), task_id, result=outcome.result if outcome.ok else None, error=error,
                        allowed_from=("pending", "running"), expires_at=expires):
         logger.info("task %s was already finished; outcome ignored", task_id)

@@ -1,0 +1,83 @@
+"""Calling tools through the local server the way a client does, and forgetting every cached answer between calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import httpx
+
+from scholar.config import get_settings
+from scholar.store import aws
+from scholar.store.cache import forget_memory
+
+HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": "2025-11-25",
+}
+
+
+class Answer:
+    """One tools/call as the client saw it: HTTP status, isError, structuredContent."""
+
+    def __init__(self, status: int, body: dict[str, Any]) -> None:
+        self.http_status = status
+        self.body = body
+        result = body.get("result") or {}
+        self.is_error = bool(result.get("isError"))
+        self.structured: dict[str, Any] = result.get("structuredContent") or {}
+        self.rpc_error = body.get("error")
+
+    @property
+    def error(self) -> dict[str, Any]:
+        return self.structured.get("error") or {}
+
+    def __repr__(self) -> str:
+        return f"Answer(http={self.http_status}, is_error={self.is_error}, structured={str(self.structured)[:300]})"
+
+
+def call(url: str, tool: str, arguments: dict[str, Any], *, timeout_s: float = 30.0) -> Answer:
+    """One stateless JSON-RPC tools/call (the 2025-11-25 wire form every client sends)."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    with httpx.Client(trust_env=False, timeout=timeout_s) as client:
+        response = client.post(url, json=body, headers=HEADERS)
+    try:
+        payload = response.json()
+    except ValueError:
+        payload = {"error": {"message": response.text[:200]}}
+    return Answer(response.status_code, payload)
+
+
+def forget_cached_answers() -> None:
+    """Empty the local stack's CacheTable and ArtifactBucket and the in-memory copies (each cell starts cold)."""
+    settings = get_settings()
+    table, bucket = settings.resources.cache_table, settings.resources.artifact_bucket
+    if table:
+        ddb = aws.dynamodb()
+        for page in ddb.get_paginator("scan").paginate(TableName=table, ProjectionExpression="pk"):
+            for item in page.get("Items", []):
+                ddb.delete_item(TableName=table, Key={"pk": item["pk"]})
+    if bucket:
+        s3 = aws.s3()
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
+            for obj in page.get("Contents", []):
+                s3.delete_object(Bucket=bucket, Key=obj["Key"])
+    forget_memory()
+
+
+FINISHED = ("completed", "failed", "cancelled")
+
+
+def wait_for_task(url: str, task_id: str, *, within_s: float = 30.0) -> dict[str, Any]:
+    """Poll get_task_result until the task finishes; its last answer (TimeoutError past ``within_s``)."""
+
+    async def poll() -> dict[str, Any]:
+        with anyio.fail_after(within_s):
+            while True:
+                polled = (await anyio.to_thread.run_sync(call, url, "get_task_result", {"task_id": task_id})).structured
+                if polled.get("status") in FINISHED:
+                    return polled
+                await anyio.sleep(0.2)
+
+    return anyio.run(poll)
