@@ -49,7 +49,7 @@ SOURCES: dict[str, Source] = _sources(
     # all endpoints; without one, a pool shared by every unauthenticated caller (1,000 requests/s in total),
     # which throttles with 429 under load. Pace both at 1 request/s: the keyed rate, and no more than a polite
     # share of the pool; 429s from the pool are retried with Retry-After (scholar.http) or queued.
-        Source("s2", "https://api.semanticscholar.org", 1.0, keyed_interval_s=1.0, key_setting="s2_api_key",
+    Source("s2", "https://api.semanticscholar.org", 1.0, keyed_interval_s=1.0, key_setting="s2_api_key",
            capabilities=frozenset({"search", "lookup", "batch_lookup", "references", "citations", "recommendations",
                                    "pdf_links"}), matching="semantic", page_limit=100),
     # OpenAlex: 10 requests/s (polite pool with mailto).
