@@ -12,7 +12,7 @@ from samtranslator.yaml_helper import yaml_parse
 from tests.aws_tables import create_usage_table
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
-TOOL_FUNCTIONS = ("Papers", "Tasks", "Pdf", "Arxiv", "Books", "Standards", "Research")
+TOOL_FUNCTIONS = ("Papers", "Tasks", "Pdf", "Arxiv", "Books", "Standards", "Research", "Patents")
 
 
 def resources() -> dict[str, Any]:
