@@ -21,6 +21,7 @@ import anyio
 from mcp import types
 from mcp.shared.exceptions import MCPError
 
+from scholar.errors import InternalError
 from scholar.mcp.dispatch import envelope_result, success_result
 from scholar.mcp.principal import LOCAL_PRINCIPAL, principal_from_scope
 from scholar.runtime.cancel import CANCELLED_MESSAGE, cancel
@@ -155,7 +156,7 @@ async def tool_result(item: TaskItem) -> types.CallToolResult:
     if item.status == "completed":
         result = await anyio.to_thread.run_sync(_store().load_result, item)
         return success_result(result if isinstance(result, dict) else {"result": result})
-    return envelope_result(item.error or {"code": "internal", "message": "the task failed", "retryable": True})
+    return envelope_result(item.error or InternalError("the task failed", retryable=True).to_envelope()["error"])
 
 
 def with_related_task(result: types.CallToolResult, task_id: str) -> types.CallToolResult:
@@ -211,7 +212,7 @@ def _record_sync(
     structured = result.structured_content or {}
     if result.is_error:
         error = structured.get("error") if isinstance(structured, Mapping) else None
-        error = error or {"code": "internal", "message": "the tool failed", "retryable": True}
+        error = error or InternalError("the tool failed", retryable=True).to_envelope()["error"]
         store.transition(item.task_id, "failed", allowed_from=("running",), error=error)
     else:
         # transition() spills results over the inline cap to S3, which create() would not.

@@ -19,6 +19,7 @@ from scholar.patents import pdf
 from scholar.patents.pdf_jobs import TASK_TTL_S, PatentPdfJob, build_result, remember
 from scholar.pdftext.convert import convert_pdf
 from scholar.runtime import aio
+from scholar.runtime.outcome import finish_task
 from scholar.store.blobs import BlobStore
 from scholar.store.tasks import ACTIVE, TaskStore, TaskTransitionError
 
@@ -102,8 +103,9 @@ def _failure_error(failure: dict[str, Any]) -> dict[str, Any]:
             return body
     except (TypeError, ValueError):
         pass
-    return {"code": "internal", "retryable": True,
-            "message": "a step of the patent PDF pipeline failed; try again, and report the task id if it persists"}
+    return InternalError(
+        "a step of the patent PDF pipeline failed; try again, and report the task id if it persists", retryable=True
+    ).to_envelope()["error"]
 
 
 def finish(event: dict[str, Any]) -> dict[str, Any]:
@@ -115,21 +117,21 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
     error = failure or fetched.get("error")
     store = TaskStore()
     expires = int(time.time()) + TASK_TTL_S
-    try:
-        if error is not None or not fetched.get("pdf"):
-            store.transition(str(event["task_id"]), "failed", allowed_from=ACTIVE, expires_at=expires,
-                             progress="failed", error=error or {"code": "internal", "retryable": True,
-                                                                "message": "no PDF was assembled"})
-            return {"recorded": True, "status": "failed"}
-        stored = {**fetched["pdf"], **({k: converted[k] for k in ("md_path", "markdown_source")}
-                                       if converted.get("md_path") else {})}
-        if converted.get("md_path"):
-            remember(job.patent().docdb, stored)  # complete answers only
-        result = build_result(job, stored, cached=False)
-        store.transition(str(event["task_id"]), "completed", allowed_from=ACTIVE,
-                         result=result.model_dump(mode="json"), expires_at=expires, progress="done")
-    except TaskTransitionError:
-        logger.info("task %s was already finished (cancelled?); outcome not recorded", event["task_id"])
+    task_id = str(event["task_id"])
+    if error is not None or not fetched.get("pdf"):
+        error = error or InternalError("no PDF was assembled", retryable=True).to_envelope()["error"]
+        if not finish_task(store, task_id, error=error, allowed_from=ACTIVE, expires_at=expires, progress="failed"):
+            logger.info("task %s was already finished (cancelled?); outcome not recorded", task_id)
+            return {"recorded": False}
+        return {"recorded": True, "status": "failed"}
+    stored = {**fetched["pdf"], **({k: converted[k] for k in ("md_path", "markdown_source")}
+                                   if converted.get("md_path") else {})}
+    if converted.get("md_path"):
+        remember(job.patent().docdb, stored)  # complete answers only
+    result = build_result(job, stored, cached=False)
+    if not finish_task(store, task_id, result=result.model_dump(mode="json"), allowed_from=ACTIVE,
+                       expires_at=expires, progress="done"):
+        logger.info("task %s was already finished (cancelled?); outcome not recorded", task_id)
         return {"recorded": False}
     return {"recorded": True, "status": "completed"}
 

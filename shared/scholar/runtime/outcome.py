@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholar.errors import from_envelope
+from scholar.errors import InternalError, from_envelope
 from scholar.store.tasks import TaskStore, TaskTransitionError
 
 _EMPTY = "the task ended without an answer; try the call again, and report the task id if it keeps happening"
@@ -47,7 +47,7 @@ def finish_task(
     if error is None and isinstance(result, dict) and isinstance(result.get("error"), dict) and len(result) == 1:
         error = result["error"]
     if error is None and not result:
-        error = {"code": "internal", "message": _EMPTY, "retryable": True}
+        error = InternalError(_EMPTY, retryable=True).to_envelope()["error"]
     try:
         if error is not None:
             store.transition(task_id, "failed", allowed_from=allowed_from, error=task_error(error),
