@@ -3,10 +3,10 @@
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from scholar.mcp.lambda_app import handle
-from scholar.runtime.observability import logger, tracer
+from scholar.runtime.observability import logger, traced
 
 
 @logger.inject_lambda_context(clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
+@traced
 def lambda_handler(event: dict, context: LambdaContext) -> dict:
     return handle(event, context)

@@ -37,6 +37,11 @@ LOCAL_DISPATCH_ENV = "SCHOLAR_LOCAL_DISPATCH"
 TEST_ALLOW_HOSTS_ENV = "SCHOLAR_TEST_ALLOW_HOSTS"
 PDF_MAX_BYTES_ENV = "SCHOLAR_PDF_MAX_BYTES"
 PDF_TIMEOUT_ENV = "SCHOLAR_PDF_TIMEOUT_S"
+# Tracing (Powertools' rule): on inside a Lambda execution environment unless POWERTOOLS_TRACE_DISABLED
+# or SAM local; off elsewhere, so the X-Ray SDK (~0.25 s of import) is never loaded where it cannot trace.
+TRACE_DISABLED_ENV = "POWERTOOLS_TRACE_DISABLED"
+LAMBDA_TASK_ROOT_ENV = "LAMBDA_TASK_ROOT"
+SAM_LOCAL_ENV = "AWS_SAM_LOCAL"
 
 # Secrets: the value itself (local) or the name of an SSM parameter holding it (deployed).
 SECRET_NAMES = (
@@ -114,6 +119,7 @@ class Settings(BaseModel):
     pdf_timeout_s: float = Field(default=60.0, gt=0)
     secrets: Secrets = Field(default_factory=Secrets)
     resources: Resources = Field(default_factory=Resources)
+    tracing: bool = False
 
     def base_url(self, source: str) -> str:
         """Base URL of an upstream: ``SCHOLAR_<NAME>_URL``, else the proxy base + ``/<name>``, else the public one.
@@ -184,6 +190,9 @@ def load_settings(env: Mapping[str, str]) -> Settings:
             retry_state_machine_arn=env.get(RETRY_STATE_MACHINE_ARN_ENV) or None,
             pdf_state_machine_arn=env.get(PDF_STATE_MACHINE_ARN_ENV) or None,
         ),
+        tracing=bool(env.get(LAMBDA_TASK_ROOT_ENV))
+        and not env.get(SAM_LOCAL_ENV)
+        and not _flag(env, TRACE_DISABLED_ENV, False),
     )
 
 
