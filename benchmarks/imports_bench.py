@@ -47,6 +47,7 @@ def build() -> Path:
 def _env(build_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCHOLAR_", "LAMBDA_", "AWS_LAMBDA_"))}
     env["PYTHONPATH"] = f"{build_dir / 'shared'}{os.pathsep}{build_dir}"
+    env["PYDANTIC_DISABLE_PLUGINS"] = "__all__"  # as template.yaml sets it for every function
     return env
 
 
