@@ -4,12 +4,12 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from scholar.mcp.lambda_app import handle, prime
 from scholar.runtime import snapstart
-from scholar.runtime.observability import logger, traced
+from scholar.runtime.observability import logger, tracer
 
 snapstart.register(prime)  # only acts under SnapStart (template parameter GatewaySnapStart)
 
 
 @logger.inject_lambda_context(clear_state=True)
-@traced
+@tracer.capture_lambda_handler(capture_response=False)
 def lambda_handler(event: dict, context: LambdaContext) -> dict:
     return handle(event, context)

@@ -7,11 +7,11 @@ The state machine sends ``{"action": "<step>", ...}``; scholar.runtime.family di
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from scholar.runtime.family import dispatch
-from scholar.runtime.observability import logger, metrics, traced
+from scholar.runtime.observability import logger, metrics, tracer
 
 
 @logger.inject_lambda_context(correlation_id_path="task_id", clear_state=True)
 @metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
-@traced
+@tracer.capture_lambda_handler(capture_response=False)
 def lambda_handler(event: dict, context: LambdaContext) -> dict:
     return dispatch("pdf", event)

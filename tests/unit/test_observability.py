@@ -44,12 +44,19 @@ class FakeTracer:
 
 def test_a_traced_handler_goes_through_the_tracer_chosen_once_without_capturing_the_response(monkeypatch):
     fake = FakeTracer()
-    monkeypatch.setattr(observability, "tracer", lambda: fake)
-    handler = observability.traced(lambda event, context: event["n"])
+    monkeypatch.setattr(observability, "get_tracer", lambda: fake)
+    handler = observability.tracer.capture_lambda_handler(capture_response=False)(lambda event, context: event["n"])
 
     assert handler({"n": 1}, None) == {"traced": 1}
     assert handler({"n": 2}, None) == {"traced": 2}
     assert fake.captured == [{"capture_response": False}]
+
+
+def test_where_tracing_is_off_the_handler_runs_undecorated(monkeypatch):
+    monkeypatch.setattr(observability, "get_tracer", lambda: None)
+    handler = observability.tracer.capture_lambda_handler(capture_response=False)(lambda event, context: event["n"])
+
+    assert handler({"n": 3}, None) == 3
 
 
 def test_outside_lambda_a_family_function_answers_without_loading_the_xray_sdk_or_boto3():

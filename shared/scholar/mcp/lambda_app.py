@@ -18,7 +18,7 @@ from mangum import Mangum
 from scholar.catalogue import all_tools
 from scholar.mcp.app import create_app
 from scholar.mcp.tools import wire_tools
-from scholar.runtime.observability import tracer
+from scholar.runtime.observability import get_tracer
 from scholar.store import aws
 
 
@@ -56,7 +56,7 @@ def prime() -> None:
     """
     _gateway()
     wire_tools(all_tools().values())
-    tracer()
+    get_tracer()
     aws.client("lambda")
 
 

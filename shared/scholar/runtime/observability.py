@@ -1,9 +1,10 @@
 """The observability objects of every Lambda function (one place; library code logs via logging).
 
 Logger and Metrics are built at import (cheap). The Powertools Tracer is not: constructing one imports
-the X-Ray SDK and patches boto3/httpx (~0.25 s of cold start), even where tracing is off. So ``traced``
-decides at the first invocation (settings, never at import) and builds the Tracer only where tracing
-is on (inside Lambda, unless ``POWERTOOLS_TRACE_DISABLED``); elsewhere the handler runs undecorated.
+the X-Ray SDK and patches boto3/httpx (~0.25 s of cold start), even where tracing is off. So ``tracer``
+here is a stand-in with the same decorator, ``tracer.capture_lambda_handler(capture_response=False)``,
+that decides at the first invocation (settings, never at import) and builds the real Tracer only where
+tracing is on (inside Lambda, unless ``POWERTOOLS_TRACE_DISABLED``); elsewhere the handler runs undecorated.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger, Metrics
 
@@ -24,11 +25,11 @@ SERVICE = "scholar"
 logger = Logger(service=SERVICE)
 metrics = Metrics(service=SERVICE, namespace="ScholarMCP")
 
-Handler = TypeVar("Handler", bound=Callable[..., Any])
+Handler = Callable[[Any, Any], Any]
 
 
 @cache
-def tracer() -> Tracer | None:
+def get_tracer() -> Tracer | None:
     """The Powertools Tracer of this execution environment, or None where tracing is off (no X-Ray import)."""
     if not get_settings().tracing:
         return None
@@ -37,18 +38,32 @@ def tracer() -> Tracer | None:
     return Tracer(service=SERVICE)
 
 
-def traced(handler: Handler) -> Handler:
-    """Trace a Lambda handler with ``Tracer.capture_lambda_handler`` where tracing is on.
+class LazyTracer:
+    """Where Powertools' Tracer stood in app.py: the same handler decorator, the Tracer built on first use."""
 
-    The response is never captured (results hold user data). The choice is made once, at the first call.
-    """
-    chosen: list[Callable[..., Any]] = []
+    def capture_lambda_handler(
+        self, lambda_handler: Handler | None = None, *, capture_response: bool = False
+    ) -> Any:
+        """Trace a Lambda handler with ``Tracer.capture_lambda_handler`` where tracing is on.
 
-    @functools.wraps(handler)
-    def wrapper(event: Any, context: Any) -> Any:
-        if not chosen:
-            active = tracer()
-            chosen.append(handler if active is None else active.capture_lambda_handler(handler, capture_response=False))
-        return chosen[0](event, context)
+        Used as ``@tracer.capture_lambda_handler(capture_response=False)`` (results hold user data).
+        The choice is made once, at the first call.
+        """
+        if lambda_handler is None:
+            return functools.partial(self.capture_lambda_handler, capture_response=capture_response)
+        chosen: list[Handler] = []
+        handler = lambda_handler
 
-    return wrapper  # type: ignore[return-value]  # same signature as handler (functools.wraps)
+        @functools.wraps(handler)
+        def wrapper(event: Any, context: Any) -> Any:
+            if not chosen:
+                active = get_tracer()
+                chosen.append(
+                    handler if active is None else active.capture_lambda_handler(handler, capture_response=capture_response)
+                )
+            return chosen[0](event, context)
+
+        return wrapper
+
+
+tracer = LazyTracer()
