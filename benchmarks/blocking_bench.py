@@ -5,7 +5,8 @@ call is delayed by ``--latency-ms`` (a client wrapper standing in for the networ
 moto call adds its own time). The store is called synchronously from the coroutines, so each call holds the
 event loop: the lookups run one after another. Printed: one lookup alone, the N together, and the
 concurrency actually obtained (N × one / together: 1.0 = fully serialised, N = fully concurrent).
-This is the "before" of moving store calls off the loop; the same command measures the "after".
+The last line is the same fan-out at the store itself, the call made inline and through
+``scholar.runtime.aio.off_loop``: what moving the call sites off the loop buys.
 
 ``python -m benchmarks.blocking_bench [--lookups N] [--latency-ms MS]``
 """
@@ -47,6 +48,10 @@ class SlowClient:
         return slow
 
 
+async def _inline(fn: Any, *args: Any) -> Any:
+    return fn(*args)  # what a coroutine calling the store directly does: the loop waits
+
+
 def _ms(fn: Any) -> float:
     began = time.perf_counter()
     fn()
@@ -70,9 +75,18 @@ def main(fixtures: Path, lookups: int = LOOKUPS, latency_ms: float = LATENCY_MS)
 
         one = statistics.median(_ms(lambda: aio.run(get_paper(PNAS, cache=cache))) for _ in range(5))
         many = statistics.median(_ms(lambda: aio.run(together())) for _ in range(3))
+
+        async def reads(off: bool) -> None:  # hit or miss, each read is one DynamoDB round trip (memory off)
+            call = aio.off_loop if off else _inline
+            await asyncio.gather(*(call(cache.get, "alias", PNAS) for _ in range(lookups)))
+
+        inline = statistics.median(_ms(lambda: aio.run(reads(False))) for _ in range(3))
+        off = statistics.median(_ms(lambda: aio.run(reads(True))) for _ in range(3))
     print(f"{'one cached get_paper':<58} {one:8.1f} ms", flush=True)
     print(f"{f'{lookups} together (asyncio.gather)':<58} {many:8.1f} ms   concurrency obtained "
           f"{lookups * one / many:4.2f} of {lookups} (1.00 = serialised by blocking calls)", flush=True)
+    print(f"{f'{lookups} cache reads under gather: inline / aio.off_loop':<58} {inline:8.1f} ms / {off:6.1f} ms   "
+          f"{inline / off:4.2f}x", flush=True)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from scholar.runtime.aio import BLOCKING_WORKERS
+
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_s3 import S3Client
@@ -22,7 +24,10 @@ def client(service: str) -> Any:
     import boto3  # deliberately lazy: the heaviest import of a family function
     from botocore.config import Config
 
-    config = Config(retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=3, read_timeout=30)
+    config = Config(
+        retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=3, read_timeout=30,
+        max_pool_connections=BLOCKING_WORKERS,  # one connection per off-loop worker (scholar.runtime.aio)
+    )
     return boto3.session.Session().client(service, config=config)
 
 

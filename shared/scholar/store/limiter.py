@@ -15,6 +15,7 @@ import time
 from botocore.exceptions import ClientError
 
 from scholar.config import get_settings
+from scholar.runtime import aio
 from scholar.store import aws
 
 _local_next: dict[str, float] = {}
@@ -81,6 +82,6 @@ async def pace(source: str, interval_s: float) -> None:
     """Wait for the next slot of ``source`` (no-op when the interval is 0)."""
     if interval_s <= 0:
         return
-    wait = await asyncio.to_thread(reserve, source, interval_s)
+    wait = await aio.off_loop(reserve, source, interval_s)
     if wait > 0:
         await asyncio.sleep(wait)
