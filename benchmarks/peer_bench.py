@@ -210,8 +210,9 @@ def _peer_over_http(python: Path, fixtures: Path, calls: int, cache: Path) -> li
     with FakeUpstream(fixtures) as fake:
         port = _free_port()
         url = f"http://127.0.0.1:{port}/mcp"
+        log = (cache / "peer-server.log").open("wb")  # a file, not a pipe: its per-call log lines would fill a pipe
         proc = subprocess.Popen([str(python), "-c", PEER_SERVE, fake.base_url, str(port), json.dumps(PEER_BASES)],
-                                env=_peer_env(cache), cwd=cache, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                env=_peer_env(cache), cwd=cache, stdout=subprocess.DEVNULL, stderr=log)
         try:
             with httpx.Client(trust_env=False, timeout=60, headers=HEADERS) as http:
                 deadline = time.monotonic() + 60
@@ -223,7 +224,7 @@ def _peer_over_http(python: Path, fixtures: Path, calls: int, cache: Path) -> li
                         break
                     except httpx.TransportError:
                         if time.monotonic() > deadline or proc.poll() is not None:
-                            raise RuntimeError(f"the peer did not start: {proc.stderr.read().decode()[-2000:]}")
+                            raise RuntimeError(f"the peer did not start; see {log.name}") from None
                         time.sleep(0.2)
                 _result(init)
                 session = {"mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
@@ -237,7 +238,12 @@ def _peer_over_http(python: Path, fixtures: Path, calls: int, cache: Path) -> li
                 return timed(once, calls, 10)
         finally:
             proc.terminate()
-            proc.wait(timeout=10)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+            log.close()
 
 
 def over_http(python: Path, fixtures: Path, calls: int, cache: Path) -> None:
