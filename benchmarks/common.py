@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 
 def timed(fn: Callable[[], object], repeat: int, warmup: int = 3) -> list[float]:
@@ -31,3 +35,32 @@ def report(name: str, values_ms: list[float], bar_ms: float | None = None) -> No
     if bar_ms is not None:
         line += f"   bar {bar_ms:g} ms ({'ok' if median <= bar_ms else 'OVER'}, ratio {median / bar_ms:.2f})"
     print(line, flush=True)
+
+
+@contextmanager
+def in_process_stack(fixtures: Path) -> Iterator[Any]:
+    """moto in-process with the three resources, every source pointed at the fake upstream, families in-process.
+
+    Yields the running ``FakeUpstream`` (its ``count`` says how many requests reached it).
+    """
+    import moto
+
+    from scholar.config import get_settings
+    from scholar.store import aws
+    from tests.aws_tables import create_artifact_bucket, create_cache_table, create_task_table
+    from tests.fakes.upstream import FakeUpstream
+
+    os.environ.update(
+        AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1",
+        SCHOLAR_CACHE_TABLE="bench-cache", SCHOLAR_TASK_TABLE="bench-tasks", SCHOLAR_ARTIFACT_BUCKET="bench-artifacts",
+        SCHOLAR_LOCAL_DISPATCH="1", SCHOLAR_PACE_SCALE="0",
+    )
+    os.environ.pop("AWS_ENDPOINT_URL", None)
+    with moto.mock_aws(), FakeUpstream(fixtures) as fake:
+        os.environ["SCHOLAR_UPSTREAM_PROXY_BASE"] = fake.base_url
+        get_settings.cache_clear()
+        aws.reset_clients()
+        create_cache_table(aws.dynamodb(), "bench-cache")
+        create_task_table(aws.dynamodb(), "bench-tasks")
+        create_artifact_bucket(aws.s3(), "bench-artifacts")
+        yield fake

@@ -2,8 +2,11 @@
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from scholar.mcp.lambda_app import handle
+from scholar.mcp.lambda_app import handle, prime
+from scholar.runtime import snapstart
 from scholar.runtime.observability import logger, tracer
+
+snapstart.register(prime)  # only acts under SnapStart (template parameter GatewaySnapStart)
 
 
 @logger.inject_lambda_context(clear_state=True)

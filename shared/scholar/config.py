@@ -46,6 +46,11 @@ BUILD_ENV = "SCHOLAR_BUILD"
 # What callers must send (the template's AuthMode: ApiKey | Jwt | None); shown on the landing page only.
 AUTH_MODE_ENV = "SCHOLAR_AUTH_MODE"
 RERANK_MODEL_ENV = "SCHOLAR_RERANK_MODEL"
+# Tracing (Powertools' rule): on inside a Lambda execution environment unless POWERTOOLS_TRACE_DISABLED
+# or SAM local; off elsewhere, so the X-Ray SDK (~0.25 s of import) is never loaded where it cannot trace.
+TRACE_DISABLED_ENV = "POWERTOOLS_TRACE_DISABLED"
+LAMBDA_TASK_ROOT_ENV = "LAMBDA_TASK_ROOT"
+SAM_LOCAL_ENV = "AWS_SAM_LOCAL"
 
 # Secrets: the value itself (local) or the name of an SSM parameter holding it (deployed).
 SECRET_NAMES = (
@@ -134,6 +139,7 @@ class Settings(BaseModel):
     principal_salt: str = "scholar-local"
     # What was deployed (a commit or build label); "dev" for a working tree.
     build: str = "dev"
+    tracing: bool = False
 
     def base_url(self, source: str) -> str:
         """Base URL of an upstream (see ``scholar.sources.registry.base_url``, where the rule lives).
@@ -209,6 +215,9 @@ def load_settings(env: Mapping[str, str]) -> Settings:
             usage_table=env.get(USAGE_TABLE_ENV) or None,
             patent_pdf_state_machine_arn=env.get(PATENT_PDF_STATE_MACHINE_ARN_ENV) or None,
         ),
+        tracing=bool(env.get(LAMBDA_TASK_ROOT_ENV))
+        and not env.get(SAM_LOCAL_ENV)
+        and not _flag(env, TRACE_DISABLED_ENV, False),
     )
 
 

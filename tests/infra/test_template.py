@@ -91,7 +91,16 @@ def test_post_mcp_is_a_lambda_proxy_to_the_gateway_function() -> None:
     integration = post["x-amazon-apigateway-integration"]
     assert integration["type"] == "aws_proxy"
     assert integration["httpMethod"] == "POST"
-    assert "${GatewayFunction.Arn}" in integration["uri"]["Fn::Sub"]
+    # The published alias (AutoPublishAlias: live), so that SnapStart, which needs a version, can apply.
+    assert "${GatewayFunctionAliaslive}" in integration["uri"]["Fn::Sub"]
+
+
+def test_gateway_snapstart_is_an_option_off_by_default_on_the_published_alias() -> None:
+    template = _template()
+    gateway = template["Resources"]["GatewayFunction"]["Properties"]
+    assert template["Parameters"]["GatewaySnapStart"]["Default"] == "None"
+    assert gateway["AutoPublishAlias"] == "live" and gateway["AutoPublishAliasAllProperties"] is True
+    assert gateway["SnapStart"]["ApplyOn"] == {"Fn::If": ["UseGatewaySnapStart", "PublishedVersions", "None"]}
 
 
 def test_the_api_key_requirement_follows_auth_mode() -> None:

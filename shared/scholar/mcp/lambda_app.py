@@ -15,7 +15,11 @@ from typing import Any
 
 from mangum import Mangum
 
+from scholar.catalogue import all_tools
 from scholar.mcp.app import create_app
+from scholar.mcp.tools import wire_tools
+from scholar.runtime.observability import get_tracer
+from scholar.store import aws
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,19 @@ def _gateway() -> _Gateway:
     app.state.session_task = loop.create_task(hold_session_manager())
     loop.run_until_complete(ready.wait())
     return _Gateway(handler, loop)
+
+
+def prime() -> None:
+    """Do now what the first request would (SnapStart's before-snapshot hook); opens no connection.
+
+    Builds the app and parks the session manager, every tool's wire form (schemas), the tracer where
+    tracing is on (X-Ray SDK import and patching; its UDP emitter is connectionless), and the Lambda
+    client, so boto3 is imported (the client itself is forgotten after restore).
+    """
+    _gateway()
+    wire_tools(all_tools().values())
+    get_tracer()
+    aws.client("lambda")
 
 
 def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:

@@ -4,21 +4,30 @@ Handlers are synchronous Lambda entry points; upstream clients are async and bel
 that opened them (encode/httpx#2473). Running every coroutine on one long-lived loop lets warm
 invocations reuse connections, and works from any thread (the local stack runs handlers on moto's
 request threads, a new thread per request).
+
+A blocking call (boto3, SSM, pdfium) made inside a coroutine holds the loop and serialises a
+``gather``; ``off_loop`` is the one way to make it from a coroutine: it runs on a worker thread.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import threading
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ParamSpec, TypeVar
 
 T = TypeVar("T")
+P = ParamSpec("P")
+# Blocking calls are I/O waits (DynamoDB, S3, SSM): more workers than cores; boto3's pool matches (store.aws).
+BLOCKING_WORKERS = 16
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
 _thread: threading.Thread | None = None
 _shutdown_hooks: list[Callable[[], Coroutine[Any, Any, None]]] = []
+_workers: ThreadPoolExecutor | None = None
 
 
 def on_shutdown(hook: Callable[[], Coroutine[Any, Any, None]]) -> None:
@@ -53,6 +62,20 @@ def _stop() -> None:
     thread.join(timeout=5)
     loop.close()
     _loop = _thread = None
+
+
+def _blocking_pool() -> ThreadPoolExecutor:
+    global _workers
+    with _lock:
+        if _workers is None:
+            _workers = ThreadPoolExecutor(max_workers=BLOCKING_WORKERS, thread_name_prefix="scholar-blocking")
+    return _workers
+
+
+async def off_loop(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    """Run the blocking ``fn(*args, **kwargs)`` on a worker thread and await its result (or its exception)."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_blocking_pool(), functools.partial(fn, *args, **kwargs))
 
 
 def is_process_loop(loop: asyncio.AbstractEventLoop) -> bool:

@@ -46,16 +46,16 @@ def invoke_family(family: str, invocation: Invocation) -> Outcome:
     Raises:
         InternalError: the function itself crashed (an unhandled error, not a tool error).
     """
-    payload = invocation.model_dump(mode="json")
     if get_settings().local_dispatch:
         module = importlib.import_module(f"functions.{family}.app")
         context = _local_context(family)
-        return Outcome.model_validate(module.lambda_handler(payload, context))
+        return Outcome.model_validate(module.lambda_handler(invocation.model_dump(mode="json"), context))
     response = aws.client("lambda").invoke(
-        FunctionName=function_name(family), InvocationType="RequestResponse", Payload=json.dumps(payload).encode()
+        FunctionName=function_name(family), InvocationType="RequestResponse", Payload=invocation.model_dump_json()
     )
-    body: Any = json.loads(response["Payload"].read() or b"null")
+    raw = response["Payload"].read() or b"null"
     if response.get("FunctionError"):
+        body: Any = json.loads(raw)
         message = body.get("errorType", "error") if isinstance(body, dict) else "error"
         raise InternalError(f"the {family} function failed ({message}); the failure was logged")
-    return Outcome.model_validate(body)
+    return Outcome.model_validate_json(raw)  # one pass from bytes to the model (no json.loads + validate)

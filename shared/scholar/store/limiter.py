@@ -23,6 +23,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from scholar.config import get_settings
 from scholar.errors import RateLimitedError, ScholarError
+from scholar.runtime import aio
 from scholar.store import aws
 from scholar.store.boundary import translate
 
@@ -141,7 +142,7 @@ async def pace(source: str, interval_s: float) -> None:
     """
     if interval_s <= 0:
         return
-    wait = await asyncio.to_thread(reserve, source, interval_s)
+    wait = await aio.off_loop(reserve, source, interval_s)
     deadline = _deadline.get()
     if deadline is not None and time.monotonic() + wait > deadline:
         raise RateLimitedError(
