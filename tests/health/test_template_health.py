@@ -57,7 +57,8 @@ def test_every_function_that_runs_tools_may_batch_write_usage_and_nothing_more()
 
 def test_the_research_function_reads_usage_and_the_gateway_may_invoke_it():
     res = resources()
-    (statement,) = res["ResearchFunction"]["Properties"]["Policies"][0]["Statement"]
+    statements = {s["Sid"]: s for s in res["ResearchFunction"]["Properties"]["Policies"][0]["Statement"]}
+    statement = statements["ReadUsageRecords"]
     assert (statement["Action"], statement["Resource"]) == ("dynamodb:Query", {"Fn::GetAtt": ["UsageTable", "Arn"]})
     invoke = res["GatewayFunction"]["Properties"]["Policies"][0]["Statement"][0]
     assert {"Fn::GetAtt": ["ResearchFunction", "Arn"]} in invoke["Resource"]

@@ -12,6 +12,8 @@ from tests.health.conftest import USAGE_TABLE
 from tests.health.synthetic import synthetic_call, synthetic_history
 
 NOW = time.time()
+# Half past, two hours ago (finished hours close a while after their end): synthetic calls a few minutes apart never straddle an hour boundary.
+MID_HOUR = NOW // 3600 * 3600 - 5400
 
 
 def put(store: UsageStore, records) -> None:
@@ -70,7 +72,7 @@ def test_expired_items_are_not_read(usage, aws):
 
 
 def test_finished_hours_are_rolled_up_once_and_read_from_the_rollup(usage, aws):
-    history = synthetic_history("openalex", NOW, hours=6, per_hour=3)
+    history = synthetic_history("openalex", NOW, hours=6, per_hour=3, start_s=NOW - MID_HOUR)
     put(usage, history)
     before = windows("openalex", usage, NOW)
     assert close_hours("openalex", usage, NOW) == 6

@@ -130,7 +130,8 @@ def test_every_function_gets_its_concurrency_ceiling(deployed):
 
 def test_the_state_machines_exist_with_their_function_arns_substituted(deployed):
     sfn = deployed.client("stepfunctions")
-    assert set(deployed.stack.state_machine_arns) == {"RetryTaskStateMachine", "PdfPipelineStateMachine"}
+    assert set(deployed.stack.state_machine_arns) == {"RetryTaskStateMachine", "PdfPipelineStateMachine",
+                                                        "PatentPdfStateMachine"}
     for arn in deployed.stack.state_machine_arns.values():
         definition = sfn.describe_state_machine(stateMachineArn=arn)["definition"]
         assert "${" not in definition
@@ -138,7 +139,8 @@ def test_the_state_machines_exist_with_their_function_arns_substituted(deployed)
 
 
 def test_the_standards_sync_schedule_targets_its_function_with_a_dead_letter_queue(deployed):
-    (schedule,) = deployed.resources_of("AWS::Scheduler::Schedule").values()
+    (schedule,) = [s for s in deployed.resources_of("AWS::Scheduler::Schedule").values()
+                   if s["Properties"]["Target"]["Arn"] == {"Fn::GetAtt": ["StandardsSyncFunction", "Arn"]}]
     props = schedule["Properties"]
     assert props["ScheduleExpression"] == {"Ref": "StandardsSyncSchedule"}
     assert props["Target"]["Arn"] == {"Fn::GetAtt": ["StandardsSyncFunction", "Arn"]}

@@ -219,8 +219,9 @@ def test_gateway_may_invoke_exactly_the_family_functions() -> None:
     invoke = statements["InvokeFamilyFunctions"]
     assert invoke["Action"] == "lambda:InvokeFunction"
     assert invoke["Resource"] == [{"Fn::GetAtt": [logical, "Arn"]} for logical in FAMILIES]
-    # MCP Tasks are read and cancelled by the gateway itself: table, large results and executions only.
-    assert set(statements) == {"InvokeFamilyFunctions", "TasksReadCancel", "TaskResults", "StopAndWatchTaskExecutions"}
+    # MCP Tasks are read and cancelled by the gateway itself; the landing page reads source status.
+    assert set(statements) == {"InvokeFamilyFunctions", "TasksReadCancel", "TaskResults", "StopAndWatchTaskExecutions",
+                               "ReadUsageForLandingPage"}
     assert statements["TasksReadCancel"]["Resource"][0] == {"Fn::GetAtt": ["TaskTable", "Arn"]}
 
 
