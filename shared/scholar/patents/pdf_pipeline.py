@@ -9,7 +9,6 @@ machine's Retry applies, then its Catch hands ``$.failure`` to finish. Only keys
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from typing import Any
@@ -19,18 +18,12 @@ from scholar.patents import pdf
 from scholar.patents.pdf_jobs import TASK_TTL_S, PatentPdfJob, build_result, remember
 from scholar.pdftext.convert import convert_pdf
 from scholar.runtime import aio
-from scholar.runtime.outcome import finish_task
+from scholar.runtime.outcome import StepError, finish_task, step_failure
 from scholar.store.blobs import BlobStore
 from scholar.store.tasks import ACTIVE, TaskStore, TaskTransitionError
 
 logger = logging.getLogger(__name__)
 
-
-class StepError(Exception):
-    """A transient step failure; its message is the error envelope body as JSON (finish reads it back)."""
-
-    def __init__(self, err: ScholarError) -> None:
-        super().__init__(json.dumps(err.to_envelope()["error"]))
 
 
 def _fail_or_raise(err: ScholarError) -> dict[str, Any]:
@@ -95,25 +88,13 @@ def markdown(event: dict[str, Any]) -> dict[str, Any]:
     return {"md_path": key, "markdown_source": source}
 
 
-def _failure_error(failure: dict[str, Any]) -> dict[str, Any]:
-    try:
-        cause = json.loads(failure.get("Cause") or "{}")
-        body = json.loads(cause.get("errorMessage") or "")
-        if isinstance(body, dict) and "code" in body:
-            return body
-    except (TypeError, ValueError):
-        pass
-    return InternalError(
-        "a step of the patent PDF pipeline failed; try again, and report the task id if it persists", retryable=True
-    ).to_envelope()["error"]
-
 
 def finish(event: dict[str, Any]) -> dict[str, Any]:
     """Record the outcome: completed with the PDF (and Markdown when it was made), or failed."""
     job = PatentPdfJob.model_validate(event["job"])
     fetched = event.get("fetched") or {}
     converted = event.get("converted") or {}
-    failure = _failure_error(event["failure"]) if event.get("failure") else None
+    failure = step_failure(event["failure"], machine="patent PDF pipeline") if event.get("failure") else None
     error = failure or fetched.get("error")
     store = TaskStore()
     expires = int(time.time()) + TASK_TTL_S

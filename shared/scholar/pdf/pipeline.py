@@ -14,7 +14,6 @@ Artifacts never travel through the state machine, only their keys.
 
 from __future__ import annotations
 
-import json
 import logging
 import tempfile
 import threading
@@ -27,7 +26,6 @@ from scholar.errors import (
     RATE_LIMITED,
     TIMEOUT,
     UPSTREAM_ERROR,
-    InternalError,
     NotFoundError,
     RateLimitedError,
     ScholarError,
@@ -43,7 +41,7 @@ from scholar.pdf.resolve import resolve_paper
 from scholar.pdftext.convert import PdfExtractionError, convert_pdf, count_pages
 from scholar.records import FailedSource
 from scholar.runtime import aio
-from scholar.runtime.outcome import finish_task
+from scholar.runtime.outcome import StepError, finish_task, step_failure
 from scholar.store.tasks import ACTIVE, TaskStore, TaskTransitionError
 
 logger = logging.getLogger(__name__)
@@ -59,12 +57,6 @@ _NO_PDF_HINT = "If you know a PDF link (author page, repository), call fetch_pdf
 # pdfium is not thread-safe, and the local stack runs steps on several threads.
 _PDFIUM = threading.Lock()
 
-
-class StepError(Exception):
-    """A transient step failure; its message is the error envelope body as JSON (finish reads it back)."""
-
-    def __init__(self, err: ScholarError) -> None:
-        super().__init__(json.dumps(err.to_envelope()["error"]))
 
 
 def _error(err: ScholarError) -> dict[str, Any]:
@@ -250,19 +242,6 @@ def convert(event: dict[str, Any]) -> dict[str, Any]:
     return {"md_path": md_path, "converter": converter}
 
 
-def _failure_error(failure: dict[str, Any]) -> dict[str, Any]:
-    """The envelope body of a step that raised (Retry exhausted), from the Catch's Cause."""
-    try:
-        cause = json.loads(failure.get("Cause") or "{}")
-        body = json.loads(cause.get("errorMessage") or "")
-        if isinstance(body, dict) and "code" in body:
-            return body
-    except (TypeError, ValueError):
-        pass
-    return InternalError(
-        "a step of the PDF pipeline failed; try again, and report the task id if it keeps failing", retryable=True
-    ).to_envelope()["error"]
-
 
 def _with_partial(error: dict[str, Any], partial: dict[str, Any]) -> dict[str, Any]:
     """The error, its details extended with what the job did get (omitting what it did not)."""
@@ -277,7 +256,7 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
     downloaded = event.get("downloaded") or {}
     converted = event.get("converted") or {}
     errors = [
-        _failure_error(event["failure"]) if event.get("failure") else None,
+        step_failure(event["failure"], machine="PDF pipeline") if event.get("failure") else None,
         resolved.get("error"),
         downloaded.get("error"),
         converted.get("error"),

@@ -8,9 +8,10 @@ tasks result read exactly this, so a failure can never be read as a success that
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from scholar.errors import InternalError, from_envelope
+from scholar.errors import InternalError, ScholarError, from_envelope
 from scholar.store.tasks import TaskStore, TaskTransitionError
 
 _EMPTY = "the task ended without an answer; try the call again, and report the task id if it keeps happening"
@@ -58,3 +59,30 @@ def finish_task(
     except TaskTransitionError:
         return False
     return True
+
+
+class StepError(Exception):
+    """A transient state machine step failure; its message is the error envelope body as JSON.
+
+    The machines' Retry and Catch name it (``"StepError"``); their finish step reads it back (``step_failure``).
+    """
+
+    def __init__(self, err: ScholarError) -> None:
+        super().__init__(json.dumps(err.to_envelope()["error"]))
+
+
+def step_failure(failure: dict[str, Any], *, machine: str) -> dict[str, Any]:
+    """The envelope body of a state machine step that raised (Retry exhausted), from its Catch's ``Cause``.
+
+    A step raises ``StepError`` with the envelope body as its message; anything else is an internal failure.
+    """
+    try:
+        cause = json.loads(failure.get("Cause") or "{}")
+        body = json.loads(cause.get("errorMessage") or "")
+        if isinstance(body, dict) and "code" in body:
+            return body
+    except (TypeError, ValueError):
+        pass
+    return InternalError(
+        f"a step of the {machine} failed; try again, and report the task id if it keeps failing", retryable=True
+    ).to_envelope()["error"]
