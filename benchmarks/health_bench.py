@@ -36,13 +36,13 @@ def _not_recorded(family: str, tool: str, principal: str) -> Iterator[_NoCall]:
 
 def cached_call_overhead(fixtures: Path, repeat: int = 300) -> None:
     import moto
+
+    from functions.papers.app import lambda_handler
     from scholar.config import get_settings
     from scholar.runtime import family
     from scholar.runtime.context import LocalContext
     from scholar.store import aws
     from scholar.store.usage import UsageStore
-
-    from functions.papers.app import lambda_handler
     from tests.aws_tables import create_cache_table, create_task_table, create_usage_table
     from tests.fakes.upstream import FakeUpstream
 

@@ -2,7 +2,9 @@
 """Where the recorded upstream responses live (DESIGN §10); tests skip without them."""
 import os
 from pathlib import Path
+
 import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 def fixtures_dir() -> Path:
     path = Path(os.environ.get("SCHOLAR_FIXTURES_DIR", REPO.parent / "shared" / "fixtures"))

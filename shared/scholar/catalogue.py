@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import copy
 import importlib
-from pathlib import Path
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter

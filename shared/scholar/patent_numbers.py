@@ -24,8 +24,7 @@ EXAMPLES = (
 )
 # Offices (and regional offices) whose publications OPS holds; two letters outside this set are not a patent.
 OFFICES = frozenset(
-    "EP WO US JP CN KR DE FR GB CA AU CH AT ES IT NL SE DK FI BE NO PL PT IE RU TW IN BR MX IL NZ SG ZA EA AP OA "
-    "HR CZ SK HU RO BG GR TR SI LT LV EE LU IS MT CY UA BY KZ AR CL CO PE EC UY PH MY TH ID VN HK MA EG SA GC".split()
+    ["EP", "WO", "US", "JP", "CN", "KR", "DE", "FR", "GB", "CA", "AU", "CH", "AT", "ES", "IT", "NL", "SE", "DK", "FI", "BE", "NO", "PL", "PT", "IE", "RU", "TW", "IN", "BR", "MX", "IL", "NZ", "SG", "ZA", "EA", "AP", "OA", "HR", "CZ", "SK", "HU", "RO", "BG", "GR", "TR", "SI", "LT", "LV", "EE", "LU", "IS", "MT", "CY", "UA", "BY", "KZ", "AR", "CL", "CO", "PE", "EC", "UY", "PH", "MY", "TH", "ID", "VN", "HK", "MA", "EG", "SA", "GC"]
 )
 
 _KIND = r"(?P<kind>[A-Z]\d?)"

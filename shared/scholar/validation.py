@@ -10,7 +10,6 @@ from pydantic import BaseModel, ValidationError
 
 from scholar.errors import InvalidArgumentError
 
-
 M = TypeVar("M", bound=BaseModel)
 
 

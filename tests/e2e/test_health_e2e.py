@@ -9,10 +9,10 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
+
 from scholar.health.records import rows_of
 from scholar.local.doctor import run_doctor
 from scholar.store.usage import UsageStore
-
 from tests.health.synthetic import synthetic_history
 
 pytestmark = pytest.mark.e2e

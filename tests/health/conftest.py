@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from scholar.store.usage import UsageStore
 
+from scholar.store.usage import UsageStore
 from tests.aws_tables import create_usage_table
 from tests.conftest import AwsResources, Env
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 
 import pytest
+
+from functions.probe.app import lambda_handler
 from scholar.health.probe import PROBES, configured_sources
 from scholar.health.records import record_of, rows_of
 from scholar.store.usage import UsageStore, hour_of
-
-from functions.probe.app import lambda_handler
 from tests.events import load_event
 from tests.health.synthetic import synthetic_call, synthetic_history
 

@@ -7,13 +7,13 @@ import logging
 
 import httpx
 import pytest
+
+from functions.papers.app import lambda_handler
 from scholar.errors import UPSTREAM_ERROR
 from scholar.health import recorder
 from scholar.health.records import NO_SOURCE, hash_principal, record_of
 from scholar.runtime import aio
 from scholar.store.usage import UsageStore, UsageWriteError
-
-from functions.papers.app import lambda_handler
 from tests.health.conftest import USAGE_TABLE
 
 SEARCH = "/s2/graph/v1/paper/search"

@@ -6,12 +6,12 @@ import json
 
 import jsonschema
 from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
+
+from functions.research.app import lambda_handler
 from scholar.catalogue import all_tools, families, get_tool
 from scholar.health.records import hash_principal
 from scholar.papers.common import MAX_RESULT_CHARS
 from scholar.research.server_info import PROTOCOL_VERSIONS, SIZE_BUDGET_CHARS
-
-from functions.research.app import lambda_handler
 
 S2_KEY = "s2-key-value-that-must-never-show"
 
@@ -60,5 +60,5 @@ def test_modes_limits_and_batches_are_reported(env, lambda_context):
 
 
 def test_the_protocol_versions_are_the_sdk_s_and_the_size_budget_is_the_families():
-    assert PROTOCOL_VERSIONS == tuple(SUPPORTED_PROTOCOL_VERSIONS)
+    assert tuple(SUPPORTED_PROTOCOL_VERSIONS) == PROTOCOL_VERSIONS
     assert SIZE_BUDGET_CHARS == MAX_RESULT_CHARS

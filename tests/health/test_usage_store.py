@@ -7,7 +7,6 @@ import time
 from scholar.health.history import close_hours, last_call_at, windows
 from scholar.health.records import record_of, rows_of
 from scholar.store.usage import RETENTION_S, UsageStore, forget_markers, hour_of, hours_between
-
 from tests.health.conftest import USAGE_TABLE
 from tests.health.synthetic import synthetic_call, synthetic_history
 

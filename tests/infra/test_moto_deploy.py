@@ -16,6 +16,7 @@ import boto3
 import moto
 import pytest
 from samtranslator.yaml_helper import yaml_parse
+
 from scholar.local.deploy import DeployedStack, deploy_template
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,12 +10,11 @@ import warnings
 from pathlib import Path
 
 import bibtexparser
+import httpx
 import jsonschema
 import pytest
 import rispy
 from bibtexparser.bparser import BibTexParser
-
-import httpx
 
 from scholar.errors import NOT_FOUND, TIMEOUT, UPSTREAM_ERROR, ScholarError
 from scholar.papers import generate

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 
 import httpx
-
 import pytest
 
 from scholar.config import get_settings

@@ -73,7 +73,7 @@ def test_pdf_tools_are_hidden_in_read_only_mode(env: Env) -> None:
     env(SCHOLAR_READ_ONLY="true")
     assert not PDF_TOOLS & {spec.name for spec in visible_tools(get_settings(), None)}
     env(SCHOLAR_READ_ONLY="false")
-    assert PDF_TOOLS <= {spec.name for spec in visible_tools(get_settings(), None)}
+    assert {spec.name for spec in visible_tools(get_settings(), None)} >= PDF_TOOLS
 
 
 def test_convert_refuses_server_paths(aws: AwsResources) -> None:

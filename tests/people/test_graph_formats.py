@@ -14,6 +14,8 @@ import jsonschema
 import networkx as nx
 import pydot
 import pytest
+
+from functions.gateway.app import lambda_handler
 from scholar.catalogue import get_tool
 from scholar.content import EXTRA_CONTENT_FIELD
 from scholar.mcp.dispatch import success_result
@@ -22,8 +24,6 @@ from scholar.papers.graph_formats import MERMAID_MAX_NODES, Node, Picture, to_me
 from scholar.runtime import aio
 from scholar.runtime.family import run_tool
 from scholar.runtime.invocation import Invocation
-
-from functions.gateway.app import lambda_handler
 from tests.events import load_event, with_body
 from tests.fixtures_dir import fixtures_dir
 from tests.papers.synthetic_graph import SyntheticGraph, recorded_papers

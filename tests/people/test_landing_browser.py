@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from scholar.config import get_settings
 from scholar.mcp.tools import visible_tools
-
 from tests.people.browser import screenshot, visit
 
 REPO = Path(__file__).resolve().parents[2]

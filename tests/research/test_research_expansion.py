@@ -12,8 +12,18 @@ from scholar.research.pages import ResultSets
 from scholar.research.search import Budgets, search
 from scholar.store.cache import Cache
 from tests.research.helpers import (
-    ARXIV_QUERY, COPPER_DOI, S2_BATCH, S2_RECOMMEND, args, batch_answer, json_response, recorded, recorded_json,
-    route_all, run, synthetic_s2_copper_row,
+    ARXIV_QUERY,
+    COPPER_DOI,
+    S2_BATCH,
+    S2_RECOMMEND,
+    args,
+    batch_answer,
+    json_response,
+    recorded,
+    recorded_json,
+    route_all,
+    run,
+    synthetic_s2_copper_row,
 )
 
 

@@ -13,8 +13,18 @@ from scholar.research.pages import ResultSets
 from scholar.research.search import search
 from scholar.store.cache import Cache
 from tests.research.helpers import (
-    COPPER_DOI, COPPER_TITLE, EPMC_SEARCH, S2_BATCH, S2_SEARCH, args, batch_answer, json_response, recorded_json,
-    route_all, run, synthetic_s2_copper_row,
+    COPPER_DOI,
+    COPPER_TITLE,
+    EPMC_SEARCH,
+    S2_BATCH,
+    S2_SEARCH,
+    args,
+    batch_answer,
+    json_response,
+    recorded_json,
+    route_all,
+    run,
+    synthetic_s2_copper_row,
 )
 
 

@@ -10,8 +10,16 @@ from scholar.research.handlers import HANDLERS
 from scholar.sources.paper_search import ADAPTERS, SearchQuery
 from scholar.sources.registry import SOURCES, searchable
 from tests.research.helpers import (
-    ARXIV_QUERY, CROSSREF_WORKS, EPMC_SEARCH, INSPIRE_SEARCH, OPENALEX_WORKS, json_response, recorded,
-    recorded_json, run, synthetic_inspire_search,
+    ARXIV_QUERY,
+    CROSSREF_WORKS,
+    EPMC_SEARCH,
+    INSPIRE_SEARCH,
+    OPENALEX_WORKS,
+    json_response,
+    recorded,
+    recorded_json,
+    run,
+    synthetic_inspire_search,
 )
 
 QUERY = SearchQuery(text="copper oxide films", terms=("copper", "oxide", "films"))

@@ -12,7 +12,7 @@ import pytest
 
 from functions.gateway.app import lambda_handler
 from scholar.mcp.checks import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
-from tests.events import load_event, with_body
+from tests.events import load_event
 from tests.security.conftest import GatewayServer
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from scholar import http
+from scholar.catalogue import CallContext
 from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, ScholarError
 from scholar.papers.handlers import HANDLERS as PAPER_HANDLERS
 from scholar.papers.spec import TOOLS as PAPER_TOOLS
-from scholar.catalogue import CallContext
 from scholar.sources import arxiv, crossref, openalex, openlibrary, relaton, s2, unpaywall, w3c
 from scholar.urlpath import UNSAFE_PATH, segment
 from tests.books.helpers import run

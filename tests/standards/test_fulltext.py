@@ -14,14 +14,13 @@ import httpx
 import pytest
 
 from functions.standards.app import lambda_handler
-from scholar.catalogue import CallContext
+from scholar.catalogue import CallContext, QueuedResult
 from scholar.errors import UNAVAILABLE, ScholarError, UnavailableError
 from scholar.pdftext.convert import PDF_EXTRACTION_FAILED
 from scholar.standards import conversion, service, texts
 from scholar.standards.handlers import HANDLERS
 from scholar.standards.spec import GetStandardInput, StandardResult
 from scholar.store.tasks import TaskStore
-from scholar.catalogue import QueuedResult
 from tests.fixtures_dir import fixtures_dir
 
 CTX = CallContext(principal="tester", request_id="req-1")

@@ -8,14 +8,13 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
-from scholar.catalogue import CallContext
+from scholar.catalogue import CallContext, QueuedResult
 from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR, ScholarError
 from scholar.standards import service
 from scholar.standards.handlers import HANDLERS
 from scholar.standards.jobs import handle_sync_event
 from scholar.standards.spec import GetStandardInput, ResolveInput, SearchInput, SyncStatusInput
 from scholar.store.tasks import TaskStore
-from scholar.catalogue import QueuedResult
 
 CTX = CallContext(principal="tester", request_id="req-1")
 

@@ -5,9 +5,8 @@ import importlib
 import jsonschema
 import pytest
 
-from scholar.catalogue import all_tools, families, family_tools, get_tool
+from scholar.catalogue import QueuedResult, all_tools, families, family_tools, get_tool
 from scholar.errors import NotFoundError
-from scholar.catalogue import QueuedResult
 
 TOOLS = all_tools()
 

@@ -18,8 +18,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 
 from scholar.config import get_settings
-from scholar.mcp import checks
-from scholar.mcp import landing
+from scholar.mcp import checks, landing
 from scholar.mcp.listing import ListingMemo
 from scholar.mcp.principal import authenticated_identity, is_deployed
 from scholar.mcp.server import build_server

@@ -9,6 +9,7 @@ from typing import Any
 
 import anyio
 from mcp import types
+
 from scholar.catalogue import ToolSpec
 from scholar.config import get_settings
 from scholar.content import split_extra_content

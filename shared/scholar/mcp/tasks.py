@@ -29,7 +29,6 @@ from scholar.runtime.queue import arguments_digest
 from scholar.runtime.reconcile import reconcile
 from scholar.store.tasks import TERMINAL, TaskItem, TaskStore, TaskTransitionError, new_task_id
 
-
 POLL_INTERVAL_MS = 2000
 # A task created for a call that answered at once (task-augmented 2025 call) lives this long by default.
 INLINE_TTL_S = 600

@@ -13,7 +13,6 @@ from collections import Counter
 
 from scholar.errors import InvalidArgumentError, ScholarError
 from scholar.ids import InvalidIdError, PaperId, parse_paper_id
-from scholar.patent_numbers import PatentNumber, parse_patent_number, standardise
 from scholar.papers import autoenrich
 from scholar.papers.chapters import split_citation
 from scholar.papers.common import MAX_RESULT_CHARS, failed
@@ -21,6 +20,7 @@ from scholar.papers.fields import FIELDS
 from scholar.papers.mapping import shorten_for_list
 from scholar.papers.resolve import resolve_papers
 from scholar.papers.spec_export import BatchResolveInput, BatchResolveResult, ResolvedItem
+from scholar.patent_numbers import PatentNumber, parse_patent_number, standardise
 from scholar.records import FailedSource
 from scholar.sources import epo_ops_auth, epo_ops_biblio
 from scholar.store.cache import Cache

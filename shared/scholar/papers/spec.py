@@ -12,7 +12,6 @@ from scholar.papers.fields import FieldOfStudy, FieldSet, PaperIdentifier, Year
 from scholar.records import FailedSource, Paper
 
 
-
 class GetPaperInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
     identifier: PaperIdentifier

@@ -11,8 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.catalogue import READ_ONLY_OPEN, ToolSpec
-from scholar.papers.fields import FieldSet
-from scholar.papers.fields import PaperIdentifier
+from scholar.papers.fields import FieldSet, PaperIdentifier
 from scholar.records import FailedSource, Paper, PatentRecord
 
 # ---------------------------------------------------------------- enrich_paper

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from scholar.errors import ScholarError
-from scholar.patents.models import ChapterInfo, CitedPaper, Citations, NplCitation, PatentCitation
+from scholar.patents.models import ChapterInfo, Citations, CitedPaper, NplCitation, PatentCitation
 from scholar.sources import s2
 from scholar.sources.epo_ops_biblio import NS, docdb_of, iso_date, text
 

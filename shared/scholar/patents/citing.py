@@ -10,9 +10,9 @@ from __future__ import annotations
 from scholar.errors import InvalidArgumentError, NotFoundError, ScholarError
 from scholar.ids import InvalidIdError, parse_paper_id
 from scholar.patents.models import CitingPatent, CitingPatentsResult
-from scholar.records import PatentRecord
 from scholar.patents.search import SEARCH_PATH, parse_search, quote_term
 from scholar.patents.spec import GetCitingPatentsInput
+from scholar.records import PatentRecord
 from scholar.sources import epo_ops, s2
 from scholar.store.cache import Cache
 

@@ -14,6 +14,7 @@ import io
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+
 import pypdfium2 as pdfium
 
 from scholar.errors import NotFoundError, UpstreamError

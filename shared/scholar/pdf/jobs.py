@@ -15,19 +15,18 @@ import time
 
 from pydantic import BaseModel
 
-from scholar.catalogue import CallContext
+from scholar.catalogue import CallContext, QueuedResult
 from scholar.config import get_settings
 from scholar.errors import NotFoundError, UnavailableError
 from scholar.ids import parse_paper_id
 from scholar.pdf import artifacts, results
-from scholar.pdf.models import Job
 from scholar.pdf.fetch import web_access
+from scholar.pdf.models import Job
 from scholar.pdf.ssrf import vet_url
 from scholar.runtime.cancel import cancel
 from scholar.runtime.executions import start_execution
 from scholar.runtime.queue import new_task, start_task
 from scholar.store.tasks import ACTIVE, TaskItem, TaskStore, TaskTransitionError
-from scholar.catalogue import QueuedResult
 
 logger = logging.getLogger(__name__)
 

@@ -450,9 +450,7 @@ def _blocks(placed: list[_Placed], style: DocumentStyle) -> list[tuple[int, str]
                     continue
             blocks.append((item.heading, [ln]))
             continue
-        if prev is None or prev.heading or not blocks or blocks[-1][0] == _TABLE:
-            blocks.append((0, [ln]))
-        elif _starts_paragraph(item, prev, nxt, style):
+        if prev is None or prev.heading or not blocks or blocks[-1][0] == _TABLE or _starts_paragraph(item, prev, nxt, style):
             blocks.append((0, [ln]))
         else:
             blocks[-1][1].append(ln)

@@ -95,9 +95,7 @@ def unique_parties(names: Iterable[tuple[str, str]]) -> list[str]:
         if not key:
             continue
         held = kept.get(key)
-        if held is None:
-            kept[key] = name
-        elif held.isupper() and not name.isupper():
+        if held is None or held.isupper() and not name.isupper():
             kept[key] = name
     return list(kept.values())
 

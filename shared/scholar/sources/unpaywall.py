@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+
 from scholar import http
 from scholar.config import get_settings
 from scholar.errors import UnavailableError

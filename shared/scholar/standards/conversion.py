@@ -16,13 +16,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from scholar.catalogue import CallContext
+from scholar.catalogue import CallContext, QueuedResult
 from scholar.errors import InternalError, ScholarError
 from scholar.runtime import aio
 from scholar.runtime.queue import new_task, start_task
 from scholar.standards.spec import GetStandardInput
 from scholar.store.tasks import ACTIVE, TaskItem, TaskStore, TaskTransitionError
-from scholar.catalogue import QueuedResult
 from scholar.validation import invalid_argument
 
 logger = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholar.catalogue import CallContext, Handler
+from scholar.catalogue import CallContext, Handler, QueuedResult
 from scholar.errors import InvalidArgumentError, NotFoundError, UpstreamError
 from scholar.standards import cold, conversion, fulltext, retry, service
 from scholar.standards.catalogue import Catalogue
@@ -26,7 +26,6 @@ from scholar.standards.spec import (
     SyncStatusResult,
     VersionRef,
 )
-from scholar.catalogue import QueuedResult
 
 SOURCE = "standards"
 _FILTER_BODIES = frozenset(BODIES) | {"ANSI", "CISPR"}

@@ -11,19 +11,17 @@ import logging
 import time
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from scholar.catalogue import CallContext
 from scholar.errors import InvalidArgumentError, ScholarError
 from scholar.runtime import aio
 from scholar.runtime.outcome import finish_task
 from scholar.standards import service
-from scholar.standards.handlers import HANDLERS
-from scholar.standards.spec import TOOLS
 from scholar.standards.bodies import Limits
+from scholar.standards.handlers import HANDLERS
 from scholar.standards.records import BODIES
+from scholar.standards.spec import TOOLS
 from scholar.standards.sync import run_sync
 from scholar.store.tasks import TaskStore
 from scholar.validation import invalid_argument

@@ -49,7 +49,7 @@ _S2_KINDS: dict[str, Kind] = {
     "Dataset": "misc",
 }
 _TAGS = re.compile(r"<[^>]+>")
-_STOP = frozenset("a an the of on in for and to with from by at is are".split())
+_STOP = frozenset(["a", "an", "the", "of", "on", "in", "for", "and", "to", "with", "from", "by", "at", "is", "are"])
 
 
 @dataclass
