@@ -24,7 +24,8 @@ def main(fixtures: Path | None = None, repeat: int = 50) -> None:
     page = landing.landing_page(SCOPE)  # first page: Jinja2 import, template compile, references
     first_ms = (time.perf_counter() - began) * 1000
     size = len(page)
-    print(f"{'landing page size':<58} {size / 1024:8.1f} KB   bar 100 KB ({'ok' if size <= MAX_PAGE_BYTES else 'OVER'})")
+    verdict = "ok" if size <= MAX_PAGE_BYTES else "OVER"
+    print(f"{'landing page size':<58} {size / 1024:8.1f} KB   bar 100 KB ({verdict})")
     print(f"{'landing page, first render (imports incl. mcp, template compile)':<58} {first_ms:8.2f} ms")
     settings = get_settings()
     report("landing page render (warm template, whole catalogue)",

@@ -99,13 +99,21 @@ def main(fixtures: Path | None = None, names: list[str] | None = None) -> None:
     for function in (n for n in wanted if n in CASES):
         base = footprint_mb(function, CASES[function][0])
         delta = call_delta_mb(function)
-        _line(f"{function}: footprint + {CASES[function][1]}", f"{base:7.1f} MB + {delta:5.1f} MB = {base + delta:7.1f} MB")
+        _line(
+            f"{function}: footprint + {CASES[function][1]}",
+            f"{base:7.1f} MB + {delta:5.1f} MB = {base + delta:7.1f} MB",
+        )
     if "pdf" in wanted:
-        pdfs = sorted((REPO.parent / "shared" / "fixtures" / "pdfs").glob("arxiv_*.pdf"), key=lambda p: p.stat().st_size)
+        pdfs = sorted(
+            (REPO.parent / "shared" / "fixtures" / "pdfs").glob("arxiv_*.pdf"), key=lambda p: p.stat().st_size
+        )
         base = footprint_mb("pipeline", "pdf")
         peak = measure_memory(pdfs[-1])
         delta = (peak["peak_rss_kb"] - peak["base_rss_kb"]) / MB
-        _line(f"pipeline: footprint + convert ({peak['pages']} pages)", f"{base:7.1f} MB + {delta:5.1f} MB = {base + delta:7.1f} MB")
+        _line(
+            f"pipeline: footprint + convert ({peak['pages']} pages)",
+            f"{base:7.1f} MB + {delta:5.1f} MB = {base + delta:7.1f} MB",
+        )
 
 
 if __name__ == "__main__":

@@ -54,13 +54,17 @@ def _tool(ref: ToolReference, reasons: list[str]) -> list[str]:
     if ref.tags:
         facts.append(f"tags: {', '.join(ref.tags)}")
     if ref.may_queue:
-        facts.append("may answer `{queued: true, task_id, poll_after_s}` (poll `get_task_result`, or run as an MCP task)")
+        facts.append(
+            "may answer `{queued: true, task_id, poll_after_s}` (poll `get_task_result`, or run as an MCP task)"
+        )
     lines += [f"- {fact}" for fact in facts] + [""]
     if ref.parameters:
         lines += ["| parameter | type | default | bounds | meaning |", "|---|---|---|---|---|"]
         for p in ref.parameters:
             default = "**required**" if p.required else (f"`{p.default}`" if p.default is not None else "")
-            lines.append(f"| `{p.name}` | {_cell(p.type)} | {_cell(default)} | {_cell(p.bounds)} | {_cell(p.description)} |")
+            lines.append(
+                f"| `{p.name}` | {_cell(p.type)} | {_cell(default)} | {_cell(p.bounds)} | {_cell(p.description)} |"
+            )
     else:
         lines.append("No parameters.")
     lines += ["", "Returns: " + (", ".join(f"`{name}`" for name in ref.returns) or "an object") + "."]

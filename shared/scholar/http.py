@@ -211,7 +211,9 @@ async def request(
                     status=429,
                     retry_after_s=retry_after_seconds(response),
                 )
-            raise UpstreamError(f"{source} failed with HTTP {status}: {excerpt(response)}", source=source, status=status)
+            raise UpstreamError(
+                f"{source} failed with HTTP {status}: {excerpt(response)}", source=source, status=status
+            )
         return response
 
 

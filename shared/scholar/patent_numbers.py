@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from scholar.errors import InvalidArgumentError
+from scholar.errors import InvalidArgumentError, NotFoundError
 
 FIELD = "patent_number"
 EXAMPLES = (
@@ -24,7 +24,12 @@ EXAMPLES = (
 )
 # Offices (and regional offices) whose publications OPS holds; two letters outside this set are not a patent.
 OFFICES = frozenset(
-    ["EP", "WO", "US", "JP", "CN", "KR", "DE", "FR", "GB", "CA", "AU", "CH", "AT", "ES", "IT", "NL", "SE", "DK", "FI", "BE", "NO", "PL", "PT", "IE", "RU", "TW", "IN", "BR", "MX", "IL", "NZ", "SG", "ZA", "EA", "AP", "OA", "HR", "CZ", "SK", "HU", "RO", "BG", "GR", "TR", "SI", "LT", "LV", "EE", "LU", "IS", "MT", "CY", "UA", "BY", "KZ", "AR", "CL", "CO", "PE", "EC", "UY", "PH", "MY", "TH", "ID", "VN", "HK", "MA", "EG", "SA", "GC"]
+    [
+        "EP", "WO", "US", "JP", "CN", "KR", "DE", "FR", "GB", "CA", "AU", "CH", "AT", "ES", "IT", "NL", "SE", "DK",
+        "FI", "BE", "NO", "PL", "PT", "IE", "RU", "TW", "IN", "BR", "MX", "IL", "NZ", "SG", "ZA", "EA", "AP", "OA",
+        "HR", "CZ", "SK", "HU", "RO", "BG", "GR", "TR", "SI", "LT", "LV", "EE", "LU", "IS", "MT", "CY", "UA", "BY",
+        "KZ", "AR", "CL", "CO", "PE", "EC", "UY", "PH", "MY", "TH", "ID", "VN", "HK", "MA", "EG", "SA", "GC",
+    ]
 )
 
 _KIND = r"(?P<kind>[A-Z]\d?)"
@@ -200,9 +205,8 @@ async def standardise(number: PatentNumber) -> PatentNumber:
     if not number.ambiguous:
         return number
     # Lazy: the normaliser itself stays pure and cheap for papers' batch_resolve detection.
-    from scholar.errors import NotFoundError
-    from scholar.sources import epo_ops, epo_ops_biblio
-    from scholar.store.cache import Cache
+    from scholar.sources import epo_ops, epo_ops_biblio  # noqa: PLC0415  # epo_ops_biblio imports this module
+    from scholar.store.cache import Cache  # noqa: PLC0415  # keeps the normaliser pure and cheap
 
     original = number.original or number.compact
     key = f"patent-number:{original}{number.kind or ''}"

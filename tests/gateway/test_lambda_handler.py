@@ -62,7 +62,9 @@ def test_a_trailing_slash_is_not_redirected(lambda_context):
 
 
 def test_subscriptions_listen_is_refused(lambda_context):
-    event = with_body(load_event("api_http_v2_tools_list"), {"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen"})
+    event = with_body(
+        load_event("api_http_v2_tools_list"), {"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen"}
+    )
 
     status, _ = invoke(event, lambda_context)
 
@@ -94,7 +96,11 @@ def test_the_caller_is_the_api_key_id_and_tasks_are_bound_to_it(aws, env, lambda
     env.set(SCHOLAR_LOCAL_DISPATCH="1")
     rest = load_event("api_rest_v1_tools_call")
     owner = f"apikey:{rest['requestContext']['identity']['apiKeyId']}"
-    TaskStore().create(TaskItem(task_id="task-of-the-key-owner", principal=owner, tool="search_papers", expires_at=int(time.time()) + 600))
+    TaskStore().create(
+        TaskItem(
+            task_id="task-of-the-key-owner", principal=owner, tool="search_papers", expires_at=int(time.time()) + 600
+        )
+    )
 
     _, mine = invoke(with_body(rest, call("get_task_result", {"task_id": "task-of-the-key-owner"})), lambda_context)
     # The HTTP v2 event carries the same x-api-key header but no API Gateway identity: a header alone is never trusted.

@@ -11,7 +11,8 @@ from tests.health.conftest import USAGE_TABLE
 from tests.health.synthetic import synthetic_call, synthetic_history
 
 NOW = time.time()
-# Half past, two hours ago (finished hours close a while after their end): synthetic calls a few minutes apart never straddle an hour boundary.
+# Half past, two hours ago (finished hours close a while after their end):
+# synthetic calls a few minutes apart never straddle an hour boundary.
 MID_HOUR = NOW // 3600 * 3600 - 5400
 
 

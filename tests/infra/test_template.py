@@ -202,7 +202,9 @@ def test_family_functions_have_names_the_gateway_can_compute() -> None:
 def test_only_the_gateway_ships_the_mcp_layer() -> None:
     for name, fn in _resources("AWS::Serverless::Function").items():
         layers = [layer["Ref"] for layer in fn["Properties"]["Layers"]]
-        expected = ["DepsLayer", "McpLayer", "ScholarLayer"] if name == "GatewayFunction" else ["DepsLayer", "ScholarLayer"]
+        expected = (
+            ["DepsLayer", "McpLayer", "ScholarLayer"] if name == "GatewayFunction" else ["DepsLayer", "ScholarLayer"]
+        )
         assert layers == expected
 
 

@@ -130,7 +130,9 @@ def test_without_s2_and_openalex_the_paper_comes_from_crossref(aws, upstream, fi
         404, content=fixture_file("upstream/semantic_scholar/paper_by_doi_not_found_404.json"), headers=JSON
     )
     upstream.get(f"/openalex/works/https://doi.org/{doi.replace('/', '%2F')}").respond(
-        404, content=fixture_file("upstream/openalex/work_by_doi_not_found_404.html"), headers={"Content-Type": "text/html"}
+        404,
+        content=fixture_file("upstream/openalex/work_by_doi_not_found_404.html"),
+        headers={"Content-Type": "text/html"},
     )
     recorded = json.loads(fixture_file("upstream/crossref/works_by_doi_plos.json"))["message"]
     upstream.get(f"/crossref/works/{doi}").respond(
@@ -145,7 +147,9 @@ def test_without_s2_and_openalex_the_paper_comes_from_crossref(aws, upstream, fi
 def test_no_source_holding_the_doi_is_not_found_and_remembered(aws, springer_routes, fixture_file):
     s2, openalex, crossref = springer_routes
     openalex.respond(
-        404, content=fixture_file("upstream/openalex/work_by_doi_not_found_404.html"), headers={"Content-Type": "text/html"}
+        404,
+        content=fixture_file("upstream/openalex/work_by_doi_not_found_404.html"),
+        headers={"Content-Type": "text/html"},
     )
     crossref.respond(404, content=fixture_file("upstream/crossref/works_by_doi_not_found_404.txt"))
     with pytest.raises(NotFoundError) as info:

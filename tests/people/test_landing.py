@@ -141,7 +141,8 @@ def test_a_local_request_gets_its_own_host_and_port():
 
 def test_an_http_api_default_stage_adds_no_prefix():
     event = {"rawPath": "/", "requestContext": {"stage": "$default", "http": {"path": "/"}}}
-    scope = {"path": "/", "headers": [(b"host", b"x.example.org"), (b"x-forwarded-proto", b"https")], "aws.event": event}
+    headers = [(b"host", b"x.example.org"), (b"x-forwarded-proto", b"https")]
+    scope = {"path": "/", "headers": headers, "aws.event": event}
 
     assert landing.mcp_url(scope) == "https://x.example.org/mcp"
 

@@ -64,7 +64,9 @@ def test_read_only_given_by_the_user_hides_the_write_tools(served: Any) -> None:
     assert served.stack.env["SCHOLAR_READ_ONLY"] == "true"
 
 
-def test_the_contact_email_given_by_the_user_reaches_the_upstream_user_agent(served: Any, fake_server: FakeUpstream) -> None:
+def test_the_contact_email_given_by_the_user_reaches_the_upstream_user_agent(
+    served: Any, fake_server: FakeUpstream
+) -> None:
     fake_server.reset()
     call = {"name": "get_paper", "arguments": {"identifier": "10.1073/pnas.1414271111"}}
     _post(served, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})

@@ -42,7 +42,9 @@ def test_an_ssm_key_echoed_in_an_upstream_error_body_is_scrubbed(ssm_secrets, up
 
 
 def test_an_ssm_key_echoed_percent_encoded_is_scrubbed(ssm_secrets, upstream) -> None:
-    upstream.get("/s2/graph/v1/author/1").respond(400, text=f"bad header x-api-key: {quote(S2_KEY, safe='')} ({S2_KEY})")
+    upstream.get("/s2/graph/v1/author/1").respond(
+        400, text=f"bad header x-api-key: {quote(S2_KEY, safe='')} ({S2_KEY})"
+    )
     with pytest.raises(UpstreamError) as caught:
         aio.run(s2.get_author("1", ["name"]))
     text = str(caught.value.to_envelope())

@@ -44,7 +44,9 @@ def _types(alternatives: list[dict[str, Any]]) -> set[str]:
 
 
 PARAMETERS = _parameters()
-INTEGERS = [(t, p) for t, p, alts in PARAMETERS if "integer" in _types(alts) and not _types(alts) & {"string", "number"}]
+INTEGERS = [
+    (t, p) for t, p, alts in PARAMETERS if "integer" in _types(alts) and not _types(alts) & {"string", "number"}
+]
 BOOLEANS = [(t, p) for t, p, alts in PARAMETERS if _types(alts) == {"boolean"} or _types(alts) == {"boolean", "null"}]
 ENUMS = [(t, p, next(a["enum"][0] for a in alts if "enum" in a)) for t, p, alts in PARAMETERS
          if any("enum" in a for a in alts) and not any(a.get("type") == "array" for a in alts)]

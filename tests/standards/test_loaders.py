@@ -216,7 +216,9 @@ def test_w3c_title_acronym_becomes_an_alias():
 
 def test_the_relaton_loader_also_reads_ietf_and_nist_items(upstream_dir):
     rfc = relaton_record(upstream_dir / "ietf" / "relaton" / "RFC8341.yaml", "IETF")
-    assert (rfc.identifier, rfc.title, rfc.published) == ("RFC 8341", "Network Configuration Access Control Model", "2018-03")
+    assert (rfc.identifier, rfc.title, rfc.published) == (
+        "RFC 8341", "Network Configuration Access Control Model", "2018-03"
+    )
     bcp = relaton_record(upstream_dir / "ietf" / "relaton" / "BCP0047.yaml", "IETF")
     assert bcp.related == ["RFC 4647", "RFC 5646"]
     sp = relaton_record(upstream_dir / "nist" / "relaton" / "NIST_SP_800-37R2.yaml", "NIST")
@@ -225,5 +227,7 @@ def test_the_relaton_loader_also_reads_ietf_and_nist_items(upstream_dir):
 
 def test_relaton_index_rows_without_symbol_keys_are_read():
     # SYNTHETIC rows in the index-v2 style (pubid mapping under "id", plain "file" key).
-    rows = [{"id": {"_type": "pubid:iso:identifier", "publisher": "ISO", "number": "9001"}, "file": "data/iso-9001.yaml"}]
+    rows = [
+        {"id": {"_type": "pubid:iso:identifier", "publisher": "ISO", "number": "9001"}, "file": "data/iso-9001.yaml"}
+    ]
     assert index_files(rows) == ["data/iso-9001.yaml"]

@@ -145,9 +145,11 @@ def test_injected_html_body_on_200_and_truncated_json_are_served_as_given(
 def test_delay_longer_than_the_client_timeout_times_the_client_out(fake: FakeUpstream) -> None:
     fake.inject("w3c", "/", status=None, delay_s=0.5)
 
-    with httpx.Client(base_url=fake.base_url, trust_env=False, timeout=0.05) as impatient:
-        with pytest.raises(httpx.ReadTimeout):
-            impatient.get("/w3c/specifications/html5")
+    with (
+        httpx.Client(base_url=fake.base_url, trust_env=False, timeout=0.05) as impatient,
+        pytest.raises(httpx.ReadTimeout),
+    ):
+        impatient.get("/w3c/specifications/html5")
 
 
 def test_unmatched_request_is_404_and_logged(fake: FakeUpstream, client: httpx.Client) -> None:

@@ -1,4 +1,7 @@
-"""The observability objects (scholar.runtime.observability): tracing only where it can trace, nothing heavy at import."""
+"""The observability objects (scholar.runtime.observability).
+
+Tracing only where it can trace, nothing heavy at import.
+"""
 
 from __future__ import annotations
 

@@ -57,8 +57,7 @@ def pdf_text(data: bytes) -> str:
         UnavailableError: reason ``pdf_extraction_failed``: encrypted, or no text layer.
         UpstreamError: pdfium cannot open the file (a truncated or damaged download; retryable).
     """
-    # Imported here: pdfium is only loaded when a paper has no HTML render.
-    from scholar.pdftext.convert import PdfExtractionError, convert_pdf
+    from scholar.pdftext.convert import PdfExtractionError, convert_pdf  # noqa: PLC0415  # pdfium: only without an HTML render
 
     try:
         document = convert_pdf(data)

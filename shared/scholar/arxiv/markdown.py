@@ -19,9 +19,16 @@ from typing import Any
 from lxml import etree
 
 _BLOCK_TAGS = frozenset(
-    ["address", "article", "aside", "blockquote", "dd", "details", "div", "dl", "dt", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "table", "ul"]
+    [
+        "address", "article", "aside", "blockquote", "dd", "details", "div", "dl", "dt", "figcaption", "figure",
+        "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre",
+        "section", "table", "ul",
+    ]
 )
-_DROP_TAGS = frozenset(["script", "style", "noscript", "nav", "header", "footer", "button", "img", "svg", "link", "meta", "form", "input", "iframe"])
+_DROP_TAGS = frozenset([
+    "script", "style", "noscript", "nav", "header", "footer", "button", "img", "svg", "link", "meta", "form", "input",
+    "iframe",
+])
 _DROP_CLASSES = frozenset(
     {
         "ltx_page_navbar",

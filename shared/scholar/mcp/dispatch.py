@@ -86,4 +86,6 @@ async def call_tool(
         return error_result(InternalError("the tool could not be reached; the failure was logged", retryable=True))
     if outcome.ok and outcome.result is not None:
         return success_result(outcome.result)
-    return envelope_result(outcome.error or InternalError("the tool gave no result", retryable=True).to_envelope()["error"])
+    return envelope_result(
+        outcome.error or InternalError("the tool gave no result", retryable=True).to_envelope()["error"]
+    )

@@ -193,7 +193,7 @@ def _json(data: Any) -> str:
 
 @cache
 def _environment() -> Any:
-    import jinja2  # deliberately lazy: only the landing page needs it
+    import jinja2  # noqa: PLC0415  # deliberately lazy: only the landing page needs it
 
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, trim_blocks=True, lstrip_blocks=True,

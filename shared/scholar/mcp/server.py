@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 from typing import Any
+from urllib.parse import unquote_plus
 
 from mcp import types
 from mcp.server import Server
@@ -39,8 +40,6 @@ def _toolsets(scope: dict[str, Any]) -> frozenset[str] | None:
     for part in query.split("&"):
         key, _, value = part.partition("=")
         if key == "toolsets" and value:
-            from urllib.parse import unquote_plus
-
             return parse_toolsets(unquote_plus(value))
     return get_settings().toolsets
 

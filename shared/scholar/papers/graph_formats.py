@@ -109,11 +109,11 @@ def render(picture: Picture, fmt: str) -> ExtraContent:
     if fmt == "mermaid":
         text = to_mermaid(picture)
     elif fmt == "graphml":
-        import networkx as nx  # deliberately lazy: only pictures need it
+        import networkx as nx  # noqa: PLC0415  # deliberately lazy: only pictures need it
 
         text = "\n".join(nx.generate_graphml(to_networkx(picture)))
     else:
-        from networkx.drawing.nx_pydot import to_pydot  # deliberately lazy, as above
+        from networkx.drawing.nx_pydot import to_pydot  # noqa: PLC0415  # lazy: pydot only for dot
 
         text = to_pydot(_styled(to_networkx(picture), picture)).to_string()
     return ExtraContent(text=text, media_type=MEDIA_TYPES[fmt])
@@ -121,7 +121,7 @@ def render(picture: Picture, fmt: str) -> ExtraContent:
 
 def to_networkx(picture: Picture) -> nx.DiGraph:
     """A directed graph (citing → cited) whose node attributes are the exported facts (absent ones left out)."""
-    import networkx as nx  # deliberately lazy: only pictures need it
+    import networkx as nx  # noqa: PLC0415  # deliberately lazy: only pictures need it
 
     g = nx.DiGraph()
     for node in picture.nodes:

@@ -6,6 +6,7 @@ from typing import Any
 
 # The upstream mappings are core (scholar.paper_mapping): the research family maps the same payloads.
 from scholar.paper_mapping import from_crossref, from_openalex, from_s2
+from scholar.papers.fields import LIST_ABSTRACT_CHARS, LIST_AUTHORS
 from scholar.records import Paper
 
 __all__ = ["from_crossref", "from_openalex", "from_s2", "shorten_for_list"]
@@ -13,8 +14,6 @@ __all__ = ["from_crossref", "from_openalex", "from_s2", "shorten_for_list"]
 
 def shorten_for_list(paper: Paper) -> Paper:
     """Compact form for lists: abstract and author list cut, with the cut stated."""
-    from scholar.papers.fields import LIST_ABSTRACT_CHARS, LIST_AUTHORS
-
     update: dict[str, Any] = {}
     if paper.abstract and len(paper.abstract) > LIST_ABSTRACT_CHARS:
         update["abstract"] = paper.abstract[:LIST_ABSTRACT_CHARS].rstrip() + "…"

@@ -233,7 +233,8 @@ async def _save(
     size = 0
     head = b""
     checked = False
-    handle = tempfile.NamedTemporaryFile(prefix="scholar-pdf-", suffix=".pdf", dir=dest_dir, delete=False)
+    # Opened before the try so the except can unlink it; the file outlives the block (delete=False).
+    handle = tempfile.NamedTemporaryFile(prefix="scholar-pdf-", suffix=".pdf", dir=dest_dir, delete=False)  # noqa: SIM115
     path = Path(handle.name)
     try:
         with handle:

@@ -240,7 +240,7 @@ def _rows(lines: Iterable[TextLine]) -> list[TextLine]:
         # Fragments far apart are table cells (joined by a tab); close ones are one cell.
         text = row[0].text.strip()
         cells = 1
-        for before, after in zip(row, row[1:]):
+        for before, after in zip(row, row[1:], strict=False):  # neighbours: one shorter on purpose
             far = after.x0 - before.x1 > _CELL_GAP * max(main.size, 1.0)
             cells += far
             text += ("\t" if far else " ") + after.text.strip()
@@ -302,10 +302,14 @@ def _place_page(page: PageText, lines: Sequence[TextLine]) -> list[_Placed]:
 
 def _merge_spanning_rows(placed: list[_Placed]) -> list[_Placed]:
     """Consecutive full-width lines (a title block, a single-column abstract) form one run."""
-    for prev, item in zip(placed, placed[1:]):
-        if (prev.col_left, prev.col_right) == (item.col_left, item.col_right) and prev.segment != item.segment:
-            if _spans(prev) and _spans(item):
-                item.segment = prev.segment
+    for prev, item in zip(placed, placed[1:], strict=False):  # neighbours: one shorter on purpose
+        if (
+            (prev.col_left, prev.col_right) == (item.col_left, item.col_right)
+            and prev.segment != item.segment
+            and _spans(prev)
+            and _spans(item)
+        ):
+            item.segment = prev.segment
     return placed
 
 
@@ -444,13 +448,25 @@ def _blocks(placed: list[_Placed], style: DocumentStyle) -> list[tuple[int, str]
                 blocks.append((_TABLE, [ln]))
             continue
         if item.heading:
-            if blocks and blocks[-1][0] == item.heading and prev is not None and prev.heading == item.heading:
-                if _same_style(prev.line, ln) and prev.line.y0 - ln.y1 < 1.2 * ln.size:
-                    blocks[-1][1].append(ln)
-                    continue
+            if (
+                blocks
+                and blocks[-1][0] == item.heading
+                and prev is not None
+                and prev.heading == item.heading
+                and _same_style(prev.line, ln)
+                and prev.line.y0 - ln.y1 < 1.2 * ln.size
+            ):
+                blocks[-1][1].append(ln)
+                continue
             blocks.append((item.heading, [ln]))
             continue
-        if prev is None or prev.heading or not blocks or blocks[-1][0] == _TABLE or _starts_paragraph(item, prev, nxt, style):
+        if (
+            prev is None
+            or prev.heading
+            or not blocks
+            or blocks[-1][0] == _TABLE
+            or _starts_paragraph(item, prev, nxt, style)
+        ):
             blocks.append((0, [ln]))
         else:
             blocks[-1][1].append(ln)

@@ -15,11 +15,25 @@ from scholar.sources.registry import Source
 # A quoted phrase, a field prefix with a quoted or bare value, or a word (letters, digits, inner - . ').
 _TOKEN = re.compile(r'"[^"]+"|[A-Za-z_]+:(?:"[^"]+"|\S+)|[\w][\w\-.\']*', re.UNICODE)
 STOP_WORDS = frozenset(
-    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your"]
+    [
+        "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be",
+        "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do",
+        "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having",
+        "he", "her", "here", "hers", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more",
+        "most", "my", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own",
+        "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these",
+        "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what",
+        "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
+    ]
 )
 # Words that describe the search rather than the subject.
 FILLER = frozenset(
-    ["paper", "papers", "article", "articles", "work", "works", "study", "studies", "research", "literature", "publication", "publications", "find", "show", "give", "list", "looking", "look", "search", "recent", "latest", "new", "good", "best", "important", "key", "main", "overview", "existing", "known", "related", "regarding", "using", "use", "used", "based", "approach", "approaches"]
+    [
+        "paper", "papers", "article", "articles", "work", "works", "study", "studies", "research", "literature",
+        "publication", "publications", "find", "show", "give", "list", "looking", "look", "search", "recent", "latest",
+        "new", "good", "best", "important", "key", "main", "overview", "existing", "known", "related", "regarding",
+        "using", "use", "used", "based", "approach", "approaches",
+    ]
 )
 
 

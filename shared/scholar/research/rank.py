@@ -54,7 +54,7 @@ def document(paper: Paper) -> str:
 
 def bm25_scores(question: str, papers: Sequence[Paper]) -> list[float]:
     """BM25 relevance of each paper to the question, scaled so the best is 1 (all 0 when nothing matches)."""
-    from rank_bm25 import BM25Okapi  # deliberately lazy: numpy is imported only when a search ranks
+    from rank_bm25 import BM25Okapi  # noqa: PLC0415  # lazy: numpy loads only when a search ranks
 
     terms = ranking_terms(question) or analyse(question)
     corpus = [analyse(document(p)) or ["\u2205"] for p in papers]

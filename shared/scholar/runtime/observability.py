@@ -34,7 +34,7 @@ def get_tracer() -> Tracer | None:
     """The Powertools Tracer of this execution environment, or None where tracing is off (no X-Ray import)."""
     if not get_settings().tracing:
         return None
-    from aws_lambda_powertools import Tracer  # deliberately lazy: imports and patches the X-Ray SDK
+    from aws_lambda_powertools import Tracer  # noqa: PLC0415  # lazy: imports and patches the X-Ray SDK
 
     return Tracer(service=SERVICE)
 
@@ -60,7 +60,9 @@ class LazyTracer:
             if not chosen:
                 active = get_tracer()
                 chosen.append(
-                    handler if active is None else active.capture_lambda_handler(handler, capture_response=capture_response)
+                    handler
+                    if active is None
+                    else active.capture_lambda_handler(handler, capture_response=capture_response)
                 )
             return chosen[0](event, context)
 

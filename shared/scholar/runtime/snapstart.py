@@ -36,7 +36,7 @@ def register(prime: Callable[[], None]) -> bool:
         Whether the hooks were registered (False outside the Lambda managed runtime).
     """
     try:
-        from snapshot_restore_py import register_after_restore, register_before_snapshot
+        from snapshot_restore_py import register_after_restore, register_before_snapshot  # noqa: PLC0415  # Lambda runtime only
     except ImportError:  # not in a Lambda managed runtime: there is never a snapshot
         return False
     register_before_snapshot(prime)

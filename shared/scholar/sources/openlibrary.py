@@ -389,7 +389,9 @@ async def get_edition(edition_id: str, cache: Cache | None = None) -> Edition:
     if (hit := cache.get("record", f"ol-edition:{edition_id}")) is not None:
         return Edition.model_validate(hit)
     data = await unless_known_missing(
-        cache, f"ol-edition:{edition_id}", lambda: _get_record(f"/books/{segment(edition_id)}.json", what=f"edition {edition_id}")
+        cache,
+        f"ol-edition:{edition_id}",
+        lambda: _get_record(f"/books/{segment(edition_id)}.json", what=f"edition {edition_id}"),
     )
     edition = edition_from_json(data)
     edition.id = edition.id or edition_id
@@ -481,7 +483,10 @@ async def list_editions(work_id: str, *, offset: int = 0, limit: int = 50, cache
     if (hit := cache.get("list", key)) is not None:
         return EditionsPage.model_validate(hit)
     data = await unless_known_missing(cache, f"ol-editions:{work_id}", lambda: _get(
-        f"/works/{segment(work_id)}/editions.json", what=f"editions of work {work_id}", params={"limit": limit, "offset": offset}))
+        f"/works/{segment(work_id)}/editions.json",
+        what=f"editions of work {work_id}",
+        params={"limit": limit, "offset": offset},
+    ))
     entries = data.get("entries")
     if not isinstance(entries, list):
         raise UpstreamError(f"{SOURCE} answered the editions of {work_id} without an entries list", source=SOURCE)
@@ -516,7 +521,9 @@ async def search(
 
 async def subject(slug: str, *, limit: int = 50) -> SubjectPage:
     """The works of a subject (``/subjects/<slug>.json``), as Open Library orders them."""
-    data = await _get(f"/subjects/{segment(slug, field='subject')}.json", what=f"subject {slug}", params={"limit": limit})
+    data = await _get(
+        f"/subjects/{segment(slug, field='subject')}.json", what=f"subject {slug}", params={"limit": limit}
+    )
     works = data.get("works")
     if not isinstance(works, list):
         raise UpstreamError(f"{SOURCE} answered subject {slug} without a works list", source=SOURCE)
@@ -536,7 +543,9 @@ async def fetch_cover(cover_id: int, size: CoverSize = "M") -> bytes | None:
     """
     what = f"cover {cover_id}-{size}"
     # default=false: a missing cover is a 404, not a blank placeholder image.
-    response = await http.request(COVERS_SOURCE, "GET", f"/b/id/{segment(f'{cover_id}-{size}')}.jpg", params={"default": "false"})
+    response = await http.request(
+        COVERS_SOURCE, "GET", f"/b/id/{segment(f'{cover_id}-{size}')}.jpg", params={"default": "false"}
+    )
     if response.status_code == 404:
         return None
     _refused(response, COVERS_SOURCE, what)

@@ -65,7 +65,9 @@ async def fetch_document(body: str, path: str) -> dict[str, Any]:
         NotFoundError: 404.
         UpstreamError: a failure, or a body that is not a YAML mapping.
     """
-    response = await http.request(SOURCE, "GET", f"/{OWNER}/{segment(repository(body))}/{BRANCH}/{segments(path, field='path')}")
+    response = await http.request(
+        SOURCE, "GET", f"/{OWNER}/{segment(repository(body))}/{BRANCH}/{segments(path, field='path')}"
+    )
     http.raise_for_status(SOURCE, response, what=f"Relaton document {path}")
     try:
         data = yaml.load(response.content, Loader=_loader())
@@ -93,7 +95,9 @@ async def latest_commit(body: str) -> str:
         UpstreamError: a failure or an answer without a sha.
     """
     data = await http.get_json(
-        COMMITS_SOURCE, f"/repos/{OWNER}/{segment(repository(body))}/commits/{BRANCH}", what=f"{body} data repository head"
+        COMMITS_SOURCE,
+        f"/repos/{OWNER}/{segment(repository(body))}/commits/{BRANCH}",
+        what=f"{body} data repository head",
     )
     sha = data.get("sha") if isinstance(data, dict) else None
     if not isinstance(sha, str) or not sha:

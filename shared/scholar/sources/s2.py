@@ -27,7 +27,11 @@ async def get_paper(s2_key: str, fields: Sequence[str]) -> dict[str, Any]:
         NotFoundError: S2 has no such paper.
     """
     return await http.get_json(
-        SOURCE, f"{GRAPH}/paper/{segment(s2_key)}", what=f"paper {s2_key}", params={"fields": ",".join(fields)}, headers=_headers()
+        SOURCE,
+        f"{GRAPH}/paper/{segment(s2_key)}",
+        what=f"paper {s2_key}",
+        params={"fields": ",".join(fields)},
+        headers=_headers(),
     )
 
 
@@ -69,7 +73,11 @@ async def get_citation_page(
     """
     params = {"fields": ",".join(fields), "offset": str(offset), "limit": str(limit)}
     return await http.get_json(
-        SOURCE, f"{GRAPH}/paper/{segment(s2_key)}/{segment(kind)}", what=f"{kind} of paper {s2_key}", params=params, headers=_headers()
+        SOURCE,
+        f"{GRAPH}/paper/{segment(s2_key)}/{segment(kind)}",
+        what=f"{kind} of paper {s2_key}",
+        params=params,
+        headers=_headers(),
     )
 
 
@@ -80,7 +88,10 @@ async def get_author(author_id: str, fields: Sequence[str]) -> dict[str, Any]:
         NotFoundError: S2 has no such author.
     """
     return await http.get_json(
-        SOURCE, f"{GRAPH}/author/{segment(author_id, field='author_id')}", what=f"author {author_id}", params={"fields": ",".join(fields)},
+        SOURCE,
+        f"{GRAPH}/author/{segment(author_id, field='author_id')}",
+        what=f"author {author_id}",
+        params={"fields": ",".join(fields)},
         headers=_headers(),
     )
 
@@ -89,7 +100,10 @@ async def get_author_papers(author_id: str, fields: Sequence[str], *, offset: in
     """One page of an author's papers (``/author/{id}/papers``)."""
     params = {"fields": ",".join(fields), "offset": str(offset), "limit": str(limit)}
     return await http.get_json(
-        SOURCE, f"{GRAPH}/author/{segment(author_id, field='author_id')}/papers", what=f"papers of author {author_id}", params=params,
+        SOURCE,
+        f"{GRAPH}/author/{segment(author_id, field='author_id')}/papers",
+        what=f"papers of author {author_id}",
+        params=params,
         headers=_headers(),
     )
 

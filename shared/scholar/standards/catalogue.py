@@ -41,7 +41,10 @@ CREATE INDEX bodies_by_body ON record_bodies(body, rid);
 _RANK_CONFIG = "INSERT INTO fts(fts, rank) VALUES ('rank', 'bm25(10.0, 4.0, 1.0, 0.0)');"
 _MAX_OTHERS = 25
 # Words too common to rank by (they match most records and cost a full scan); dropped when others remain.
-_STOPWORDS = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "of", "on", "or", "the", "to", "with"])
+_STOPWORDS = frozenset([
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "of", "on", "or", "the",
+    "to", "with",
+])
 # Body names in free text narrow the search to that body instead of matching half the catalogue.
 _BODY_WORDS = {"iso": "ISO", "iec": "IEC", "ieee": "IEEE", "etsi": "ETSI", "nist": "NIST", "w3c": "W3C", "ietf": "IETF"}
 _WORD = re.compile(r"\w+", re.UNICODE)

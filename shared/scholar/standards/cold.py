@@ -11,6 +11,7 @@ from typing import Any
 
 from scholar.catalogue import CallContext, QueuedResult
 from scholar.errors import UnavailableError
+from scholar.runtime.invoke import invoke_function_async
 from scholar.runtime.queue import new_task, start_task
 from scholar.store.tasks import TaskItem
 
@@ -30,8 +31,6 @@ def set_sync_starter(starter: SyncStarter | None) -> None:
 
 
 def _default_starter(payload: dict[str, Any]) -> None:
-    from scholar.runtime.invoke import invoke_function_async  # only on the cold path
-
     invoke_function_async(SYNC_FUNCTION, payload)
 
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from scholar.catalogue import CallContext, QueuedResult
 from scholar.errors import InternalError, ScholarError
 from scholar.runtime import aio
+from scholar.runtime.invoke import invoke_function_async
 from scholar.runtime.queue import new_task, start_task
 from scholar.standards.spec import GetStandardInput
 from scholar.store.tasks import ACTIVE, TaskItem, TaskStore, TaskTransitionError
@@ -54,8 +55,6 @@ def set_conversion_starter(starter: Starter | None) -> None:
 
 
 def _default_starter(payload: dict[str, Any]) -> None:
-    from scholar.runtime.invoke import invoke_function_async  # only on the queued path
-
     invoke_function_async(FAMILY, payload)
 
 

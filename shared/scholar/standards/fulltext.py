@@ -75,7 +75,7 @@ async def _document_text(record: StandardRecord, doc: Document) -> str:
         return stored
     data = await _download(record, doc)
     if doc.kind == "pdf":
-        from scholar.pdftext.convert import convert_pdf  # pdfium loads only where a PDF is converted
+        from scholar.pdftext.convert import convert_pdf  # noqa: PLC0415  # pdfium loads only where a PDF is converted
 
         text = convert_pdf(data).markdown
     else:

@@ -160,7 +160,8 @@ TOOLS = (
         title="Get standard",
         description="Retrieve one standard's record (status, dates, supersedes / superseded_by, amendments, "
         "URLs) by canonical or fuzzy identifier. With fetch_full_text, also a page of its text (RFCs, NIST, W3C, "
-        "ETSI; a PDF's first conversion answers with a task to poll; text_offset / max_chars ≤ 20,000 / next_offset); a failed text fetch still returns the record with "
+        "ETSI; a PDF's first conversion answers with a task to poll; text_offset / max_chars ≤ 20,000 / next_offset); "
+        "a failed text fetch still returns the record with "
         "full_text_error. not_found means the catalogue has no such standard." + _COLD,
         input_model=GetStandardInput,
         output_model=StandardResult,

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 @cache
 def client(service: str) -> Any:
     """A boto3 client for ``service`` (shared: boto3 clients are thread-safe)."""
-    import boto3  # deliberately lazy: the heaviest import of a family function
-    from botocore.config import Config
+    import boto3  # noqa: PLC0415  # deliberately lazy: the heaviest import of a family function
+    from botocore.config import Config  # noqa: PLC0415  # lazy with boto3
 
     config = Config(
         retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=3, read_timeout=30,

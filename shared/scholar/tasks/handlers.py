@@ -66,7 +66,9 @@ def record_outcome(event: dict[str, Any]) -> dict[str, Any]:
     task_id = str(event["task_id"])
     outcome = Outcome.model_validate(event.get("outcome") or {"ok": False})
     expires = int(time.time()) + FINISHED_TTL_S
-    error = None if outcome.ok else (outcome.error or InternalError("the task failed", retryable=True).to_envelope()["error"])
+    error = None
+    if not outcome.ok:
+        error = outcome.error or InternalError("the task failed", retryable=True).to_envelope()["error"]
     if not finish_task(TaskStore(), task_id, result=outcome.result if outcome.ok else None, error=error,
                        allowed_from=("pending", "running"), expires_at=expires):
         logger.info("task %s was already finished; outcome ignored", task_id)

@@ -11,7 +11,9 @@ from scholar.catalogue import READ_ONLY_LOCAL, ToolSpec
 
 class GetTaskResultInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    task_id: Annotated[str, Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$", description="Task id from a queued answer")]
+    task_id: Annotated[
+        str, Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$", description="Task id from a queued answer")
+    ]
 
 
 class ListTasksInput(BaseModel):

@@ -8,7 +8,10 @@ from dataclasses import dataclass
 from scholar.records import PersonName
 
 PARTICLES = frozenset(
-    ["van", "von", "der", "den", "de", "del", "della", "dei", "degli", "di", "da", "das", "dos", "du", "des", "la", "le", "lo", "ter", "ten", "zu", "zur", "y", "al", "el", "bin", "ibn", "ben", "af", "av"]
+    [
+        "van", "von", "der", "den", "de", "del", "della", "dei", "degli", "di", "da", "das", "dos", "du", "des", "la",
+        "le", "lo", "ter", "ten", "zu", "zur", "y", "al", "el", "bin", "ibn", "ben", "af", "av",
+    ]
 )
 SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 _ORGANISATION = re.compile(
