@@ -50,20 +50,28 @@ def call(url: str, tool: str, arguments: dict[str, Any], *, timeout_s: float = 3
 
 
 def forget_cached_answers() -> None:
-    """Empty the local stack's CacheTable and ArtifactBucket and the in-memory copies (each cell starts cold)."""
+    """Empty the local stack's CacheTable, TaskTable and ArtifactBucket and the in-memory copies (each cell starts
+    cold; a task tool's earlier tasks would otherwise use up its generations of the same request)."""
     settings = get_settings()
     table, bucket = settings.resources.cache_table, settings.resources.artifact_bucket
-    if table:
-        ddb = aws.dynamodb()
-        for page in ddb.get_paginator("scan").paginate(TableName=table, ProjectionExpression="pk"):
-            for item in page.get("Items", []):
-                ddb.delete_item(TableName=table, Key={"pk": item["pk"]})
+    for name in (table, settings.resources.task_table):
+        if name:
+            _empty_table(name)
     if bucket:
         s3 = aws.s3()
         for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
             for obj in page.get("Contents", []):
                 s3.delete_object(Bucket=bucket, Key=obj["Key"])
     forget_memory()
+
+
+def _empty_table(name: str) -> None:
+    ddb = aws.dynamodb()
+    keys = [k["AttributeName"] for k in ddb.describe_table(TableName=name)["Table"]["KeySchema"]]
+    for page in ddb.get_paginator("scan").paginate(TableName=name, ProjectionExpression=", ".join(
+            f"#k{i}" for i in range(len(keys))), ExpressionAttributeNames={f"#k{i}": k for i, k in enumerate(keys)}):
+        for item in page.get("Items", []):
+            ddb.delete_item(TableName=name, Key={k: item[k] for k in keys})
 
 
 FINISHED = ("completed", "failed", "cancelled")
