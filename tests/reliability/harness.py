@@ -37,11 +37,16 @@ class Answer:
         return f"Answer(http={self.http_status}, is_error={self.is_error}, structured={str(self.structured)[:300]})"
 
 
-def call(url: str, tool: str, arguments: dict[str, Any], *, timeout_s: float = 30.0) -> Answer:
-    """One stateless JSON-RPC tools/call (the 2025-11-25 wire form every client sends)."""
+def call(url: str, tool: str, arguments: dict[str, Any], *, timeout_s: float = 30.0, caller: str | None = None) -> Answer:
+    """One stateless JSON-RPC tools/call (the 2025-11-25 wire form every client sends).
+
+    ``caller`` is sent as the x-api-key header, which locally only names the caller: tasks are the caller's, so
+    another caller's same request is a new task (a new execution), not the finished one of an earlier cell.
+    """
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    headers = HEADERS if caller is None else {**HEADERS, "x-api-key": caller}
     with httpx.Client(trust_env=False, timeout=timeout_s) as client:
-        response = client.post(url, json=body, headers=HEADERS)
+        response = client.post(url, json=body, headers=headers)
     try:
         payload = response.json()
     except ValueError:
@@ -77,13 +82,16 @@ def _empty_table(name: str) -> None:
 FINISHED = ("completed", "failed", "cancelled")
 
 
-def wait_for_task(url: str, task_id: str, *, within_s: float = 30.0) -> dict[str, Any]:
-    """Poll get_task_result until the task finishes; its last answer (TimeoutError past ``within_s``)."""
+def wait_for_task(url: str, task_id: str, *, within_s: float = 30.0, caller: str | None = None) -> dict[str, Any]:
+    """Poll get_task_result (as ``caller``) until the task finishes; its last answer (TimeoutError past ``within_s``)."""
+
+    def poll_once() -> dict[str, Any]:
+        return call(url, "get_task_result", {"task_id": task_id}, caller=caller).structured
 
     async def poll() -> dict[str, Any]:
         with anyio.fail_after(within_s):
             while True:
-                polled = (await anyio.to_thread.run_sync(call, url, "get_task_result", {"task_id": task_id})).structured
+                polled = await anyio.to_thread.run_sync(poll_once)
                 if polled.get("status") in FINISHED:
                     return polled
                 await anyio.sleep(0.2)

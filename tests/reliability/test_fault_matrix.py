@@ -224,11 +224,11 @@ def fixture_path(fixture: str) -> str:
     return fixture if fixture.startswith("pdfs/") else f"upstream/{fixture}"
 
 
-def finished(url: str, answer: Answer) -> Answer | dict[str, Any]:
+def finished(url: str, answer: Answer, caller: str) -> Answer | dict[str, Any]:
     """A task tool's answer once its task has finished (its get_task_result answer); any other answer as is."""
     if answer.is_error or answer.structured.get("queued") is not True:
         return answer
-    return wait_for_task(url, answer.structured["task_id"])
+    return wait_for_task(url, answer.structured["task_id"], caller=caller)
 
 
 def problem_with_failed_task(done: dict[str, Any]) -> str | None:
@@ -243,8 +243,9 @@ def problem_with_failed_task(done: dict[str, Any]) -> str | None:
 
 def run_task_cell(url: str, fake: FakeUpstream, probe: Probe, fault: str) -> str | None:
     """A task tool: the faulted call's task fails with a temporary code; after the fault, a new task delivers."""
+    caller = f"matrix-{probe.source}-{probe.tool}-{fault}"  # its own tasks: an earlier cell's are not reused
     fake.inject(probe.source, probe.path_prefix, times=None, **FAULTS[fault](probe))
-    faulted = finished(url, call(url, probe.tool, probe.arguments))
+    faulted = finished(url, call(url, probe.tool, probe.arguments, caller=caller), caller)
     fake.reset()
     _serve(fake, probe)
     if isinstance(faulted, Answer):
@@ -257,7 +258,7 @@ def run_task_cell(url: str, fake: FakeUpstream, probe: Probe, fault: str) -> str
             f"task {faulted.get('status')}: {error.get('code')}{'' if error.get('retryable') else ' (final)'}")
         if (why := problem_with_failed_task(faulted)) is not None:
             return f"faulted: {why}"
-    clean = finished(url, call(url, probe.tool, probe.arguments))
+    clean = finished(url, call(url, probe.tool, probe.arguments, caller=caller), caller)
     if isinstance(clean, Answer):
         return problem_with_clean(clean, probe)
     if clean.get("status") != "completed" or not probe.answered(clean.get("result") or {}):
