@@ -15,11 +15,13 @@ from typing import Any
 
 import pytest
 
+from scholar.pdf import fetch
 from scholar.errors import RATE_LIMITED, TIMEOUT, UNAVAILABLE, UPSTREAM_ERROR
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
 from tests.e2e.test_arxiv_e2e import _synthetic_feed as synthetic_feed
 from tests.e2e.test_research_e2e import serve_missing_recordings
+from tests.pdf.test_pipeline_machine import web_access
 from tests.reliability.conftest import HTTP_TIMEOUT_S
 from tests.reliability.harness import Answer, call, forget_cached_answers, wait_for_task
 
@@ -137,6 +139,10 @@ PROBES += (
           truncated_type="application/pdf", env=(("SCHOLAR_PDF_TIMEOUT_S", str(HTTP_TIMEOUT_S)),),
           routes=(("s2", "/graph/v1/paper/ARXIV:2312.07559", "semantic_scholar/paper_by_arxiv_doi.json"),
                   ("arxiv", "/pdf/2312.07559", ARXIV_PDF))),
+    # A DOI whose only PDF location is Unpaywall's (S2 and OpenAlex hold no record): the pipeline's resolution.
+    Probe("unpaywall", "fetch_paper_pdf", {"identifier": "10.1038/nature12373"},
+          lambda r: r.get("pdf_source") == "unpaywall" and bool(r.get("pdf_path")), task=True,
+          routes=(("web", "/dash.harvard.edu/bitstream/1/12285462/1/Nanometer-Scale Thermometry.pdf", ARXIV_PDF),)),
     Probe("epo_ops", "search_patents", {"applicant": "Siemens", "limit": 3},
           lambda r: len(r.get("references", [])) == 3, truncated=TRUNCATED_OPS, truncated_type="application/xml",
           env=EPO_CREDENTIALS),
@@ -156,6 +162,14 @@ FAULTS: dict[str, Callable[[Probe], dict[str, Any]]] = {
 CELLS = [(probe, fault) for probe in PROBES for fault in FAULTS]
 # What each faulted call answered, for docs/reliability.md (printed at the end with -s).
 OUTCOMES: dict[tuple[str, str, str], str] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _web_to_fake(fake_upstream):
+    """PDF locations on hosts that are not our sources reach the fake upstream (as in tests/e2e/test_pdf_e2e)."""
+    fetch.set_web_access(web_access(fake_upstream))
+    yield
+    fetch.set_web_access(None)
 
 
 @pytest.fixture(scope="module", autouse=True)
