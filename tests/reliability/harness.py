@@ -37,7 +37,9 @@ class Answer:
         return f"Answer(http={self.http_status}, is_error={self.is_error}, structured={str(self.structured)[:300]})"
 
 
-def call(url: str, tool: str, arguments: dict[str, Any], *, timeout_s: float = 30.0, caller: str | None = None) -> Answer:
+def call(
+    url: str, tool: str, arguments: dict[str, Any], *, timeout_s: float = 30.0, caller: str | None = None
+) -> Answer:
     """One stateless JSON-RPC tools/call (the 2025-11-25 wire form every client sends).
 
     ``caller`` is sent as the x-api-key header, which locally only names the caller: tasks are the caller's, so
@@ -83,7 +85,7 @@ FINISHED = ("completed", "failed", "cancelled")
 
 
 def wait_for_task(url: str, task_id: str, *, within_s: float = 30.0, caller: str | None = None) -> dict[str, Any]:
-    """Poll get_task_result (as ``caller``) until the task finishes; its last answer (TimeoutError past ``within_s``)."""
+    """Poll get_task_result (as ``caller``) until the task finishes; its last answer (TimeoutError past within_s)."""
 
     def poll_once() -> dict[str, Any]:
         return call(url, "get_task_result", {"task_id": task_id}, caller=caller).structured

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from scholar.pdf import fetch
 from scholar.errors import RATE_LIMITED, TIMEOUT, UNAVAILABLE, UPSTREAM_ERROR
-from tests.fakes.upstream import FakeUpstream
-from tests.fixtures_dir import fixtures_dir
+from scholar.pdf import fetch
 from tests.e2e.test_arxiv_e2e import _synthetic_feed as synthetic_feed
 from tests.e2e.test_research_e2e import serve_missing_recordings
+from tests.fakes.upstream import FakeUpstream
+from tests.fixtures_dir import fixtures_dir
 from tests.pdf.test_pipeline_machine import web_access
 from tests.reliability.conftest import HTTP_TIMEOUT_S
 from tests.reliability.harness import Answer, call, forget_cached_answers, wait_for_task
