@@ -17,6 +17,9 @@ import pytest
 
 from scholar.errors import RATE_LIMITED, TIMEOUT, UNAVAILABLE, UPSTREAM_ERROR
 from scholar.pdf import fetch
+from scholar.standards import service
+from scholar.standards.catalogue import Catalogue, build_catalogue
+from scholar.standards.linking import link
 from tests.e2e.test_arxiv_e2e import _synthetic_feed as synthetic_feed
 from tests.e2e.test_research_e2e import serve_missing_recordings
 from tests.fakes.upstream import FakeUpstream
@@ -24,6 +27,8 @@ from tests.fixtures_dir import fixtures_dir
 from tests.pdf.test_pipeline_machine import web_access
 from tests.reliability.conftest import HTTP_TIMEOUT_S
 from tests.reliability.harness import Answer, call, forget_cached_answers, wait_for_task
+from tests.standards.records_from_fixtures import all_records
+from tests.standards.test_fulltext import SYNTHETIC_W3C_SPEC, W3C_PAGE, FixedHolder
 
 pytestmark = pytest.mark.e2e
 
@@ -58,6 +63,8 @@ class Probe:
     env: tuple[tuple[str, str], ...] = ()
     # The tool always answers with a task (the PDF pipeline): its final state is what the client gets.
     task: bool = False
+    # The source only supplies the full text: its failure gives the record with ``full_text_error``.
+    text_error: bool = False
 
 
 PROBES = (
@@ -143,6 +150,13 @@ PROBES += (
     Probe("unpaywall", "fetch_paper_pdf", {"identifier": "10.1038/nature12373"},
           lambda r: r.get("pdf_source") == "unpaywall" and bool(r.get("pdf_path")), task=True,
           routes=(("web", "/dash.harvard.edu/bitstream/1/12285462/1/Nanometer-Scale Thermometry.pdf", ARXIV_PDF),)),
+    # Standards full text (W3C pages are read on demand, inline), from the catalogue built from the recordings.
+    Probe("w3c_www", "get_standard", {"identifier": "W3C webrtc", "fetch_full_text": True},
+          lambda r: str(r.get("full_text", "")).startswith("# WebRTC"), path_prefix="/TR/", text_error=True,
+          truncated=SYNTHETIC_W3C_SPEC.encode()[:1500], truncated_type="text/html; charset=utf-8",
+          setup=lambda fake: fake.add_route("GET", "w3c_www", W3C_PAGE.removeprefix("/w3c_www"),
+                                            body=SYNTHETIC_W3C_SPEC.encode(),
+                                            content_type="text/html; charset=utf-8")),
     Probe("epo_ops", "search_patents", {"applicant": "Siemens", "limit": 3},
           lambda r: len(r.get("references", [])) == 3, truncated=TRUNCATED_OPS, truncated_type="application/xml",
           env=EPO_CREDENTIALS),
@@ -159,6 +173,14 @@ FAULTS: dict[str, Callable[[Probe], dict[str, Any]]] = {
     "dropped": lambda p: {"drop": True},
 }
 
+# Cells no code can make honest, and why; asserted to still fail, so the day one passes it leaves this list.
+UNDETECTABLE: dict[tuple[str, str, str], str] = {
+    # An HTML page cut short whose Content-Length matches what was sent parses as a shorter page: W3C specs
+    # end in no fixed way (Bikeshed omits </body></html> on purpose: speced/bikeshed#2376), so its first part
+    # is taken as the text. A body cut by a dropped connection is caught (the "dropped" cell, httpx's check).
+    ("w3c_www", "get_standard", "truncated"): "a cut HTML page with a matching Content-Length looks whole",
+}
+
 CELLS = [(probe, fault) for probe in PROBES for fault in FAULTS]
 # What each faulted call answered, for docs/reliability.md (printed at the end with -s).
 OUTCOMES: dict[tuple[str, str, str], str] = {}
@@ -170,6 +192,18 @@ def _web_to_fake(fake_upstream):
     fetch.set_web_access(web_access(fake_upstream))
     yield
     fetch.set_web_access(None)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _standards_catalogue(tmp_path_factory):
+    """The standards tools read the catalogue built from the recordings (the sync is tested in tests/standards)."""
+    path = tmp_path_factory.mktemp("matrix-standards") / "catalogue.sqlite"
+    build_catalogue(link(all_records(fixtures_dir() / "upstream")), path, {"version": "matrix"})
+    catalogue = Catalogue(path)
+    service.set_holder(FixedHolder(catalogue))
+    yield
+    service.set_holder(None)
+    catalogue.close()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -189,6 +223,8 @@ def outcome(answer: Answer) -> str:
         return f"{answer.error.get('code')}{'' if answer.error.get('retryable') else ' (final)'}"
     if answer.structured.get("queued"):
         return "queued"
+    if answer.structured.get("full_text_error"):
+        return f"full_text_error: {answer.structured['full_text_error'].split(':', 1)[0]}"
     if answer.structured.get("partial"):
         return "partial"
     return "ok"
@@ -212,6 +248,10 @@ def problem_with_faulted(answer: Answer, probe: Probe, fault: str) -> str | None
         return None
     if answer.structured.get("queued") is True:
         return None
+    if probe.text_error and answer.structured.get("full_text_error"):
+        said = answer.structured["full_text_error"]
+        kept = answer.structured.get("full_text")
+        return None if not kept and not said.startswith("not_found") else f"full text {kept!r:.80} / {said!r:.120}"
     if probe.enrichment and answer.structured.get("partial") is True:
         named = [f.get("source") for f in answer.structured.get("failed_sources", [])]
         return None if probe.source in named else f"partial without naming {probe.source}: {named}"
@@ -308,14 +348,17 @@ def test_a_failing_source_gives_an_honest_answer_and_nothing_bad_is_kept(local_s
     if probe.env:
         env.set(**dict(probe.env))
     problem = run_cell(local_server.url, fake, probe, fault)
-    assert problem is None, problem
+    if (probe.source, probe.tool, fault) in UNDETECTABLE:
+        assert problem is not None, "now honest: remove it from UNDETECTABLE"
+    else:
+        assert problem is None, problem
 
 
 # Registered sources without a cell, and why; a new source must get a cell or a reason here.
 _STANDARDS = "standards: every call needs a synced catalogue (a cold one queues before any source is asked); " \
     "their failures are covered by tests/standards (test_fulltext, test_sync)"
 NOT_IN_MATRIX: dict[str, str] = {
-    **dict.fromkeys(("ietf", "rfc_editor", "nist", "nvlpubs", "w3c", "w3c_www", "etsi", "relaton", "github_api"),
+    **dict.fromkeys(("ietf", "rfc_editor", "nist", "nvlpubs", "w3c", "etsi", "relaton", "github_api"),
                     _STANDARDS),
     "covers": "no tool fetches it: cover URLs are built, not asked (only source_health's probe asks it)",
     "docling": "an optional conversion service without a public default (PDF conversion, tests/pdf)",
@@ -335,3 +378,4 @@ def test_every_registered_source_has_a_cell_or_a_reason_why_not():
     covered = {p.source for p in PROBES}
     assert set(SOURCES) - covered - set(NOT_IN_MATRIX) == set()
     assert covered.isdisjoint(NOT_IN_MATRIX)
+    assert set(UNDETECTABLE) <= {(p.source, p.tool, f) for p, f in CELLS}
