@@ -93,6 +93,12 @@ PROBES = (
                                             content_type="application/json")),
 )
 
+# SYNTHETIC: RFC plain text in the RFC Editor's layout (no RFC text file is among the recordings).
+SYNTHETIC_RFC_TEXT = ("Network Working Group                                          S. Crocker\n"
+                      "Request for Comments: 3                                             UCLA\n"
+                      "                                                               April 1969\n\n"
+                      "                      DOCUMENTATION CONVENTIONS\n\n" + "   The Network Working Group seems to "
+                      "consist of Steve Carr of Utah, Jeff Rulifson and Bill Duvall at SRI.\n" * 40)
 HTML_PAPER = "2501.11120v1"  # the recorded arxiv.org/html render
 EPO_CREDENTIALS = (("SCHOLAR_EPO_CONSUMER_KEY", "matrix-key"), ("SCHOLAR_EPO_CONSUMER_SECRET", "matrix-secret"))
 SEARCH = {"query": "copper thin film oxide tensile", "limit": 5, "expand": False}
@@ -157,6 +163,11 @@ PROBES += (
           setup=lambda fake: fake.add_route("GET", "w3c_www", W3C_PAGE.removeprefix("/w3c_www"),
                                             body=SYNTHETIC_W3C_SPEC.encode(),
                                             content_type="text/html; charset=utf-8")),
+    Probe("rfc_editor", "get_standard", {"identifier": "RFC 3", "fetch_full_text": True},
+          lambda r: str(r.get("full_text", "")).startswith(SYNTHETIC_RFC_TEXT[:40]), path_prefix="/rfc/",
+          text_error=True, truncated=SYNTHETIC_RFC_TEXT.encode()[:300], truncated_type="text/plain",
+          setup=lambda fake: fake.add_route("GET", "rfc_editor", "/rfc/rfc3.txt", body=SYNTHETIC_RFC_TEXT.encode(),
+                                            content_type="text/plain")),
     Probe("epo_ops", "search_patents", {"applicant": "Siemens", "limit": 3},
           lambda r: len(r.get("references", [])) == 3, truncated=TRUNCATED_OPS, truncated_type="application/xml",
           env=EPO_CREDENTIALS),
@@ -179,6 +190,8 @@ UNDETECTABLE: dict[tuple[str, str, str], str] = {
     # end in no fixed way (Bikeshed omits </body></html> on purpose: speced/bikeshed#2376), so its first part
     # is taken as the text. A body cut by a dropped connection is caught (the "dropped" cell, httpx's check).
     ("w3c_www", "get_standard", "truncated"): "a cut HTML page with a matching Content-Length looks whole",
+    # Plain text has no end marker at all.
+    ("rfc_editor", "get_standard", "truncated"): "cut plain text with a matching Content-Length looks whole",
 }
 
 CELLS = [(probe, fault) for probe in PROBES for fault in FAULTS]
@@ -358,7 +371,7 @@ def test_a_failing_source_gives_an_honest_answer_and_nothing_bad_is_kept(local_s
 _STANDARDS = "standards: every call needs a synced catalogue (a cold one queues before any source is asked); " \
     "their failures are covered by tests/standards (test_fulltext, test_sync)"
 NOT_IN_MATRIX: dict[str, str] = {
-    **dict.fromkeys(("ietf", "rfc_editor", "nist", "nvlpubs", "w3c", "etsi", "relaton", "github_api"),
+    **dict.fromkeys(("ietf", "nist", "nvlpubs", "w3c", "etsi", "relaton", "github_api"),
                     _STANDARDS),
     "covers": "no tool fetches it: cover URLs are built, not asked (only source_health's probe asks it)",
     "docling": "an optional conversion service without a public default (PDF conversion, tests/pdf)",
