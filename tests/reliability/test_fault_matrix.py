@@ -28,7 +28,7 @@ from tests.pdf.test_pipeline_machine import web_access
 from tests.reliability.conftest import HTTP_TIMEOUT_S
 from tests.reliability.harness import Answer, call, forget_cached_answers, wait_for_task
 from tests.standards.records_from_fixtures import all_records
-from tests.standards.test_fulltext import NIST_PDF, SYNTHETIC_W3C_SPEC, W3C_PAGE, FixedHolder
+from tests.standards.test_fulltext import ETSI_PDF, NIST_PDF, SYNTHETIC_W3C_SPEC, W3C_PAGE, FixedHolder
 
 pytestmark = pytest.mark.e2e
 
@@ -168,12 +168,16 @@ PROBES += (
           text_error=True, truncated=SYNTHETIC_RFC_TEXT.encode()[:300], truncated_type="text/plain",
           setup=lambda fake: fake.add_route("GET", "rfc_editor", "/rfc/rfc3.txt", body=SYNTHETIC_RFC_TEXT.encode(),
                                             content_type="text/plain")),
-    # A NIST PDF is converted as a task; the recorded arXiv PDF stands in for the NIST document (as in
+    # NIST and ETSI PDFs are converted as tasks; a recorded arXiv PDF stands in for the document (as in
     # tests/standards/test_fulltext.py).
     Probe("nvlpubs", "get_standard", {"identifier": "NIST SP 800-53A Rev. 5", "fetch_full_text": True},
           lambda r: bool(r.get("full_text")), path_prefix="/nistpubs/", text_error=True, task=True,
           truncated_type="application/pdf", env=(("SCHOLAR_PDF_TIMEOUT_S", str(HTTP_TIMEOUT_S)),),
           routes=(("nvlpubs", NIST_PDF.removeprefix("/nvlpubs"), ARXIV_PDF),)),
+    Probe("etsi", "get_standard", {"identifier": "ETSI EN 303 645", "fetch_full_text": True},
+          lambda r: bool(r.get("full_text")), path_prefix="/deliver/", text_error=True, task=True,
+          truncated_type="application/pdf", env=(("SCHOLAR_PDF_TIMEOUT_S", str(HTTP_TIMEOUT_S)),),
+          routes=(("etsi", ETSI_PDF.removeprefix("/etsi"), ARXIV_PDF),)),
     Probe("epo_ops", "search_patents", {"applicant": "Siemens", "limit": 3},
           lambda r: len(r.get("references", [])) == 3, truncated=TRUNCATED_OPS, truncated_type="application/xml",
           env=EPO_CREDENTIALS),
@@ -381,10 +385,9 @@ def test_a_failing_source_gives_an_honest_answer_and_nothing_bad_is_kept(local_s
 
 
 # Registered sources without a cell, and why; a new source must get a cell or a reason here.
-_STANDARDS = "standards: every call needs a synced catalogue (a cold one queues before any source is asked); " \
-    "their failures are covered by tests/standards (test_fulltext, test_sync)"
+_STANDARDS = "read only by the standards catalogue sync (no tool asks it on demand): tests/standards/test_sync.py"
 NOT_IN_MATRIX: dict[str, str] = {
-    **dict.fromkeys(("ietf", "nist", "w3c", "etsi", "relaton", "github_api"),
+    **dict.fromkeys(("ietf", "nist", "w3c", "relaton", "github_api"),
                     _STANDARDS),
     "covers": "no tool fetches it: cover URLs are built, not asked (only source_health's probe asks it)",
     "docling": "an optional conversion service without a public default (PDF conversion, tests/pdf)",
