@@ -37,11 +37,18 @@ class Answer:
         return f"Answer(http={self.http_status}, is_error={self.is_error}, structured={str(self.structured)[:300]})"
 
 
-def call(url: str, tool: str, arguments: dict[str, Any], *, timeout_s: float = 30.0) -> Answer:
-    """One stateless JSON-RPC tools/call (the 2025-11-25 wire form every client sends)."""
+def call(
+    url: str, tool: str, arguments: dict[str, Any], *, timeout_s: float = 30.0, caller: str | None = None
+) -> Answer:
+    """One stateless JSON-RPC tools/call (the 2025-11-25 wire form every client sends).
+
+    ``caller`` is sent as the x-api-key header, which locally only names the caller: tasks are the caller's, so
+    another caller's same request is a new task (a new execution), not the finished one of an earlier cell.
+    """
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    headers = HEADERS if caller is None else {**HEADERS, "x-api-key": caller}
     with httpx.Client(trust_env=False, timeout=timeout_s) as client:
-        response = client.post(url, json=body, headers=HEADERS)
+        response = client.post(url, json=body, headers=headers)
     try:
         payload = response.json()
     except ValueError:
@@ -50,14 +57,13 @@ def call(url: str, tool: str, arguments: dict[str, Any], *, timeout_s: float = 3
 
 
 def forget_cached_answers() -> None:
-    """Empty the local stack's CacheTable and ArtifactBucket and the in-memory copies (each cell starts cold)."""
+    """Empty the local stack's CacheTable, TaskTable and ArtifactBucket and the in-memory copies (each cell starts
+    cold; a task tool's earlier tasks would otherwise use up its generations of the same request)."""
     settings = get_settings()
     table, bucket = settings.resources.cache_table, settings.resources.artifact_bucket
-    if table:
-        ddb = aws.dynamodb()
-        for page in ddb.get_paginator("scan").paginate(TableName=table, ProjectionExpression="pk"):
-            for item in page.get("Items", []):
-                ddb.delete_item(TableName=table, Key={"pk": item["pk"]})
+    for name in (table, settings.resources.task_table):
+        if name:
+            _empty_table(name)
     if bucket:
         s3 = aws.s3()
         for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
@@ -66,16 +72,28 @@ def forget_cached_answers() -> None:
     forget_memory()
 
 
+def _empty_table(name: str) -> None:
+    ddb = aws.dynamodb()
+    keys = [k["AttributeName"] for k in ddb.describe_table(TableName=name)["Table"]["KeySchema"]]
+    for page in ddb.get_paginator("scan").paginate(TableName=name, ProjectionExpression=", ".join(
+            f"#k{i}" for i in range(len(keys))), ExpressionAttributeNames={f"#k{i}": k for i, k in enumerate(keys)}):
+        for item in page.get("Items", []):
+            ddb.delete_item(TableName=name, Key={k: item[k] for k in keys})
+
+
 FINISHED = ("completed", "failed", "cancelled")
 
 
-def wait_for_task(url: str, task_id: str, *, within_s: float = 30.0) -> dict[str, Any]:
-    """Poll get_task_result until the task finishes; its last answer (TimeoutError past ``within_s``)."""
+def wait_for_task(url: str, task_id: str, *, within_s: float = 30.0, caller: str | None = None) -> dict[str, Any]:
+    """Poll get_task_result (as ``caller``) until the task finishes; its last answer (TimeoutError past within_s)."""
+
+    def poll_once() -> dict[str, Any]:
+        return call(url, "get_task_result", {"task_id": task_id}, caller=caller).structured
 
     async def poll() -> dict[str, Any]:
         with anyio.fail_after(within_s):
             while True:
-                polled = (await anyio.to_thread.run_sync(call, url, "get_task_result", {"task_id": task_id})).structured
+                polled = await anyio.to_thread.run_sync(poll_once)
                 if polled.get("status") in FINISHED:
                     return polled
                 await anyio.sleep(0.2)

@@ -230,9 +230,13 @@ async def fetch_render(versioned_id: str, base_id: str) -> tuple[Render | None, 
     for source, path, label in attempts:
         try:
             response = await http.request(source, "GET", path)
-            if response.status_code == 404 or (response.status_code < 400 and not _is_latexml(response)):
-                continue
+            if response.status_code == 404 or (response.status_code < 400 and response.history
+                                               and not _is_latexml(response)):
+                continue  # none, or a redirect to a page that is not a render (the abstract page)
             http.raise_for_status(source, response, what=f"HTML render of {versioned_id}")
+            if not _is_latexml(response):  # answered at the render's address, but not a render: an error page
+                raise UpstreamError(f"{source} answered the HTML render of {versioned_id} with a page that is "
+                                    "not a render", source=source, status=response.status_code)
         except (RateLimitedError, UpstreamError) as exc:
             failure = failure or exc
             continue

@@ -32,16 +32,22 @@ _FOLD = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "å": "aa
 ESPACENET = "https://worldwide.espacenet.com/patent/search?q=pn%3D"
 
 
+_OPS_ROOT = "{http://ops.epo.org}world-patent-data"  # every OPS data answer (an error is ops:fault, on a 4xx)
+
+
 def parse_xml(body: bytes, *, what: str) -> Any:
     """The root element of an OPS answer.
 
     Raises:
-        UpstreamError: the body is not XML (an HTML page, a truncated answer).
+        UpstreamError: the body is not XML (a truncated answer), or not an OPS document (an HTML page).
     """
     try:
-        return etree.fromstring(body, _PARSER)
+        root = etree.fromstring(body, _PARSER)
     except etree.XMLSyntaxError as exc:
         raise UpstreamError(f"EPO OPS answered {what} with a body that is not XML", source=SOURCE) from exc
+    if root is None or root.tag != _OPS_ROOT:
+        raise UpstreamError(f"EPO OPS answered {what} with a document that is not OPS data", source=SOURCE)
+    return root
 
 
 def text(node: Any, xpath: str) -> str | None:
