@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.local_server import running_local_server
 
 
 @pytest.fixture(scope="session")
@@ -22,24 +20,8 @@ def fake_upstream() -> Iterator[FakeUpstream]:
 # Package scope: one LocalStack may run per process, and tests/infra starts its own after this package.
 @pytest.fixture(scope="package")
 def local_server(fake_upstream: FakeUpstream) -> Iterator[object]:
-    from scholar.local.server import LocalServer
-    from scholar.store import aws
-
-    env = {
-        "SCHOLAR_UPSTREAM_PROXY_BASE": fake_upstream.base_url,
-        "SCHOLAR_PACE_SCALE": "0",
-        "SCHOLAR_RETRY_BUDGET_S": "1",
-        "SCHOLAR_RETRY_WAIT_S": "1",
-        "SCHOLAR_CONTACT_EMAIL": "e2e@example.org",
-    }
-    server = LocalServer(template=REPO / "template.yaml", extra_env=env)
-    server.start()
-    aws.reset_clients()
-    try:
+    with running_local_server(fake_upstream, retry_budget_s="1", contact_email="e2e@example.org") as server:
         yield server
-    finally:
-        server.close()
-        aws.reset_clients()
 
 
 @pytest.fixture

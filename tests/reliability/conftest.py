@@ -7,7 +7,6 @@ queued retry, and a 0.5 s HTTP timeout (so a "timeout" cell costs ~1 s, not the 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -15,8 +14,8 @@ import pytest
 from scholar import http
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
+from tests.local_server import running_local_server
 
-REPO = Path(__file__).resolve().parents[2]
 HTTP_TIMEOUT_S = 0.5
 
 
@@ -37,27 +36,11 @@ def short_timeout() -> Iterator[float]:
     http.set_transport_factory(None)
 
 
-# Package scope: one LocalStack may run per process (see tests/e2e/conftest.py).
+# Package scope: one LocalStack may run per process (tests/local_server.py).
 @pytest.fixture(scope="package")
 def local_server(fake_upstream: FakeUpstream, short_timeout: float) -> Iterator[object]:
-    from scholar.local.server import LocalServer
-    from scholar.store import aws
-
-    env = {
-        "SCHOLAR_UPSTREAM_PROXY_BASE": fake_upstream.base_url,
-        "SCHOLAR_PACE_SCALE": "0",
-        "SCHOLAR_RETRY_BUDGET_S": "0",
-        "SCHOLAR_RETRY_WAIT_S": "1",
-        "SCHOLAR_CONTACT_EMAIL": "reliability@example.org",
-    }
-    server = LocalServer(template=REPO / "template.yaml", extra_env=env)
-    server.start()
-    aws.reset_clients()
-    try:
+    with running_local_server(fake_upstream, retry_budget_s="0", contact_email="reliability@example.org") as server:
         yield server
-    finally:
-        server.close()
-        aws.reset_clients()
 
 
 @pytest.fixture
