@@ -14,7 +14,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from scholar.pdf import fetch
+from scholar.fulltext import fetch
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
 from tests.pdf.test_pipeline_machine import web_access

@@ -1,4 +1,4 @@
-"""generate_citations (scholar.papers.generate, scholar.papers.cite): every output parsed by a real parser.
+"""generate_citations (scholar.papers.generate, scholar.cite): every output parsed by a real parser.
 
 BibTeX with bibtexparser 1.4, RIS with rispy, CSL-JSON validated against shared/schemas/csl-data.json.
 Papers: PNAS (S2 record), an IEEE proceedings paper and a PLOS article (Crossref records), the PaperQA
@@ -16,10 +16,10 @@ import pytest
 import rispy
 from bibtexparser.bparser import BibTexParser
 
+from scholar.cite import build_entries, to_bibtex, to_csl, to_ris
+from scholar.cite.names import parse_name
 from scholar.errors import NOT_FOUND, TIMEOUT, UPSTREAM_ERROR, ScholarError
 from scholar.papers import generate
-from scholar.papers.cite import build_entries, to_bibtex, to_csl, to_ris
-from scholar.papers.cite.names import parse_name
 from scholar.papers.spec_export import GenerateCitationsInput
 from scholar.records import Author, Paper
 from scholar.runtime import aio

@@ -12,7 +12,7 @@ import respx
 
 from scholar.config import get_settings
 from scholar.errors import TIMEOUT, UNAVAILABLE, UPSTREAM_ERROR, ScholarError
-from scholar.pdf import docling
+from scholar.fulltext import docling
 from tests.pdf.synthetic_docling import (
     SYNTHETIC_RESULT_FAILURE,
     SYNTHETIC_RESULT_SUCCESS,

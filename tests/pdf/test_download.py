@@ -25,9 +25,9 @@ from scholar.errors import (
     UPSTREAM_ERROR,
     ScholarError,
 )
-from scholar.pdf import download as dl
-from scholar.pdf.download import download_pdf, is_pdf
-from scholar.pdf.ssrf import BLOCKED_ADDRESS
+from scholar.fulltext import download as dl
+from scholar.fulltext.download import download_pdf, is_pdf
+from scholar.fulltext.ssrf import BLOCKED_ADDRESS
 from tests.fixtures_dir import fixtures_dir
 
 PUBLIC = {"papers.example.org": ["93.184.216.34"], "mirror.example.net": ["2606:4700:4700::1111"]}

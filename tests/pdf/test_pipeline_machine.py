@@ -23,8 +23,8 @@ import boto3
 import httpx
 import pytest
 
-from scholar.pdf import fetch
-from scholar.pdf.artifacts import paper_cache_key
+from scholar.fulltext import fetch
+from scholar.fulltext.artifacts import paper_cache_key
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.invoke import invoke_family
 from scholar.store.cache import Cache
@@ -341,7 +341,7 @@ def test_convert_accepts_only_artifact_references(stack: Any) -> None:
 def test_cancelling_stops_the_execution_and_the_task_stays_cancelled(
     stack: Any, steps: Steps, routes: FakeUpstream
 ) -> None:
-    from scholar.pdf.jobs import cancel_task
+    from scholar.fulltext.jobs import cancel_task
 
     pdf = pdf_fixture("arxiv_2305.03393v1_page9_only.pdf")
     routes.add_route("GET", "web", "/files.example.org/cancel-me.pdf", body=pdf)

@@ -9,8 +9,8 @@ import httpx
 import pytest
 import respx
 
-from scholar.pdf.fetch import registry_source, routed_url
-from scholar.pdf.resolve import openalex_urls, resolve_paper, unpaywall_urls
+from scholar.fulltext.fetch import registry_source, routed_url
+from scholar.fulltext.resolve import openalex_urls, resolve_paper, unpaywall_urls
 from tests.conftest import read_fixture
 
 PNAS_DOI = "10.1073/pnas.1414271111"

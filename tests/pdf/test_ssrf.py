@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pytest
 
 from scholar.errors import FORBIDDEN, INVALID_ARGUMENT, ForbiddenError, InvalidArgumentError
-from scholar.pdf.ssrf import (
+from scholar.fulltext.ssrf import (
     BLOCKED_ADDRESS,
     UNRESOLVABLE_HOST,
     blocked_reason,

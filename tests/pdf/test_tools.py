@@ -12,9 +12,9 @@ import pytest
 from scholar.catalogue import WRITE_OPEN, family_tools
 from scholar.config import get_settings
 from scholar.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE, ScholarError
+from scholar.fulltext import artifacts
+from scholar.fulltext.models import MAX_CHARS_LIMIT, PaperSummary, StoredPdf
 from scholar.mcp.tools import visible_tools
-from scholar.pdf import artifacts
-from scholar.pdf.models import MAX_CHARS_LIMIT, PaperSummary, StoredPdf
 from scholar.runtime.family import run_tool
 from scholar.runtime.invocation import Invocation
 from scholar.store.tasks import TaskStore

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from scholar.errors import RATE_LIMITED, TIMEOUT, UNAVAILABLE, UPSTREAM_ERROR
-from scholar.pdf import fetch
+from scholar.fulltext import fetch
 from scholar.standards import service
 from scholar.standards.catalogue import Catalogue, build_catalogue
 from scholar.standards.linking import link

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from scholar.errors import FORBIDDEN, INVALID_ARGUMENT, ScholarError
-from scholar.pdf import fetch
-from scholar.pdf.ssrf import BLOCKED_ADDRESS, UNRESOLVABLE_HOST, inet_aton, vet_url
+from scholar.fulltext import fetch
+from scholar.fulltext.ssrf import BLOCKED_ADDRESS, UNRESOLVABLE_HOST, inet_aton, vet_url
 from scholar.runtime.family import run_tool
 from scholar.runtime.invocation import Invocation
 

@@ -85,7 +85,7 @@ def test_the_core_imports_no_family():
 
 def test_config_does_not_import_the_source_registry_when_it_is_imported():
     # Settings.base_url still delegates to the registry from inside the method, for callers (http.py,
-    # pdf/fetch.py) that have not moved to scholar.sources.registry.base_url yet.
+    # fulltext/fetch.py) that have not moved to scholar.sources.registry.base_url yet.
     tree = ast.parse((PACKAGE / "config.py").read_text())
     top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     assert [n.module for n in top if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("scholar")] == []

@@ -11,6 +11,7 @@ import asyncio
 import json
 from typing import Any
 
+from scholar.cite import Entry, build_entries, to_bibtex, to_csl, to_ris
 from scholar.errors import (
     NOT_FOUND,
     TIMEOUT,
@@ -22,7 +23,6 @@ from scholar.errors import (
 )
 from scholar.ids import InvalidIdError, PaperId, parse_paper_id
 from scholar.papers import autoenrich, biblio
-from scholar.papers.cite import Entry, build_entries, to_bibtex, to_csl, to_ris
 from scholar.papers.common import MAX_RESULT_CHARS, failed
 from scholar.papers.resolve import resolve_papers
 from scholar.papers.spec_export import CitationError, GenerateCitationsInput, GenerateCitationsResult

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,14 +19,13 @@ import pypdfium2 as pdfium
 from scholar.errors import NotFoundError, UpstreamError
 from scholar.patent_numbers import PatentNumber
 from scholar.patents import sections
+from scholar.pdftext.lock import PDFIUM
 from scholar.sources import epo_ops
 from scholar.sources.epo_ops_biblio import NS, parse_xml
 from scholar.store.blobs import BlobStore
 
 PDF_NOT_AVAILABLE = "pdf_not_available"
 FULL_DOCUMENT = "FullDocument"
-# pdfium is not thread-safe, and the local stack runs steps on several threads.
-PDFIUM = threading.Lock()
 
 
 @dataclass(frozen=True)

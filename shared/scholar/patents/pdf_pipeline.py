@@ -17,6 +17,7 @@ from scholar.errors import InternalError, ScholarError
 from scholar.patents import pdf
 from scholar.patents.pdf_jobs import TASK_TTL_S, PatentPdfJob, build_result, remember
 from scholar.pdftext.convert import convert_pdf
+from scholar.pdftext.lock import PDFIUM
 from scholar.runtime import aio
 from scholar.runtime.outcome import StepError, finish_task, step_failure
 from scholar.store.blobs import BlobStore
@@ -78,7 +79,7 @@ def markdown(event: dict[str, Any]) -> dict[str, Any]:
             data = blobs.get(str(stored["pdf_path"]))
             if data is None:
                 raise InternalError("the assembled PDF vanished before conversion", retryable=True)
-            with pdf.PDFIUM:
+            with PDFIUM:
                 text = convert_pdf(data).markdown
             source = "builtin"
     except ScholarError as err:

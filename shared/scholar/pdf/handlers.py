@@ -1,4 +1,4 @@
-"""The PDF tools: answer from stored artifacts at once, else queue the PDF pipeline (scholar.pdf.pipeline).
+"""The PDF tools: answer from stored artifacts at once, else queue the PDF pipeline (scholar.fulltext.pipeline).
 
 ``ACTIONS`` are the pipeline's steps; the PipelineFunction dispatches them (scholar.runtime.family), the
 PdfFunction runs the tools.
@@ -9,9 +9,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from scholar.catalogue import CallContext, Handler
-from scholar.pdf import jobs
-from scholar.pdf.models import Job
-from scholar.pdf.pipeline import ACTIONS
+from scholar.fulltext import jobs
+from scholar.fulltext.models import Job
+from scholar.fulltext.pipeline import ACTIONS
 from scholar.pdf.spec import ConvertPdfInput, FetchAndConvertInput, FetchPaperPdfInput, FetchPdfByUrlInput
 
 __all__ = ["ACTIONS", "HANDLERS"]

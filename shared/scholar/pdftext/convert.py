@@ -9,7 +9,6 @@ from __future__ import annotations
 import ctypes
 import os
 import re
-import threading
 from collections import Counter
 from pathlib import Path
 from typing import Literal
@@ -19,6 +18,7 @@ import pypdfium2.raw as pdfium_c
 from pydantic import BaseModel, Field
 
 from scholar.errors import UnavailableError
+from scholar.pdftext.lock import PDFIUM
 from scholar.pdftext.markdown import PageText, TextLine, render_markdown
 
 CONVERTER_NAME = "builtin"
@@ -66,8 +66,6 @@ class ConvertedDocument(BaseModel):
     char_count: int = Field(ge=0, description="extracted characters (excluding whitespace)")
 
 
-# pdfium is not thread-safe: one document at a time in this process (the local stack runs handlers on threads).
-_PDFIUM = threading.Lock()
 
 
 def convert_pdf(source: bytes | str | os.PathLike[str]) -> ConvertedDocument:
@@ -83,7 +81,7 @@ def convert_pdf(source: bytes | str | os.PathLike[str]) -> ConvertedDocument:
     Raises:
         PdfExtractionError: the PDF is encrypted, damaged, or has no text layer at all.
     """
-    with _PDFIUM:
+    with PDFIUM:
         document = _open(source)
         try:
             pages = [_extract_page(document, index) for index in range(len(document))]
@@ -111,7 +109,7 @@ def count_pages(source: bytes | str | os.PathLike[str]) -> int | None:
     Raises:
         PdfExtractionError: cause ``invalid_pdf`` (pdfium cannot open it) or ``no_pages``.
     """
-    with _PDFIUM:
+    with PDFIUM:
         try:
             document = _open(source)
         except PdfExtractionError as exc:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from scholar.papers.cite.entry import Entry
-from scholar.papers.cite.names import Name
+from scholar.cite.entry import Entry
+from scholar.cite.names import Name
 
 _TYPES = {
     "article": "JOUR",

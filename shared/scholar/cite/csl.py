@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholar.papers.cite.entry import Entry
-from scholar.papers.cite.names import Name
+from scholar.cite.entry import Entry
+from scholar.cite.names import Name
 
 _TYPES = {
     "article": "article-journal",

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from scholar.errors import InvalidArgumentError, NotFoundError
-from scholar.pdf.models import Converter, PaperSummary, StoredPdf
+from scholar.fulltext.models import Converter, PaperSummary, StoredPdf
 from scholar.store.blobs import BlobStore
 from scholar.store.cache import Cache
 

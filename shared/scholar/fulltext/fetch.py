@@ -4,7 +4,7 @@ A candidate whose host is the public host of a registry source (``arxiv.org`` �
 → ``europepmc`` …) is fetched from ``settings.base_url(source)`` + the same path and query, so a proxy base,
 a mirror or the fake upstream in tests serves it; only that base's own host is exempt from the address check,
 and every redirect is vetted again. Any other host (a publisher, a repository, a caller's URL) goes through
-``scholar.pdf.download`` with the test-only allow-list and nothing else. URLs a caller typed are never
+``scholar.fulltext.download`` with the test-only allow-list and nothing else. URLs a caller typed are never
 rewritten (DESIGN §12): ``fetch_candidate(..., trusted_routing=False)``.
 
 Tests may replace the resolver and transport used for other hosts with ``set_web_access`` (like
@@ -22,9 +22,9 @@ from urllib.parse import urlsplit
 import httpx
 
 from scholar.config import get_settings
+from scholar.fulltext.download import DownloadedPdf, download_pdf
+from scholar.fulltext.ssrf import Resolver
 from scholar.http import user_agent
-from scholar.pdf.download import DownloadedPdf, download_pdf
-from scholar.pdf.ssrf import Resolver
 from scholar.sources.registry import SOURCES
 
 # Public hosts that serve a registry source besides its default base host.
@@ -93,7 +93,7 @@ async def fetch_candidate(
         dest_dir: where the temporary file goes.
 
     Raises:
-        ScholarError: the reasons of ``scholar.pdf.download.download_pdf`` (the caller records them).
+        ScholarError: the reasons of ``scholar.fulltext.download.download_pdf`` (the caller records them).
     """
     settings = get_settings()
     allow = set(settings.test_allow_hosts)

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from scholar.config import get_settings
 from scholar.errors import NotFoundError, ScholarError
-from scholar.pdf.models import Candidate, PaperSummary, PdfSource
+from scholar.fulltext.models import Candidate, PaperSummary, PdfSource
 from scholar.records import FailedSource
 from scholar.sources import europepmc, openalex, s2, unpaywall
 

@@ -6,7 +6,7 @@ on the Content-Length the server claims. A body that is not a PDF — typically 
 block page answered with status 200 — is refused with a typed error that says why, so the caller
 can record the reason and try its next candidate.
 
-Each hop connects to the address ``scholar.pdf.ssrf`` vetted (Host header and TLS SNI keep the
+Each hop connects to the address ``scholar.fulltext.ssrf`` vetted (Host header and TLS SNI keep the
 original name, so certificates are still checked against it); redirects are followed by hand and
 vetted again, at most ``MAX_REDIRECTS`` times. Environment proxies are ignored on purpose
 (``trust_env=False``): a proxy would resolve the name again, out of our sight.
@@ -32,7 +32,7 @@ from scholar.errors import (
     UpstreamError,
     UpstreamTimeoutError,
 )
-from scholar.pdf.ssrf import Resolver, VettedTarget, vet_url
+from scholar.fulltext.ssrf import Resolver, VettedTarget, vet_url
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 DEFAULT_TIMEOUT_S = 60.0

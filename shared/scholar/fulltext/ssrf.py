@@ -4,7 +4,7 @@ Only http and https; the host is resolved and refused when any of its addresses 
 loopback, link-local, multicast, reserved, unspecified, shared (CGNAT), a cloud metadata address, or
 an IPv6 form that embeds one of those (IPv4-mapped, 6to4, Teredo, NAT64). The caller then connects
 to the vetted address itself (``VettedTarget.ip``), so a second DNS answer cannot swap in another
-address (DNS rebinding). Redirects must be vetted again, hop by hop (``scholar.pdf.download``).
+address (DNS rebinding). Redirects must be vetted again, hop by hop (``scholar.fulltext.download``).
 
 A host is an address whenever the socket layer would take it as one: every IPv4 spelling inet_aton
 accepts (``127.1``, ``2130706433``, ``0x7f.1``, ``0177.0.0.1``) is parsed here, never handed to a

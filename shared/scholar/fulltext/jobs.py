@@ -18,11 +18,11 @@ from pydantic import BaseModel
 from scholar.catalogue import CallContext, QueuedResult
 from scholar.config import get_settings
 from scholar.errors import NotFoundError, UnavailableError
+from scholar.fulltext import artifacts, results
+from scholar.fulltext.fetch import web_access
+from scholar.fulltext.models import Job
+from scholar.fulltext.ssrf import vet_url
 from scholar.ids import parse_paper_id
-from scholar.pdf import artifacts, results
-from scholar.pdf.fetch import web_access
-from scholar.pdf.models import Job
-from scholar.pdf.ssrf import vet_url
 from scholar.runtime.cancel import cancel
 from scholar.runtime.executions import start_execution
 from scholar.runtime.queue import new_task, start_task
@@ -30,7 +30,7 @@ from scholar.store.tasks import ACTIVE, TaskItem, TaskStore, TaskTransitionError
 
 logger = logging.getLogger(__name__)
 
-# DESIGN §5: PDF work is readable for an hour (from completion; see scholar.pdf.pipeline).
+# DESIGN §5: PDF work is readable for an hour (from completion; see scholar.fulltext.pipeline).
 PDF_TASK_TTL_S = 3600
 MAX_GENERATIONS = 8
 POLL_AFTER_S = 3

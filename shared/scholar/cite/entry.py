@@ -21,7 +21,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal
 
-from scholar.papers.cite.names import Name, from_person, parse_name
+from scholar.cite.names import Name, from_person, parse_name
 from scholar.records import Paper
 
 Kind = Literal["article", "conference", "preprint", "book", "chapter", "report", "thesis", "misc"]

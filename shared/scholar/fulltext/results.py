@@ -1,7 +1,7 @@
 """Building a tool's answer from stored artifacts: the same code for a cached answer and a finished task.
 
 The Markdown is read from S3 and paged (``offset``/``max_chars`` → ``next_offset``); the PDF gets a fresh
-short-lived presigned URL. The answer model is the tool's own output model (scholar.pdf.spec).
+short-lived presigned URL. The answer model is the tool's own output model (scholar.fulltext.answers).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pydantic import BaseModel
 
 from scholar.config import Settings
 from scholar.errors import NotFoundError
-from scholar.pdf import artifacts
-from scholar.pdf.docling import VLM_NOT_CONFIGURED
-from scholar.pdf.models import Attempt, Converter, Job, PaperSummary, StoredPdf
-from scholar.pdf.spec import ConvertPdfResult, FetchAndConvertResult, FetchPaperPdfResult, FetchPdfByUrlResult
+from scholar.fulltext import artifacts
+from scholar.fulltext.answers import ConvertPdfResult, FetchAndConvertResult, FetchPaperPdfResult, FetchPdfByUrlResult
+from scholar.fulltext.docling import VLM_NOT_CONFIGURED
+from scholar.fulltext.models import Attempt, Converter, Job, PaperSummary, StoredPdf
 from scholar.records import FailedSource
 
 _PAGE_MARKER = re.compile(r"<!-- page (\d+) -->")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -33,12 +32,13 @@ from scholar.errors import (
     UpstreamTimeoutError,
     from_envelope,
 )
-from scholar.pdf import artifacts, docling, results
-from scholar.pdf.fetch import fetch_candidate
-from scholar.pdf.jobs import PDF_TASK_TTL_S
-from scholar.pdf.models import Attempt, Candidate, Job, PaperSummary, StoredPdf
-from scholar.pdf.resolve import resolve_paper
+from scholar.fulltext import artifacts, docling, results
+from scholar.fulltext.fetch import fetch_candidate
+from scholar.fulltext.jobs import PDF_TASK_TTL_S
+from scholar.fulltext.models import Attempt, Candidate, Job, PaperSummary, StoredPdf
+from scholar.fulltext.resolve import resolve_paper
 from scholar.pdftext.convert import PdfExtractionError, convert_pdf, count_pages
+from scholar.pdftext.lock import PDFIUM
 from scholar.records import FailedSource
 from scholar.runtime import aio
 from scholar.runtime.outcome import StepError, finish_task, step_failure
@@ -54,8 +54,6 @@ DAMAGED_PDF = "damaged_pdf"
 # (throttled, 5xx, timeout, HTML or a cut body on 200) says nothing about whether the PDF exists.
 _ANSWERED_NO_PDF = frozenset({"not_found", "forbidden", "too_large"})
 _NO_PDF_HINT = "If you know a PDF link (author page, repository), call fetch_pdf_by_url."
-# pdfium is not thread-safe, and the local stack runs steps on several threads.
-_PDFIUM = threading.Lock()
 
 
 
@@ -116,7 +114,7 @@ def _check_readable(path: Path) -> None:
     Raises:
         UpstreamError: reason ``damaged_pdf`` (retryable: a new download may be whole).
     """
-    with _PDFIUM:
+    with PDFIUM:
         try:
             count_pages(path)
         except PdfExtractionError as exc:
@@ -215,7 +213,7 @@ def download(event: dict[str, Any]) -> dict[str, Any]:
 def _convert_builtin(pdf_path: str) -> str:
     with tempfile.TemporaryDirectory(prefix="scholar-convert-") as dest:
         local = artifacts.pdf_to_file(pdf_path, dest)
-        with _PDFIUM:
+        with PDFIUM:
             return convert_pdf(local).markdown
 
 

@@ -1,0 +1,7 @@
+"""The PDF pipeline and its artifacts, a library the pdf and research families share.
+
+Locating a paper's PDF (resolve), fetching it under the SSRF rules (fetch, download, ssrf), the
+content-addressed artifacts in S3 (artifacts), the jobs that queue the fetch → download → convert
+state machine (jobs, pipeline) and the answers built from what it stored (results). Not a family: no
+tools and no function of its own; families never import each other, so what two of them need lives here.
+"""
