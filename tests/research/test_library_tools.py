@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -154,3 +155,15 @@ def test_library_tools_answer_in_read_only_mode(env, lambda_context):
     env(SCHOLAR_READ_ONLY="true")
     answer = call(lambda_context, "library_collections", {"action": "create", "name": "kept"})
     assert [c["name"] for c in answer["collections"]] == ["kept"]
+
+
+def test_get_cuts_records_to_the_size_budget_and_names_the_ones_left_out(lambda_context):
+    # Given ten saved papers whose notes are 15,000 characters each (the records pass 80,000 together)
+    store = LibraryStore("alice")
+    stored = store.put_many([recorded_item(n).model_copy(update={"notes": "n" * 15_000}) for n in range(10)])
+    ids = [i.item_id for i in stored]
+    answer = call(lambda_context, "library_get", {"ids": ids})
+    shown = [e["id"] for e in answer["items"]]
+    assert answer["truncated"] is True and 0 < len(shown) < 10
+    assert shown + answer["omitted"] == ids
+    assert len(json.dumps(answer)) < 80_000

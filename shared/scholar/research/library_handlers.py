@@ -71,6 +71,7 @@ async def library_get(args: LibraryGetInput, ctx: CallContext) -> LibraryGetResu
     kept, truncated = fit(entries)
     if not truncated:
         return LibraryGetResult.model_validate({"items": entries})
+    kept = kept or entries[:1]  # one record over the budget alone still comes back (the hard cap still holds)
     omitted = [e["id"] for e in entries[len(kept):]]
     return LibraryGetResult.model_validate({"items": kept, "truncated": True, "omitted": omitted})
 
