@@ -24,9 +24,9 @@ ALICE, BOB = "library-alice-key", "library-bob-key"
 
 
 async def _calls(url: str, key: str, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-    async with httpx2.AsyncClient(headers={"x-api-key": key}, trust_env=False, timeout=30) as http:
-        async with Client(streamable_http_client(url, http_client=http)) as client:
-            return [await client.call_tool(tool, args) for tool, args in calls]
+    async with (httpx2.AsyncClient(headers={"x-api-key": key}, trust_env=False, timeout=30) as http,
+                Client(streamable_http_client(url, http_client=http)) as client):
+        return [await client.call_tool(tool, args) for tool, args in calls]
 
 
 def as_caller(server: Any, key: str, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
