@@ -54,7 +54,7 @@ _BATCH_GET = 100
 MAX_DOC_BYTES = 350 * 1024
 # A lost race re-reads and tries again; twenty writers on one library settle well within this.
 MAX_ATTEMPTS = 60
-_BACKOFF_CAP_S = 0.05
+_BACKOFF_CAP_S = 0.25  # full jitter, doubling from 5 ms: racing writers spread out instead of colliding again
 UNPROCESSED_ROUNDS = 6
 _sleep = time.sleep  # tests replace it: no real waiting
 _CONFLICTS = frozenset({"ConditionalCheckFailed", "TransactionConflict"})
@@ -198,7 +198,7 @@ class LibraryStore:
                 self._commit(what, actions)
                 return result
             except _Conflict:
-                _sleep(random.uniform(0, min(_BACKOFF_CAP_S, 0.002 * 2**attempt)))
+                _sleep(random.uniform(0, min(_BACKOFF_CAP_S, 0.005 * 2**attempt)))
         raise UnavailableError(f"the library changed {MAX_ATTEMPTS} times while {what}", retryable=True,
                                reason="storage_conflict", hint="Many writes reach your library at once; retry.")
 
