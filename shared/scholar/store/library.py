@@ -285,14 +285,16 @@ class LibraryStore:
         """
         return self.put_many([item], create_only=create_only)[0]
 
-    def put_many(self, items: Sequence[LibraryItem], *, create_only: bool = False) -> list[LibraryItem]:
+    def put_many(self, items: Sequence[LibraryItem], *, create_only: bool = False,
+                 keep_times: bool = False) -> list[LibraryItem]:
         """Store many items, up to 30 (and 3 MB) per transaction, one revision per transaction.
 
-        Each transaction is all or nothing; a failure after the first leaves the earlier ones stored.
-        Raises as ``put``.
+        An item id given twice is stored once (its last version). Each transaction is all or nothing; a failure
+        after the first leaves the earlier ones stored. ``keep_times`` keeps ``added_at`` and ``updated_at``
+        as given (restoring a snapshot). Raises as ``put``.
         """
         out: list[LibraryItem] = []
-        for chunk in chunks(items):
+        for chunk in chunks(list({i.item_id: i for i in items}.values())):
             ids = [i.item_id for i in chunk]
 
             def plan(meta: Meta, chunk: Sequence[LibraryItem] = chunk,
@@ -300,7 +302,7 @@ class LibraryStore:
                 existing = self._stored_many(ids)
                 if create_only and existing:
                     raise ItemExistsError(next(iter(existing.values())).item)
-                return plan_writes(self.principal, meta, chunk, existing)
+                return plan_writes(self.principal, meta, chunk, existing, keep_times=keep_times)
 
             out += self._transact("saving to the library", plan)
         return out

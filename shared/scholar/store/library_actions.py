@@ -95,9 +95,13 @@ def check_limits(meta: Meta, items: int, size: int) -> None:
                      "current": meta.bytes})
 
 
-def plan_writes(principal: str, meta: Meta, items: Sequence[LibraryItem],
-                 existing: dict[str, Stored]) -> tuple[list[dict[str, Any]], list[LibraryItem]]:
-    """The actions that store ``items`` at revision ``meta.revision + 1``, replacing ``existing`` ones."""
+def plan_writes(principal: str, meta: Meta, items: Sequence[LibraryItem], existing: dict[str, Stored], *,
+                keep_times: bool = False) -> tuple[list[dict[str, Any]], list[LibraryItem]]:
+    """The actions that store ``items`` at revision ``meta.revision + 1``, replacing ``existing`` ones.
+
+    ``updated_at`` becomes now and a replaced item keeps its ``added_at``, unless ``keep_times`` (an import
+    restoring a snapshot keeps both as the snapshot has them).
+    """
     revision = meta.revision + 1
     now = now_iso()
     actions: list[dict[str, Any]] = []
@@ -106,8 +110,8 @@ def plan_writes(principal: str, meta: Meta, items: Sequence[LibraryItem],
     added = size_delta = 0
     for item in items:
         old = existing.get(item.item_id)
-        new = item.model_copy(update={"rev": revision, "updated_at": now,
-                                      **({"added_at": old.item.added_at} if old else {})})
+        times = {} if keep_times else {"updated_at": now, **({"added_at": old.item.added_at} if old else {})}
+        new = item.model_copy(update={"rev": revision, **times})
         new = validated(new)
         doc, size = encode(new)
         row = {**key(principal, ITEM + new.item_id), "doc": {"B": doc}, "rev": {"N": str(revision)},
