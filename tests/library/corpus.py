@@ -99,7 +99,9 @@ class MemoryLibrary:
         for value in initial:
             self.put(value)
 
-    def put(self, value: LibraryItem) -> LibraryItem:
+    def put(self, value: LibraryItem, create_only: bool = False) -> LibraryItem:
+        if create_only and value.item_id in self.items:
+            raise AssertionError(f"{value.item_id} exists: create_only must not overwrite")
         self.rev += 1
         stored = value.model_copy(update={"rev": self.rev})
         self.items[value.item_id] = stored
