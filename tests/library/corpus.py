@@ -49,12 +49,15 @@ def papers() -> tuple[Paper, ...]:
     found: list[Paper] = [paper_mapping.from_s2(_json(_S2 + name), S2_FIELDS)
                           for name in ("paper_by_doi_many_fields_pnas.json", "paper_by_arxiv_doi.json")]
     for name in ("query_testing_start0_max10.xml", "query_testing_start10_max10.xml"):
-        found += [paper_mapping.from_arxiv_entry(e) for e in arxiv.parse_feed(read_fixture(f"upstream/arxiv/{name}")).entries]
-    found += [paper_mapping.from_europepmc(r) for r in _json("upstream/europepmc/search_cancer_core.json")["resultList"]["result"]]
+        feed = arxiv.parse_feed(read_fixture(f"upstream/arxiv/{name}"))
+        found += [paper_mapping.from_arxiv_entry(e) for e in feed.entries]
+    epmc = _json("upstream/europepmc/search_cancer_core.json")["resultList"]["result"]
+    found += [paper_mapping.from_europepmc(r) for r in epmc]
     for name in ("works_by_doi_plos.json", "works_by_doi_proceedings_article.json",
                  "works_by_doi_nature_machine_intelligence.json"):
         found.append(paper_mapping.from_crossref(_json(f"upstream/crossref/{name}")["message"]))
-    found += [paper_mapping.from_crossref(m) for m in _json("upstream/crossref/works_query_ecology_rows2.json")["message"]["items"]]
+    works = _json("upstream/crossref/works_query_ecology_rows2.json")["message"]["items"]
+    found += [paper_mapping.from_crossref(m) for m in works]
     found.append(paper_mapping.from_openalex(_json("upstream/openalex/work_by_doi_pnas.json")))
     for name, key in _S2_LISTS:
         for row in _json(_S2 + name)["data"]:

@@ -43,7 +43,8 @@ def search(holder, principal, store, query, limit=10, offset=0, **filters):
 
 def text_of(item) -> str:
     paper = item.paper
-    return " ".join([paper.get("title") or "", paper.get("abstract") or "", *(a["name"] for a in paper.get("authors") or [])])
+    authors = [a["name"] for a in paper.get("authors") or []]
+    return " ".join([paper.get("title") or "", paper.get("abstract") or "", *authors])
 
 
 def test_a_word_only_in_a_converted_papers_markdown_finds_it(holder):

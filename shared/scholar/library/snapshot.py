@@ -61,7 +61,7 @@ def _header(text: str, field_name: str) -> dict[str, Any]:
         raise _bad(1, f'the first line must be the snapshot header ({{"format": "{SNAPSHOT_FORMAT}", …}})',
                    field_name)
     if header.get("version") != SNAPSHOT_VERSION:
-        raise _bad(1, f"snapshot version {header.get('version')!r} is not {SNAPSHOT_VERSION}, the one this server reads",
+        raise _bad(1, f"snapshot version {header.get('version')!r} is not {SNAPSHOT_VERSION}, the one read here",
                    field_name)
     if not isinstance(header.get("count"), int) or header["count"] < 0:
         raise _bad(1, "the header's count must be a non-negative integer", field_name)
@@ -90,11 +90,11 @@ def parse_snapshot(text: str, field_name: str = "jsonl") -> Snapshot:
     header = _header(lines[0], field_name)
     items: list[LibraryItem] = []
     seen: set[str] = set()
-    last = 1
+    numbers: list[int] = []  # the line of each item
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
-        last = number
+        numbers.append(number)
         if len(items) == MAX_SNAPSHOT_ITEMS:
             raise _bad(number, f"a snapshot holds at most {MAX_SNAPSHOT_ITEMS} items; split it", field_name)
         item = _item(line, number, field_name)
@@ -103,9 +103,10 @@ def parse_snapshot(text: str, field_name: str = "jsonl") -> Snapshot:
         seen.add(item.item_id)
         items.append(item)
     if len(items) != header["count"]:
-        # Named at the line after the last item: where a missing item was expected, or the first one too many.
-        raise _bad(last + 1 if len(items) < header["count"] else last, f"the header says {header['count']} items, the file holds {len(items)} "
-                   "(truncated or edited)", field_name)
+        # Named at the line after the last item (where a missing one was expected), or at the first one too many.
+        line = (numbers[-1] if numbers else 1) + 1 if len(items) < header["count"] else numbers[header["count"]]
+        raise _bad(line, f"the header says {header['count']} items, the file holds {len(items)} (truncated or edited)",
+                   field_name)
     return Snapshot(header=header, items=items)
 
 
@@ -119,7 +120,7 @@ def read_reference(reference: str, principal: str, blobs: BlobStore | None = Non
     key = own_export_key(reference, principal, field="reference")
     data = (blobs or BlobStore()).get(key)
     if data is None:
-        raise NotFoundError(f"no export {reference} exists (exports expire)", hint="Export again with library_export.")
+        raise NotFoundError(f"no export {reference} exists", hint="Export again with library_export.")
     return data.decode("utf-8")
 
 
