@@ -111,6 +111,9 @@ class MemoryLibrary:
         self.log.append((self.rev, value.item_id))
         return stored
 
+    def put_many(self, values: list[LibraryItem], *, create_only: bool = False) -> list[LibraryItem]:
+        return [self.put(v, create_only) for v in values]
+
     def delete(self, item_id: str) -> None:
         self.rev += 1
         self.items.pop(item_id, None)

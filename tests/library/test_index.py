@@ -232,3 +232,15 @@ def test_an_index_file_of_another_schema_is_rebuilt(tmp_path):
     assert index.count() == 0
     assert len(FIELDS) == 6
     index.close()
+
+
+def test_a_library_started_again_below_the_index_revision_is_indexed_from_scratch(holder):
+    corpus = items(20)
+    search(holder, ALICE, MemoryLibrary(corpus[:10]), "cell")
+    fresh = MemoryLibrary(corpus[10:12])  # revision 2, the index was at 10
+
+    page = search(holder, ALICE, fresh, corpus[10].paper["title"])
+
+    assert page.revision == 2
+    assert {h.item_id for h in page.hits} <= {corpus[10].item_id, corpus[11].item_id}
+    assert page.hits[0].item_id == corpus[10].item_id

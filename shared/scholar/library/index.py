@@ -173,6 +173,12 @@ class LibraryIndex:
         """The library revision this index reflects; None before its first build."""
         return self._meta("revision")
 
+    def clear(self) -> None:
+        """Drop every item and the revision (the next catch-up builds from every item)."""
+        with self._conn:
+            self._conn.executescript("DELETE FROM fts; DELETE FROM item_tags; DELETE FROM items; "
+                                     "DELETE FROM meta WHERE name = 'revision';")
+
     def count(self) -> int:
         return self._conn.execute("SELECT count(*) FROM items").fetchone()[0]
 
@@ -288,6 +294,10 @@ def catch_up(index: LibraryIndex, store: IndexSource, bodies: BodyReader) -> boo
         index.apply(store.iter_items(), (), revision, bodies)
         return True
     ids, latest = store.changes_since(index.revision)
+    if latest < index.revision:
+        # The library is behind its index (deleted and started again): nothing in the index can be trusted.
+        index.clear()
+        return catch_up(index, store, bodies)
     if not ids:
         if latest != index.revision:
             index.apply((), (), latest, bodies)

@@ -31,7 +31,7 @@ class ItemWriter(Protocol):
 
     def get_many(self, ids: list[str]) -> dict[str, LibraryItem]: ...
 
-    def put(self, item: LibraryItem, create_only: bool = False) -> Any: ...
+    def put_many(self, items: list[LibraryItem], *, create_only: bool = False) -> Any: ...
 
 
 @dataclass
@@ -146,14 +146,14 @@ def import_items(store: ItemWriter, items: Iterable[LibraryItem], collection: st
     for start in range(0, len(pending), chunk):
         part = pending[start:start + chunk]
         existing = store.get_many([i.item_id for i in part])
-        for item in part:
-            current = existing.get(item.item_id)
-            if current is None:
-                store.put(item, create_only=True)
-                summary.added.append(item.item_id)
-            elif _newer(item.updated_at, current.updated_at):
-                store.put(item)
-                summary.updated.append(item.item_id)
-            else:
-                summary.skipped.append(item.item_id)
+        added = [i for i in part if i.item_id not in existing]
+        newer = [i for i in part if i.item_id in existing and _newer(i.updated_at, existing[i.item_id].updated_at)]
+        if added:
+            store.put_many(added, create_only=True)
+        if newer:
+            store.put_many(newer)
+        summary.added += [i.item_id for i in added]
+        summary.updated += [i.item_id for i in newer]
+        replaced = {i.item_id for i in newer}
+        summary.skipped += [i.item_id for i in part if i.item_id in existing and i.item_id not in replaced]
     return summary
