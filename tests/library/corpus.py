@@ -16,6 +16,7 @@ from scholar import paper_mapping
 from scholar.library.models import LibraryItem, item_id_for
 from scholar.records import Paper
 from scholar.sources import arxiv
+from scholar.store.library import ItemExistsError
 from tests.conftest import read_fixture
 
 S2_FIELDS = ("paperId", "title", "year", "venue", "authors", "externalIds", "abstract", "publicationTypes",
@@ -104,7 +105,7 @@ class MemoryLibrary:
 
     def put(self, value: LibraryItem, create_only: bool = False) -> LibraryItem:
         if create_only and value.item_id in self.items:
-            raise AssertionError(f"{value.item_id} exists: create_only must not overwrite")
+            raise ItemExistsError(self.items[value.item_id])
         self.rev += 1
         stored = value.model_copy(update={"rev": self.rev})
         self.items[value.item_id] = stored

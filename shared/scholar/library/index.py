@@ -53,6 +53,8 @@ CREATE VIRTUAL TABLE fts USING fts5({", ".join(FIELDS)}, tokenize='porter unicod
 INSERT INTO fts(fts, rank) VALUES ('rank', 'bm25(10.0, 5.0, 3.0, 4.0, 6.0, 1.0)');
 """
 _WORD = re.compile(r"\w+", re.UNICODE)
+_PLAIN = re.compile(r"[\w\s]+", re.UNICODE)
+_OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 _OPEN, _CLOSE = "\x01", "\x02"
 
 
@@ -115,6 +117,11 @@ class Filters:
         return "".join(f" AND {p}" for p in parts), params
 
 
+def _plain(query: str) -> bool:
+    """Only words: no FTS5 operator, phrase, prefix or column filter the caller meant literally."""
+    return bool(_PLAIN.fullmatch(query)) and not _OPERATORS.intersection(query.split())
+
+
 def body_key_of(item: LibraryItem) -> str | None:
     """The Markdown the item's body comes from: its ``md_path``, else that of its newest PDF (built-in converter)."""
     if item.md_path:
@@ -144,14 +151,20 @@ class LibraryIndex:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._conn = sqlite3.connect(path, check_same_thread=False)
+        self._conn = self._connect()
         if self._meta("schema") != SCHEMA_VERSION:
             self._conn.close()
             path.unlink(missing_ok=True)
-            self._conn = sqlite3.connect(path, check_same_thread=False)
+            self._conn = self._connect()
             self._conn.executescript(_SCHEMA)
             self._set_meta(schema=SCHEMA_VERSION)
             self._conn.commit()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, check_same_thread=False)
+        # No fsync: the file is derived and only uploaded after a commit; a torn local copy is rebuilt or replaced.
+        conn.execute("PRAGMA synchronous=OFF")
+        return conn
 
     def close(self) -> None:
         self._conn.close()
@@ -242,18 +255,20 @@ class LibraryIndex:
             InvalidArgumentError: (``query``) no searchable word in the query.
         """
         where, params = filters.sql()
+        words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))
         try:
             page = self._page(query, "as_written", where, params, limit, offset)
-            if page.total:
-                return page
         except sqlite3.OperationalError:
-            pass  # not FTS5 syntax (an unbalanced quote, NEAR( …): search its words instead
-        words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))
+            page = None  # not FTS5 syntax (an unbalanced quote, NEAR( …): search its words instead
+        if page is not None and (page.total or not _plain(query) or len(words) < 2):
+            return page
         if not words:
             raise InvalidArgumentError("query has no searchable word (letters or digits)", field="query")
         quoted = [f'"{w}"' for w in words]
-        page = self._page(" AND ".join(quoted), "all", where, params, limit, offset)
+        if page is None:
+            page = self._page(" AND ".join(quoted), "all", where, params, limit, offset)
         if page.total == 0 and len(words) > 1:
+            # Plain words no item holds all of: rank the items holding any of them.
             page = self._page(" OR ".join(quoted), "any", where, params, limit, offset)
         page.terms = words
         return page

@@ -15,14 +15,16 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from scholar.errors import InvalidArgumentError, NotFoundError
+from scholar.errors import InvalidArgumentError, NotFoundError, UnavailableError
 from scholar.library.export import SNAPSHOT_FORMAT, SNAPSHOT_VERSION
 from scholar.library.keys import own_export_key
 from scholar.library.models import LibraryItem
 from scholar.records import Paper
 from scholar.store.blobs import BlobStore
+from scholar.store.library import ItemExistsError
 
 MAX_SNAPSHOT_ITEMS = 10_000
+_ADD_ATTEMPTS = 3
 _HINT = "Import a file written by library_export with format jsonl, unchanged."
 
 
@@ -135,25 +137,40 @@ def import_items(store: ItemWriter, items: Iterable[LibraryItem], collection: st
                  chunk: int = 100) -> ImportSummary:
     """Write ``items`` into ``store``: new ones added, newer ones replacing, the rest skipped.
 
+    Each chunk is written in ``put_many`` transactions (new items with ``create_only``, so an item another
+    writer adds meanwhile is never overwritten blindly: the chunk is classified again).
+
     Args:
         collection: put every item in this collection instead of its own.
 
     Raises:
         ScholarError: the store refused or failed (limits reached, throttled); items before the failure stay.
+            Importing the same snapshot again completes it.
     """
     summary = ImportSummary()
     pending = [i.model_copy(update={"collection": collection}) if collection else i for i in items]
     for start in range(0, len(pending), chunk):
-        part = pending[start:start + chunk]
+        _import_chunk(store, pending[start:start + chunk], summary)
+    return summary
+
+
+def _import_chunk(store: ItemWriter, part: list[LibraryItem], summary: ImportSummary) -> None:
+    for _attempt in range(_ADD_ATTEMPTS):
         existing = store.get_many([i.item_id for i in part])
         added = [i for i in part if i.item_id not in existing]
-        newer = [i for i in part if i.item_id in existing and _newer(i.updated_at, existing[i.item_id].updated_at)]
-        if added:
-            store.put_many(added, create_only=True)
-        if newer:
-            store.put_many(newer)
-        summary.added += [i.item_id for i in added]
-        summary.updated += [i.item_id for i in newer]
-        replaced = {i.item_id for i in newer}
-        summary.skipped += [i.item_id for i in part if i.item_id in existing and i.item_id not in replaced]
-    return summary
+        try:
+            if added:
+                store.put_many(added, create_only=True)
+        except ItemExistsError:
+            continue  # another writer added one of them since get_many: classify the chunk again
+        break
+    else:
+        raise UnavailableError("the library kept changing while importing; import again (it is idempotent)",
+                               retryable=True)
+    newer = [i for i in part if i.item_id in existing and _newer(i.updated_at, existing[i.item_id].updated_at)]
+    if newer:
+        store.put_many(newer)
+    replaced = {i.item_id for i in newer}
+    summary.added += [i.item_id for i in added]
+    summary.updated += [i.item_id for i in newer]
+    summary.skipped += [i.item_id for i in part if i.item_id in existing and i.item_id not in replaced]
