@@ -64,6 +64,15 @@ def test_the_jsonl_snapshot_starts_with_a_header_and_holds_one_item_per_line():
     assert [json.loads(line)["item_id"] for line in lines[1:]] == [i.item_id for i in corpus]
 
 
+def test_unicode_line_separators_inside_values_never_split_a_snapshot_line():
+    corpus = [i.model_copy(update={"notes": "one\u2028two\u2029three\x85four"}) for i in items(3)]
+
+    text = export.to_jsonl(corpus)
+
+    assert len(text.splitlines()) == 4
+    assert [json.loads(line)["notes"] for line in text.splitlines()[1:]] == [corpus[0].notes] * 3
+
+
 def test_a_small_export_is_answered_inline(aws):
     text = export.write(items(3), "ris")
 

@@ -25,6 +25,9 @@ SNAPSHOT_FORMAT = "scholar-library-snapshot"
 SNAPSHOT_VERSION = 1
 # What an inline export may hold: the size budget less room for the result's other fields.
 INLINE_BUDGET = 80_000 - 2_000
+# Characters that readers splitting on Unicode line breaks (Python's splitlines) would cut a line at; JSON allows
+# them raw inside strings, so the escaped form is the same value.
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 _TYPES: dict[ExportFormat, tuple[str, str]] = {
     "bibtex": ("bib", "application/x-bibtex; charset=utf-8"),
     "csl-json": ("json", "application/vnd.citationstyles.csl+json; charset=utf-8"),
@@ -61,7 +64,7 @@ def snapshot_header(count: int, collection: str | None, now: datetime | None = N
 def to_jsonl(items: Sequence[LibraryItem], collection: str | None = None, now: datetime | None = None) -> str:
     """The snapshot: a header line (format, version, exported_at, count), then one item per line."""
     lines = [json.dumps(snapshot_header(len(items), collection, now), separators=(",", ":"))]
-    lines += [item.model_dump_json() for item in items]
+    lines += [item.model_dump_json().translate(_LINE_BREAKS) for item in items]
     return "\n".join(lines) + "\n"
 
 
