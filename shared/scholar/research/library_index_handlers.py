@@ -1,6 +1,8 @@
 """Handlers of library_search, library_export and library_import (dispatched by scholar.runtime.family).
 
-Storage and the index are blocking (DynamoDB, S3, SQLite): each runs off the event loop.
+Storage and the index are blocking (DynamoDB, S3, SQLite): each runs off the event loop. Export and import
+load their modules (the citation writers, the snapshot reader) on first use: the research function's cold
+start is paid by every search.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ import json
 
 from scholar.catalogue import CallContext, Handler
 from scholar.errors import InvalidArgumentError, NotFoundError
-from scholar.library import export, snapshot
 from scholar.library.index import Filters, holder
 from scholar.library.models import LibraryItem
 from scholar.research.library_index_spec import (
@@ -88,19 +89,23 @@ def _items(store: LibraryStore, collection: str | None) -> list[LibraryItem]:
             return found
 
 
-def _export(args: LibraryExportInput, principal: str) -> export.Export:
+def _export(args: LibraryExportInput, principal: str) -> LibraryExportResult:
+    from scholar.library import export  # noqa: PLC0415  # lazy: the citation writers load only for an export
+
     items = _items(LibraryStore(principal), args.collection)
-    return export.deliver(export.write(items, args.format, args.collection), args.format, len(items), principal)
-
-
-async def library_export(args: LibraryExportInput, ctx: CallContext) -> LibraryExportResult:
-    done = await off_loop(_export, args, ctx.principal)
+    done = export.deliver(export.write(items, args.format, args.collection), args.format, len(items), principal)
     return LibraryExportResult(format=done.format, collection=args.collection, count=done.count, chars=done.chars,
                                content=done.content, reference=done.reference, url=done.url,
                                url_expires_s=done.url_expires_s)
 
 
+async def library_export(args: LibraryExportInput, ctx: CallContext) -> LibraryExportResult:
+    return await off_loop(_export, args, ctx.principal)
+
+
 def _import(args: LibraryImportInput, principal: str) -> LibraryImportResult:
+    from scholar.library import snapshot  # noqa: PLC0415  # lazy: loads only for an import
+
     if args.reference is not None:
         parsed = snapshot.parse_snapshot(snapshot.read_reference(args.reference, principal), "reference")
     else:
