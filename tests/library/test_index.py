@@ -244,3 +244,22 @@ def test_a_library_started_again_below_the_index_revision_is_indexed_from_scratc
     assert page.revision == 2
     assert {h.item_id for h in page.hits} <= {corpus[10].item_id, corpus[11].item_id}
     assert page.hits[0].item_id == corpus[10].item_id
+
+
+def test_an_index_closed_to_make_room_is_read_back_from_s3_when_its_caller_returns(aws, tmp_path):
+    corpus = items(40)
+    alice, bob = MemoryLibrary(corpus[:20]), MemoryLibrary(corpus[20:])
+    small = IndexHolder(directory=tmp_path / "one", max_open=1)
+    word = corpus[0].paper["title"].split()[-1]
+    search(small, ALICE, alice, word)
+    search(small, BOB, bob, "cell")
+    assert [p.name for p in (tmp_path / "one").glob("*.sqlite")] == [f"{caller_digest(BOB)}.sqlite"]
+    calls = []
+    original = alice.iter_items
+    alice.iter_items = lambda: calls.append(1) or original()
+
+    again = search(small, ALICE, alice, word)
+
+    assert corpus[0].item_id in {h.item_id for h in again.hits}
+    assert calls == []  # caught up from the S3 copy, not rebuilt
+    small.reset()

@@ -405,7 +405,8 @@ class IndexHolder:
         """Catch the caller's index up, then search it (see ``LibraryIndex.search``)."""
         with self.lock_for(principal):
             index = self.fresh(principal, store)
-            self._open.move_to_end(caller_digest(principal))
+            with self._lock:
+                self._open.move_to_end(caller_digest(principal))
             return index.search(query, filters, limit=limit, offset=offset)
 
     def reset(self) -> None:

@@ -28,6 +28,8 @@ from scholar.runtime.aio import off_loop
 from scholar.store.library import LibraryStore
 
 MAX_TITLE = 300
+# A snippet is 16 tokens, but one token may be a long unbroken string (a URL, an encoded blob in a body).
+MAX_SNIPPET = 600
 _LIST_PAGE = 200
 
 
@@ -54,7 +56,7 @@ async def library_search(args: LibrarySearchInput, ctx: CallContext) -> LibraryS
                           limit=args.limit, offset=offset)
     hits = [
         LibraryHit(item_id=h.item_id, title=(h.title or "")[:MAX_TITLE] or None, year=h.year, collection=h.collection,
-                   score=h.score, snippet=h.snippet, matched_fields=h.matched)
+                   score=h.score, snippet=h.snippet[:MAX_SNIPPET], matched_fields=h.matched)
         for h in page.hits
     ]
     following = offset + len(hits)
