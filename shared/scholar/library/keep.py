@@ -8,21 +8,17 @@ source fails the call, and nothing half-known is written.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from scholar.errors import NotFoundError
 from scholar.ids import InvalidIdError, PaperId, parse_paper_id, written_ids
-from scholar.library.models import DEFAULT_COLLECTION, ITEM_ID_PATTERN, LibraryItem, PdfVersion, item_id_for
+from scholar.library.models import DEFAULT_COLLECTION, LibraryItem, PdfVersion, is_item_id, item_id_for
 from scholar.paper_lookup import get_paper, parse_identifier
 from scholar.records import Paper
 from scholar.runtime.aio import off_loop
 from scholar.store.library import ItemExistsError, LibraryStore, now_iso
 
 __all__ = ["add_paper", "identity_of", "keep_pdf", "resolve_item"]
-
-_ITEM_ID = re.compile(ITEM_ID_PATTERN)
-
 
 def identity_of(paper: Paper, asked: PaperId) -> str:
     """The canonical identity of a resolved paper (``kind:value`` of scholar.ids): DOI, arXiv id, S2 id, else asked."""
@@ -79,7 +75,7 @@ async def add_paper(principal: str, identifier: str, *, collection: str = DEFAUL
         TooLargeError: the library is at its item or byte limit.
     """
     store = LibraryStore(principal)
-    if _is_item_id(identifier):
+    if is_item_id(identifier):
         item = await off_loop(store.get, identifier)
         if item is None:
             raise NotFoundError(f"your library has no item {identifier!r}", reason="library_item_not_found",
@@ -143,7 +139,3 @@ async def keep_pdf(principal: str, *, identifier: str, pdf: PdfVersion,
 
     stored = await off_loop(store.update, item_id, change)
     return stored, added[-1]
-
-
-def _is_item_id(identifier: str) -> bool:
-    return _ITEM_ID.fullmatch(identifier.strip()) is not None

@@ -8,6 +8,7 @@ step (scholar.fulltext). Pydantic only.
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -70,3 +71,11 @@ def item_id_for(identity: str) -> str:
     so another caller's id is simply ``not_found``.
     """
     return "lib_" + hashlib.sha256(identity.encode()).hexdigest()[:20]
+
+
+_ITEM_ID = re.compile(ITEM_ID_PATTERN)
+
+
+def is_item_id(identifier: str) -> bool:
+    """Whether ``identifier`` is a library item id (``lib_`` and 20 hex digits) rather than a paper identifier."""
+    return _ITEM_ID.fullmatch(identifier.strip()) is not None

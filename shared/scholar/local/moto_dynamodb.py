@@ -1,41 +1,120 @@
-"""Make moto's DynamoDB writes atomic across threads, as DynamoDB's are.
+"""Make moto's DynamoDB transactions atomic across threads, and cheap, as DynamoDB's are.
 
-moto applies a ``TransactWriteItems`` one action at a time and, when one fails, rolls back by putting back
-a copy of the whole table taken before it started: a write another thread committed meanwhile vanishes.
-The local server answers requests on many threads, and the library's writes are transactions that are
-meant to lose races (scholar.store.library), so without this a lost race could erase another caller's item.
-One reentrant lock around moto's write paths (transactions call the single-item ones inside) restores
-what DynamoDB guarantees. Installing is idempotent and process-wide (moto's state is process-wide too).
+moto applies a ``TransactWriteItems`` one action at a time after copying every table it touches, and rolls a
+failed one back by putting the copies back: a write another thread committed meanwhile vanishes, and every
+write costs a copy of the whole table (all callers' libraries). The local server answers requests on many
+threads, and the library's writes are transactions meant to lose races (scholar.store.library), so this
+module swaps in a transaction that holds one lock, checks every condition first and only then applies the
+actions (restoring just the touched items if one fails), and takes the same lock around moto's single-item
+writes. Installing is idempotent and process-wide (moto's state is process-wide too).
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 import threading
 from collections.abc import Callable
 from typing import Any
 
+from moto.dynamodb.comparisons import get_filter_expression
+from moto.dynamodb.exceptions import (
+    MockValidationException,
+    MultipleTransactionsException,
+    TooManyTransactionsException,
+    TransactionCanceledException,
+    TransactWriteSingleOpException,
+)
 from moto.dynamodb.models import DynamoDBBackend
 
-_WRITES = ("transact_write_items", "put_item", "update_item", "delete_item", "batch_write_item")
+_WRITES = ("put_item", "update_item", "delete_item", "batch_write_item")
+_MAX_ACTIONS = 100
 _lock = threading.RLock()
-_originals: dict[str, Callable[..., Any]] = {}
+_installed = False
 
 
 def install() -> None:
-    """Serialise moto's DynamoDB writes (idempotent)."""
+    """Serialise moto's DynamoDB writes and replace its transaction (idempotent)."""
+    global _installed
     with _lock:
+        if _installed:
+            return
         for name in _WRITES:
-            if name in _originals or not hasattr(DynamoDBBackend, name):
-                continue
-            original = getattr(DynamoDBBackend, name)
-            _originals[name] = original
+            setattr(DynamoDBBackend, name, _locked(getattr(DynamoDBBackend, name)))
+        DynamoDBBackend.transact_write_items = _transact_write_items  # type: ignore[method-assign]  # moto's seam
+        _installed = True
 
-            @functools.wraps(original)
-            def locked(self: DynamoDBBackend, *args: Any, _original: Callable[..., Any] = original,
-                       **kwargs: Any) -> Any:
-                with _lock:
-                    return _original(self, *args, **kwargs)
 
-            setattr(DynamoDBBackend, name, locked)
+def _locked(original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def locked(self: DynamoDBBackend, *args: Any, **kwargs: Any) -> Any:
+        with _lock:
+            return original(self, *args, **kwargs)
 
+    return locked
+
+
+def _actions(backend: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> list[tuple[str, dict, dict]]:
+    """(kind, action, key) per action, refusing what DynamoDB refuses (too many, two on one item)."""
+    if len(transact_items) > _MAX_ACTIONS:
+        raise TooManyTransactionsException()
+    out: list[tuple[str, dict, dict]] = []
+    seen: set[tuple[str, str]] = set()
+    for entry in transact_items:
+        if len(entry) != 1:
+            raise TransactWriteSingleOpException
+        kind, action = next(iter(entry.items()))
+        if kind not in ("ConditionCheck", "Put", "Delete", "Update"):
+            raise MockValidationException(f"unsupported transaction action {kind}")
+        if kind == "Put":
+            table = backend.get_table(action["TableName"])
+            names = [table.hash_key_attr, *([table.range_key_attr] if table.range_key_attr else [])]
+            key = {name: action["Item"][name] for name in names}
+        else:
+            key = action["Key"]
+        marker = (action["TableName"], str(sorted(key.items())))
+        if marker in seen:
+            raise MultipleTransactionsException()
+        seen.add(marker)
+        out.append((kind, action, key))
+    return out
+
+
+def _transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> None:
+    with _lock:
+        actions = _actions(self, transact_items)
+        # Every condition against the items as they are; nothing changes meanwhile (the lock is held).
+        reasons: list[tuple[Any, Any, Any]] = []
+        for _kind, action, key in actions:
+            current = self.get_item(action["TableName"], key)
+            condition = action.get("ConditionExpression")
+            if condition and not get_filter_expression(
+                condition, action.get("ExpressionAttributeNames"), action.get("ExpressionAttributeValues")
+            ).expr(current):
+                old = (current.to_json()["Attributes"]
+                       if current and action.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD" else None)
+                reasons.append(("ConditionalCheckFailed", "The conditional request failed", old))
+            else:
+                reasons.append((None, None, None))
+        if any(code for code, _, _ in reasons):
+            raise TransactionCanceledException(reasons)
+        touched: list[tuple[str, dict, Any]] = []
+        try:
+            for kind, action, key in actions:
+                table = action["TableName"]
+                touched.append((table, key, copy.deepcopy(self.get_item(table, key))))
+                if kind == "Put":
+                    self.put_item(table, action["Item"])
+                elif kind == "Delete":
+                    self.delete_item(table, key)
+                elif kind == "Update":
+                    self.update_item(table, key, update_expression=action["UpdateExpression"],
+                                     expression_attribute_names=action.get("ExpressionAttributeNames") or {},
+                                     expression_attribute_values=action.get("ExpressionAttributeValues") or {})
+        except Exception:
+            for table, key, previous in reversed(touched):
+                if previous is None:
+                    self.delete_item(table, key)
+                else:
+                    self.put_item(table, previous.to_json()["Attributes"])
+            raise

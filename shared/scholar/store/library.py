@@ -54,7 +54,7 @@ _BATCH_GET = 100
 MAX_DOC_BYTES = 350 * 1024
 # A lost race re-reads and tries again; twenty writers on one library settle well within this.
 MAX_ATTEMPTS = 60
-_BACKOFF_CAP_S = 0.05
+_BACKOFF_CAP_S = 0.25  # full jitter, doubling from 5 ms: racing writers spread out instead of colliding again
 UNPROCESSED_ROUNDS = 6
 _sleep = time.sleep  # tests replace it: no real waiting
 _CONFLICTS = frozenset({"ConditionalCheckFailed", "TransactionConflict"})
@@ -198,7 +198,7 @@ class LibraryStore:
                 self._commit(what, actions)
                 return result
             except _Conflict:
-                _sleep(random.uniform(0, min(_BACKOFF_CAP_S, 0.002 * 2**attempt)))
+                _sleep(random.uniform(0, min(_BACKOFF_CAP_S, 0.005 * 2**attempt)))
         raise UnavailableError(f"the library changed {MAX_ATTEMPTS} times while {what}", retryable=True,
                                reason="storage_conflict", hint="Many writes reach your library at once; retry.")
 
@@ -271,7 +271,7 @@ class LibraryStore:
             old = existing.get(item.item_id)
             new = item.model_copy(update={"rev": revision, "updated_at": now,
                                           **({"added_at": old.item.added_at} if old else {})})
-            new = LibraryItem.model_validate(new.model_dump())  # the copy skipped validation: check it once
+            new = _validated(new)
             doc, size = _encode(new)
             row = {**self._key(ITEM + new.item_id), "doc": {"B": doc}, "rev": {"N": str(revision)},
                    "collection": {"S": new.collection}, "tags": {"L": [{"S": t} for t in new.tags]}}
@@ -349,8 +349,7 @@ class LibraryStore:
         Raises:
             InvalidArgumentError: a cursor that this listing did not hand out (field ``cursor``).
         """
-        filters = {"collection": collection, "tag": tag, "year_start": year_start, "year_end": year_end}
-        fingerprint = hashlib.sha256(json.dumps(filters, sort_keys=True).encode()).hexdigest()[:12]
+        fingerprint = _fingerprint(collection, tag, year_start, year_end)
         after = _read_cursor(cursor, fingerprint) if cursor else None
         names: dict[str, str] = {}
         values: dict[str, Any] = {":p": {"S": self.principal}, ":item": {"S": ITEM}}
@@ -393,6 +392,12 @@ class LibraryStore:
             start = out.get("LastEvaluatedKey")
             if not start:
                 return page, None
+
+    @staticmethod
+    def cursor_after(item_id: str, *, collection: str | None = None, tag: str | None = None,
+                     year_start: int | None = None, year_end: int | None = None) -> str:
+        """The cursor of the listing with these filters that continues after ``item_id`` (a page cut short)."""
+        return _make_cursor(item_id, _fingerprint(collection, tag, year_start, year_end))
 
     def iter_items(self) -> Iterator[LibraryItem]:
         """Every item of the caller's library, in item id order (read page by page)."""
@@ -605,6 +610,16 @@ class LibraryStore:
         raise UnavailableError("the library is throttling reads", retryable=True, reason="storage_throttled")
 
 
+def _validated(item: LibraryItem) -> LibraryItem:
+    """``item`` checked against the model (``model_copy`` skips validation): a broken rule names its field."""
+    try:
+        return LibraryItem.model_validate(item.model_dump())
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        field = str(first["loc"][0]) if first["loc"] else "item"
+        raise InvalidArgumentError(f"the library item's {field} {first['msg']}", field=field) from exc
+
+
 def _item_not_found(item_id: str) -> NotFoundError:
     return NotFoundError(f"your library has no item {item_id!r}", reason="library_item_not_found",
                          hint="List your items with library_list, or add the paper with library_add.")
@@ -636,6 +651,11 @@ def _chunks(items: Sequence[LibraryItem]) -> Iterator[list[LibraryItem]]:
         size += weight
     if chunk:
         yield chunk
+
+
+def _fingerprint(collection: str | None, tag: str | None, year_start: int | None, year_end: int | None) -> str:
+    filters = {"collection": collection, "tag": tag, "year_start": year_start, "year_end": year_end}
+    return hashlib.sha256(json.dumps(filters, sort_keys=True).encode()).hexdigest()[:12]
 
 
 def _make_cursor(after: str, fingerprint: str) -> str:
