@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from scholar.catalogue import Handler
-from scholar.research import handlers_health, search_handlers
+from scholar.research import download_handlers, handlers_health, search_handlers
 
-HANDLERS: dict[str, Handler] = {**search_handlers.HANDLERS, **handlers_health.HANDLERS}
+HANDLERS: dict[str, Handler] = {**search_handlers.HANDLERS, **handlers_health.HANDLERS, **download_handlers.HANDLERS}
