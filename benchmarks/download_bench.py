@@ -50,9 +50,9 @@ def main(fixtures: Path, runs: int = RUNS, latency_s: float = LATENCY_S) -> None
         pdfs = sorted((fixtures / "pdfs").glob("arxiv_*.pdf"))[:4]
         candidates = []
         for number, pdf in enumerate(pdfs):
-            fake.add_route("GET", "web", f"/repo{number}.example.org/paper.pdf", body=pdf, content_type="application/pdf")
-            candidates.append(Candidate(source="unpaywall", url=f"https://repo{number}.example.org/paper.pdf",
-                                        version="submitted"))
+            host = f"repo{number}.example.org"
+            fake.add_route("GET", "web", f"/{host}/paper.pdf", body=pdf, content_type="application/pdf")
+            candidates.append(Candidate(source="unpaywall", url=f"https://{host}/paper.pdf", version="submitted"))
         fake.set_latency(latency_s)
         try:
             at_once = _time(candidates, runs)
