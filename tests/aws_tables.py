@@ -59,3 +59,16 @@ def create_usage_table(dynamodb: Any, name: str) -> None:
         ],
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
     )
+
+
+def create_library_table(dynamodb: Any, name: str) -> None:
+    """LibraryTable: ``pk`` (S) hash key (the principal), ``sk`` (S) range key, on-demand (template.yaml)."""
+    dynamodb.create_table(
+        TableName=name,
+        BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+    )

@@ -20,9 +20,10 @@ import respx
 
 from scholar import http
 from scholar.config import get_settings
+from scholar.local import moto_dynamodb
 from scholar.runtime.context import LocalContext
 from scholar.store import aws as aws_clients
-from tests.aws_tables import create_artifact_bucket, create_cache_table, create_task_table
+from tests.aws_tables import create_artifact_bucket, create_cache_table, create_library_table, create_task_table
 from tests.fixtures_dir import fixtures_dir
 
 UPSTREAM_BASE = "http://upstream.test"
@@ -30,6 +31,7 @@ REGION = "us-east-1"
 CACHE_TABLE = "scholar-test-cache"
 TASK_TABLE = "scholar-test-tasks"
 ARTIFACT_BUCKET = "scholar-test-artifacts"
+LIBRARY_TABLE = "scholar-test-library"
 
 
 def _refresh() -> None:
@@ -154,6 +156,15 @@ def aws(env: Env) -> Iterator[AwsResources]:
         )
         yield AwsResources(REGION, CACHE_TABLE, TASK_TABLE, ARTIFACT_BUCKET, dynamodb, s3)
         _refresh()
+
+
+@pytest.fixture
+def library_table(aws: AwsResources, env: Env) -> str:
+    """The LibraryTable in moto (on top of ``aws``), configured as SCHOLAR_LIBRARY_TABLE; returns its name."""
+    moto_dynamodb.install()  # DynamoDB's transactions are atomic across threads; moto's are not on their own
+    create_library_table(aws.dynamodb, LIBRARY_TABLE)
+    env.set(SCHOLAR_LIBRARY_TABLE=LIBRARY_TABLE)
+    return LIBRARY_TABLE
 
 
 @pytest.fixture

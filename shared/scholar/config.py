@@ -40,6 +40,10 @@ PDF_MAX_BYTES_ENV = "SCHOLAR_PDF_MAX_BYTES"
 SHARED_PRINCIPAL_ENV = "SCHOLAR_SHARED_PRINCIPAL"
 PDF_TIMEOUT_ENV = "SCHOLAR_PDF_TIMEOUT_S"
 USAGE_TABLE_ENV = "SCHOLAR_USAGE_TABLE"
+# The callers' libraries (issue 12) and each caller's limits: items, and bytes of stored records.
+LIBRARY_TABLE_ENV = "SCHOLAR_LIBRARY_TABLE"
+LIBRARY_MAX_ITEMS_ENV = "SCHOLAR_LIBRARY_MAX_ITEMS"
+LIBRARY_MAX_BYTES_ENV = "SCHOLAR_LIBRARY_MAX_BYTES"
 # Salt of the hashed principal in usage records and get_server_info (the stack id when deployed).
 PRINCIPAL_SALT_ENV = "SCHOLAR_PRINCIPAL_SALT"
 BUILD_ENV = "SCHOLAR_BUILD"
@@ -106,6 +110,7 @@ class Resources(BaseModel):
     pdf_state_machine_arn: str | None = None
     usage_table: str | None = None
     patent_pdf_state_machine_arn: str | None = None
+    library_table: str | None = None
 
 
 class Settings(BaseModel):
@@ -140,6 +145,8 @@ class Settings(BaseModel):
     # What was deployed (a commit or build label); "dev" for a working tree.
     build: str = "dev"
     tracing: bool = False
+    library_max_items: int = Field(default=10_000, ge=1)
+    library_max_bytes: int = Field(default=100 * 1024 * 1024, ge=1024)
 
     def base_url(self, source: str) -> str:
         """Base URL of an upstream (see ``scholar.sources.registry.base_url``, where the rule lives).
@@ -214,7 +221,10 @@ def load_settings(env: Mapping[str, str]) -> Settings:
             pdf_state_machine_arn=env.get(PDF_STATE_MACHINE_ARN_ENV) or None,
             usage_table=env.get(USAGE_TABLE_ENV) or None,
             patent_pdf_state_machine_arn=env.get(PATENT_PDF_STATE_MACHINE_ARN_ENV) or None,
+            library_table=env.get(LIBRARY_TABLE_ENV) or None,
         ),
+        library_max_items=int(env.get(LIBRARY_MAX_ITEMS_ENV) or 10_000),
+        library_max_bytes=int(env.get(LIBRARY_MAX_BYTES_ENV) or 100 * 1024 * 1024),
         tracing=bool(env.get(LAMBDA_TASK_ROOT_ENV))
         and not env.get(SAM_LOCAL_ENV)
         and not _flag(env, TRACE_DISABLED_ENV, False),

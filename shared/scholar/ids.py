@@ -27,6 +27,7 @@ patents as office + number + kind, no separators (``EP 1234567 A1`` → ``EP1234
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
@@ -319,3 +320,26 @@ def parse_paper_id(raw: str) -> PaperId:
     if patent := parse_patent_number(text):
         return PaperId(kind="patent", value=patent)
     raise _invalid(text)
+
+
+# externalIds name (S2's, and the shared Paper record's) → the written form ``parse_paper_id`` reads back, so every
+# tool accepts it; in order of preference.
+EXTERNAL_ID_FORMS = (("DOI", "{}"), ("ArXiv", "arXiv:{}"), ("PubMed", "PMID:{}"), ("PubMedCentral", "PMCID:{}"),
+                     ("OpenAlex", "{}"), ("CorpusId", "CorpusId:{}"))
+
+
+def written_ids(external: Mapping[str, str]) -> list[str]:
+    """A record's external identifiers in forms every tool accepts (each checked with ``parse_paper_id``).
+
+    A garbled upstream id, or one that parses only as a URL, is left out rather than offered to other tools.
+    """
+    out: list[str] = []
+    for name, form in EXTERNAL_ID_FORMS:
+        if value := external.get(name):
+            written = form.format(value)
+            try:
+                if parse_paper_id(written).kind != "url":
+                    out.append(written)
+            except InvalidIdError:
+                continue
+    return out

@@ -10,6 +10,13 @@ from typing import Any
 
 from scholar.records import Author, Journal, OpenAccessPdf, Paper
 
+# The Semantic Scholar fields of a full paper record (get_paper's "full" set; what the library stores).
+S2_RECORD_FIELDS = (
+    "paperId", "title", "year", "venue", "citationCount", "authors", "externalIds", "abstract", "tldr",
+    "openAccessPdf", "fieldsOfStudy", "referenceCount", "influentialCitationCount", "isOpenAccess",
+    "publicationDate", "publicationTypes", "journal", "url",
+)
+
 
 def _str_ids(raw: dict[str, Any] | None) -> dict[str, str] | None:
     if not raw:

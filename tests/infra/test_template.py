@@ -114,7 +114,9 @@ def test_the_api_key_requirement_follows_auth_mode() -> None:
 
 def test_both_tables_expire_items_on_expires_at() -> None:
     tables = _resources("AWS::DynamoDB::Table")
-    assert set(tables) == {"CacheTable", "TaskTable", "UsageTable"}
+    assert set(tables) == {"CacheTable", "TaskTable", "UsageTable", "LibraryTable"}
+    user_data = tables.pop("LibraryTable")  # callers' libraries never expire (tests/library/test_library_template.py)
+    assert "TimeToLiveSpecification" not in user_data["Properties"]
     for table in tables.values():
         props = table["Properties"]
         assert props["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}

@@ -8,7 +8,7 @@ step (scholar.fulltext). Pydantic only.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,6 +17,8 @@ COLLECTION_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 ._\-/]{0,79}$"
 TAG_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:\-/]{0,49}$"
 ITEM_ID_PATTERN = r"^lib_[0-9a-f]{20}$"
 MAX_NOTES_CHARS = 20_000
+MAX_TAGS = 50
+Tag = Annotated[str, Field(pattern=TAG_PATTERN)]
 
 PdfVersionKind = Literal["published", "accepted", "submitted", "preprint", "unknown"]
 
@@ -44,7 +46,7 @@ class LibraryItem(BaseModel):
     collection: str = Field(default=DEFAULT_COLLECTION, pattern=COLLECTION_PATTERN)
     ids: list[str] = Field(default_factory=list, description="Identifiers every tool accepts (DOI, arXiv:…, S2 id …)")
     paper: dict[str, Any] = Field(description="The full paper record (scholar.records.Paper, every author, abstract)")
-    tags: list[str] = Field(default_factory=list)
+    tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
     notes: str | None = Field(default=None, max_length=MAX_NOTES_CHARS)
     pdfs: list[PdfVersion] = Field(default_factory=list, description="PDF versions kept, oldest first")
     md_path: str | None = Field(default=None, description="Markdown of the preferred PDF, when converted")
@@ -58,6 +60,7 @@ class Collection(BaseModel):
 
     name: str = Field(pattern=COLLECTION_PATTERN)
     created_at: str
+    items: int = Field(default=0, ge=0, description="Items in the collection")
 
 
 def item_id_for(identity: str) -> str:

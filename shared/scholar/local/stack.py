@@ -31,10 +31,12 @@ from scholar.config import (
     CACHE_TABLE_ENV,
     ENV_PREFIX,
     FUNCTION_PREFIX_ENV,
+    LIBRARY_TABLE_ENV,
     PDF_STATE_MACHINE_ARN_ENV,
     RETRY_STATE_MACHINE_ARN_ENV,
     TASK_TABLE_ENV,
 )
+from scholar.local import moto_dynamodb
 from scholar.local.deploy import DeployedStack, deploy_template
 from scholar.local.invoke import Handler, InvokeRouter
 
@@ -49,7 +51,7 @@ REGION = "us-east-1"
 LOCAL_PARAMETERS = {"AuthMode": "None", "ReadOnly": "false"}
 # Variables that name what the stack created: always the stack's, whatever the environment held before.
 STACK_RESOURCE_ENVS = frozenset({CACHE_TABLE_ENV, TASK_TABLE_ENV, ARTIFACT_BUCKET_ENV, FUNCTION_PREFIX_ENV,
-                                 RETRY_STATE_MACHINE_ARN_ENV, PDF_STATE_MACHINE_ARN_ENV})
+                                 RETRY_STATE_MACHINE_ARN_ENV, PDF_STATE_MACHINE_ARN_ENV, LIBRARY_TABLE_ENV})
 MOTO_CONFIG = {"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
 # Credentials and endpoint for boto3; a real profile or session token must not leak in.
 _AWS_ENV_CLEARED = ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_DEFAULT_PROFILE")
@@ -134,6 +136,7 @@ class LocalStack:
             self._saved_config = self._moto_api("config")
             self._moto_api("config", MOTO_CONFIG)
             self._router.install()
+            moto_dynamodb.install()  # the library's transactions race across request threads
             self._expose_functions_package()
             self.deployed = deploy_template(self.template, stack_name=self.stack_name, region=REGION,
                                             parameters=self._parameters)

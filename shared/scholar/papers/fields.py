@@ -6,6 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from scholar.paper_mapping import S2_RECORD_FIELDS
+
 FieldSet = Literal["compact", "standard", "full"]
 
 # Argument types every papers tool shares (their descriptions become the tool schemas' text).
@@ -23,19 +25,7 @@ FieldOfStudy = Annotated[str, Field(min_length=1, max_length=60)]
 
 COMPACT = ("paperId", "title", "year", "venue", "citationCount")
 STANDARD = (*COMPACT, "authors", "externalIds", "abstract")
-FULL = (
-    *STANDARD,
-    "tldr",
-    "openAccessPdf",
-    "fieldsOfStudy",
-    "referenceCount",
-    "influentialCitationCount",
-    "isOpenAccess",
-    "publicationDate",
-    "publicationTypes",
-    "journal",
-    "url",
-)
+FULL = S2_RECORD_FIELDS  # a full record (scholar.paper_mapping): the library stores the same fields
 FIELDS: dict[str, tuple[str, ...]] = {"compact": COMPACT, "standard": STANDARD, "full": FULL}
 # Bulk search cannot return tldr (S2 rejects it there).
 BULK_UNSUPPORTED = frozenset({"tldr"})

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from scholar.ids import InvalidIdError, parse_paper_id
+from scholar.ids import written_ids
 from scholar.records import Paper
 from scholar.research.merge import Candidate
 from scholar.research.rank import Scored
@@ -17,23 +17,11 @@ AUTHORS = 3
 # DESIGN §4: a result stays under 80,000 characters; the rest of the answer needs a little room.
 MAX_RESULT_CHARS = 80_000
 _RESERVE = 3_000
-# externalIds name → the written form scholar.ids parses (and so every tool accepts), in order of preference.
-_ID_FORMS = (("DOI", "{}"), ("ArXiv", "arXiv:{}"), ("PubMed", "PMID:{}"), ("PubMedCentral", "PMCID:{}"),
-             ("OpenAlex", "{}"), ("CorpusId", "CorpusId:{}"))
 
 
 def accepted_ids(candidate: Candidate) -> list[str]:
     """The candidate's identifiers in forms every tool accepts (checked with scholar.ids), S2 id first."""
-    out = [candidate.external["S2"]] if candidate.external.get("S2") else []
-    for name, form in _ID_FORMS:
-        if value := candidate.external.get(name):
-            written = form.format(value)
-            try:
-                if parse_paper_id(written).kind != "url":
-                    out.append(written)
-            except InvalidIdError:
-                continue  # a garbled upstream id is not offered to other tools
-    return out
+    return [*([candidate.external["S2"]] if candidate.external.get("S2") else []), *written_ids(candidate.external)]
 
 
 def to_hit(candidate: Candidate, paper: Paper, scored: Scored) -> SearchHit:

@@ -1,0 +1,149 @@
+"""Keeping papers in a caller's library: add one by any identifier, record a PDF kept for it.
+
+The item id comes from the paper's canonical identity (its DOI when it has one, else arXiv id, else S2 id),
+taken from the *resolved* record, so a paper added by its arXiv id and later by its DOI is one item. The
+record is resolved in full (every author, the abstract, every id) before anything is stored: a failing
+source fails the call, and nothing half-known is written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from scholar.errors import NotFoundError
+from scholar.ids import InvalidIdError, PaperId, parse_paper_id, written_ids
+from scholar.library.models import DEFAULT_COLLECTION, ITEM_ID_PATTERN, LibraryItem, PdfVersion, item_id_for
+from scholar.paper_lookup import get_paper, parse_identifier
+from scholar.records import Paper
+from scholar.runtime.aio import off_loop
+from scholar.store.library import ItemExistsError, LibraryStore, now_iso
+
+__all__ = ["add_paper", "identity_of", "keep_pdf", "resolve_item"]
+
+_ITEM_ID = re.compile(ITEM_ID_PATTERN)
+
+
+def identity_of(paper: Paper, asked: PaperId) -> str:
+    """The canonical identity of a resolved paper (``kind:value`` of scholar.ids): DOI, arXiv id, S2 id, else asked."""
+    ext = paper.externalIds or {}
+    for written in (ext.get("DOI"), f"arXiv:{ext['ArXiv']}" if ext.get("ArXiv") else None):
+        if written:
+            try:
+                return parse_paper_id(written).cache_key()  # an arXiv DataCite DOI becomes the arXiv id
+            except InvalidIdError:
+                continue  # a garbled upstream id: fall through to the next one
+    if paper.paperId:
+        return f"s2:{paper.paperId.lower()}"
+    return asked.cache_key()
+
+
+def _ids_of(paper: Paper) -> list[str]:
+    return list(dict.fromkeys([*([paper.paperId] if paper.paperId else []), *written_ids(paper.externalIds or {})]))
+
+
+async def resolve_item(identifier: str) -> tuple[str, Paper]:
+    """The item id and full record of the paper ``identifier`` names.
+
+    Raises:
+        InvalidArgumentError: not a paper identifier (field ``identifier``).
+        NotFoundError: no source holds it.
+        RateLimitedError / UpstreamError: a source failed (nothing is stored then).
+    """
+    asked = parse_identifier(identifier)
+    paper = await get_paper(identifier)
+    return item_id_for(identity_of(paper, asked)), paper
+
+
+def _new_item(item_id: str, paper: Paper, *, collection: str, tags: Sequence[str] = (), notes: str | None = None,
+              pdfs: Sequence[PdfVersion] = ()) -> LibraryItem:
+    now = now_iso()
+    return LibraryItem(item_id=item_id, collection=collection, ids=_ids_of(paper), paper=paper.model_dump(mode="json"),
+                       tags=list(dict.fromkeys(tags)), notes=notes, pdfs=list(pdfs), added_at=now, updated_at=now)
+
+
+async def add_paper(principal: str, identifier: str, *, collection: str = DEFAULT_COLLECTION,
+                    tags: Sequence[str] = (), notes: str | None = None) -> tuple[LibraryItem, bool]:
+    """Add the paper ``identifier`` names to the caller's library; adding it again is the same item.
+
+    An item id of the caller's library (``lib_…``) names its item. When the paper is stored already, the given
+    tags are added to its tags and given notes replace its notes; its collection stays (library_update moves).
+
+    Returns:
+        (the stored item, whether it was created now).
+
+    Raises:
+        InvalidArgumentError: not a paper identifier.
+        NotFoundError: no source holds the paper (or no such item id in the caller's library).
+        RateLimitedError / UpstreamError: a source failed.
+        TooLargeError: the library is at its item or byte limit.
+    """
+    store = LibraryStore(principal)
+    if _is_item_id(identifier):
+        item = await off_loop(store.get, identifier)
+        if item is None:
+            raise NotFoundError(f"your library has no item {identifier!r}", reason="library_item_not_found",
+                                hint="Add the paper by its DOI, arXiv id or S2 id instead.")
+        return await _merge(store, item, tags, notes), False
+    item_id, paper = await resolve_item(identifier)
+    existing = await off_loop(store.get, item_id)
+    if existing is None:
+        try:
+            stored = await off_loop(store.put, _new_item(item_id, paper, collection=collection, tags=tags, notes=notes),
+                                    create_only=True)
+            return stored, True
+        except ItemExistsError as won:  # a concurrent add of the same paper came first: one item
+            existing = won.item
+    return await _merge(store, existing, tags, notes), False
+
+
+async def _merge(store: LibraryStore, item: LibraryItem, tags: Sequence[str], notes: str | None) -> LibraryItem:
+    if set(tags) <= set(item.tags) and (notes is None or notes == item.notes):
+        return item
+
+    def change(current: LibraryItem) -> LibraryItem:
+        return current.model_copy(update={"tags": list(dict.fromkeys([*current.tags, *tags])),
+                                          "notes": notes if notes is not None else current.notes})
+
+    return await off_loop(store.update, item.item_id, change)
+
+
+async def keep_pdf(principal: str, *, identifier: str, pdf: PdfVersion,
+                   collection: str = DEFAULT_COLLECTION) -> tuple[LibraryItem, bool]:
+    """Record a kept PDF version on the caller's item for the paper (creating the item in ``collection``).
+
+    Versions are kept side by side, oldest first; one with the same sha256 is never added twice.
+
+    Returns:
+        (the stored item, whether this PDF is newly kept: False when its sha256 was kept already).
+
+    Raises:
+        as ``add_paper`` (the paper is resolved to create its item).
+    """
+    store = LibraryStore(principal)
+    item_id, paper = await resolve_item(identifier)
+    existing = await off_loop(store.get, item_id)
+    if existing is None:
+        try:
+            created = _new_item(item_id, paper, collection=collection, pdfs=[pdf])
+            return await off_loop(store.put, created, create_only=True), True
+        except ItemExistsError as won:
+            existing = won.item
+    if any(kept.sha256 == pdf.sha256 for kept in existing.pdfs):
+        return existing, False
+    added: list[bool] = []
+
+    def change(current: LibraryItem) -> LibraryItem:
+        added.clear()  # a retried change starts again from the re-read item
+        if any(kept.sha256 == pdf.sha256 for kept in current.pdfs):
+            added.append(False)
+            return current
+        added.append(True)
+        return current.model_copy(update={"pdfs": [*current.pdfs, pdf]})
+
+    stored = await off_loop(store.update, item_id, change)
+    return stored, added[-1]
+
+
+def _is_item_id(identifier: str) -> bool:
+    return _ITEM_ID.fullmatch(identifier.strip()) is not None
