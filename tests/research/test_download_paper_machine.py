@@ -1,7 +1,7 @@
 """download_paper through the research function and statemachines/pdf_pipeline.asl.json executed by moto.
 
 The recorded answers come from the fake upstream and the PDF hosts reach it through WebToFake, as in
-tests/pdf/test_pipeline_machine.py. The caller's library is the recorder of test_download_paper (in place of
+tests/pdf/test_pipeline_machine.py. The caller's library is the recorder of tests.research.downloads (in place of
 scholar.library.keep.keep_pdf): what it receives shows the caller travelled through the state machine to finish.
 """
 
@@ -19,7 +19,7 @@ from scholar.runtime.invoke import invoke_family
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
 from tests.pdf.test_pipeline_machine import wait_task, web_access
-from tests.research.test_download_paper import PREPRINT_PDF, PUBLISHED_PDF, Library, serve, sha_of
+from tests.research.downloads import PREPRINT_PDF, PUBLISHED_PDF, Library, serve, sha_of
 
 REPO = Path(__file__).resolve().parents[2]
 DOI = "10.1038/nature12373"

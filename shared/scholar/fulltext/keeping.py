@@ -8,8 +8,9 @@ file waits on disk at a time (a worse one is deleted at once), and once a PDF of
 candidates not yet started are left untried. At finish the kept PDF is recorded in the caller's library
 (``scholar.library.keep.keep_pdf``).
 
-A cache record per paper and preference remembers the best find, so a paper whose preferred version is already
-stored is kept at once, without a task; a record holding a lesser version (a preprint when the publication is
+A paper the caller's library already holds with a PDF of the preferred kind answers at once. So does one whose
+preferred version another download stored (a cache record per paper and preference remembers the best find): it
+is kept in the caller's library then, without a task. A lesser version (a preprint when the publication is
 preferred) sends the next call to the pipeline again: the publication may have appeared since.
 """
 
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -31,10 +31,11 @@ from scholar.fulltext.models import Attempt, Candidate, Job, PaperSummary, Prefe
 from scholar.fulltext.results import pdf_fields
 from scholar.fulltext.verify import check_readable, rejected
 from scholar.library.keep import keep_pdf
-from scholar.library.models import PdfVersion, PdfVersionKind
+from scholar.library.models import LibraryItem, PdfVersion, PdfVersionKind, item_id_for
 from scholar.records import FailedSource
 from scholar.runtime import aio
 from scholar.store.cache import Cache
+from scholar.store.library import LibraryStore, now_iso
 
 logger = logging.getLogger(__name__)
 
@@ -188,17 +189,40 @@ async def _keep(job: Job, principal: str, find: Find, *, failed_sources: list[Fa
         raise InternalError("download_paper finished without a kept PDF")
     pdf = find.pdf
     version = PdfVersion(pdf_path=pdf.pdf_path, sha256=pdf.sha256, size_bytes=pdf.size_bytes, version=find.version,
-                         pdf_source=pdf.pdf_source, source_url=pdf.source_url,
-                         kept_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"))
+                         pdf_source=pdf.pdf_source, source_url=pdf.source_url, kept_at=now_iso())
     # s2_key is a form scholar.ids parses again (DOI:…, ARXIV:…, PMID:…, CorpusId:…, a bare S2 id).
     item, newly_kept = await keep_pdf(principal, identifier=job.s2_key or job.identifier or "", pdf=version,
                                       collection=job.keep.collection)
-    fields = await aio.off_loop(pdf_fields, pdf)  # a presigned URL (botocore)
+    return await _answer(job, item, find, newly_kept=newly_kept, failed_sources=failed_sources, cached=cached)
+
+
+async def _answer(job: Job, item: LibraryItem, find: Find, *, newly_kept: bool, failed_sources: list[FailedSource],
+                  cached: bool) -> DownloadPaperResult:
+    fields = await aio.off_loop(pdf_fields, find.pdf)  # a presigned URL (botocore)
     return DownloadPaperResult.model_validate({
         **fields, "item_id": item.item_id, "collection": item.collection, "version": find.version,
-        "prefer": job.keep.prefer, "newly_kept": newly_kept, "also_found": find.also_found, "versions": item.pdfs,
-        "metadata": find.metadata, "attempts": find.attempts, "failed_sources": failed_sources, "cached": cached,
+        "prefer": job.keep.prefer if job.keep else "published", "newly_kept": newly_kept,
+        "also_found": find.also_found, "versions": item.pdfs, "metadata": find.metadata, "attempts": find.attempts,
+        "failed_sources": failed_sources, "cached": cached,
     })
+
+
+def _held(job: Job, principal: str) -> tuple[LibraryItem, Find] | None:
+    """The caller's item for the paper, when it holds a stored PDF of the preferred kind (the newest such one).
+
+    The item is looked up by the identifier's own identity, the library's item id when the caller names the paper
+    as the library does (its DOI; an arXiv or S2 id for a paper without one); other spellings go on to the cache.
+    """
+    if job.keep is None or not job.identifier:
+        return None
+    item = LibraryStore(principal).get(item_id_for(job.identifier))
+    preferred = [v for v in (item.pdfs if item else []) if is_preferred(v.version, job.keep.prefer)]
+    if item is None or not preferred or not artifacts.exists(preferred[-1].pdf_path):
+        return None
+    kept = preferred[-1]
+    pdf = StoredPdf(pdf_path=kept.pdf_path, sha256=kept.sha256, size_bytes=kept.size_bytes,
+                    pdf_source=kept.pdf_source, source_url=kept.source_url)
+    return item, Find(pdf=pdf, version=kept.version)
 
 
 async def kept_answer(job: Job, principal: str) -> DownloadPaperResult | None:
@@ -210,6 +234,9 @@ async def kept_answer(job: Job, principal: str) -> DownloadPaperResult | None:
     Raises:
         ScholarError: the caller's library refused the write (limits, a failing store).
     """
+    held = await aio.off_loop(_held, job, principal)
+    if held is not None:
+        return await _answer(job, *held, newly_kept=False, failed_sources=[], cached=True)
     find = await aio.off_loop(recall, job)
     if find is None or job.keep is None or not is_preferred(find.version or "unknown", job.keep.prefer):
         return None
