@@ -17,7 +17,6 @@ preferred) sends the next call to the pipeline again: the publication may have a
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -36,8 +35,6 @@ from scholar.records import FailedSource
 from scholar.runtime import aio
 from scholar.store.cache import Cache
 from scholar.store.library import LibraryStore, now_iso
-
-logger = logging.getLogger(__name__)
 
 CONCURRENCY = 4
 NOT_NEEDED = "not_needed"  # the reason of a candidate left untried: the preferred version was already verified
