@@ -9,7 +9,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-PdfSource = Literal["s2_oa", "arxiv", "pmc", "unpaywall", "openalex", "url"]
+from scholar.library.models import COLLECTION_PATTERN, DEFAULT_COLLECTION, PdfVersionKind
+
+PdfSource = Literal["s2_oa", "arxiv", "pmc", "unpaywall", "openalex", "publisher", "url"]
 Converter = Literal["builtin", "docling", "docling_vlm"]
 JobKind = Literal["paper", "url", "convert"]
 
@@ -22,6 +24,7 @@ class Candidate(BaseModel):
 
     source: PdfSource
     url: str = Field(max_length=4000)
+    version: PdfVersionKind | None = None  # as the source labels it (Unpaywall, OpenAlex, Crossref); arXiv: preprint
 
 
 class Attempt(BaseModel):
@@ -74,6 +77,16 @@ class StoredMarkdown(BaseModel):
     total_chars: int
 
 
+Prefer = Literal["published", "preprint"]
+
+
+class KeepOptions(BaseModel):
+    """download_paper's part of a job: keep the best PDF in the caller's library (the principal is the task's)."""
+
+    collection: str = Field(default=DEFAULT_COLLECTION, pattern=COLLECTION_PATTERN)
+    prefer: Prefer = "published"
+
+
 class Job(BaseModel):
     """What one pipeline execution does; also the normalised arguments its dedupe key is made of."""
 
@@ -88,8 +101,10 @@ class Job(BaseModel):
     use_vlm: bool = False
     offset: int = 0
     max_chars: int = DEFAULT_MAX_CHARS
+    keep: KeepOptions | None = None
 
     def dedupe_key(self) -> str:
         """The arguments that decide the work (paging does not)."""
         target = self.identifier or self.url or self.pdf_path or ""
-        return f"{self.tool}|{self.kind}|{target}|{int(self.convert)}|{int(self.use_vlm)}"
+        kept = f"|{self.keep.prefer}|{self.keep.collection}" if self.keep else ""
+        return f"{self.tool}|{self.kind}|{target}|{int(self.convert)}|{int(self.use_vlm)}{kept}"

@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 from scholar.config import get_settings
@@ -32,12 +31,13 @@ from scholar.errors import (
     UpstreamTimeoutError,
     from_envelope,
 )
-from scholar.fulltext import artifacts, docling, results
+from scholar.fulltext import artifacts, docling, keeping, results
 from scholar.fulltext.fetch import fetch_candidate
 from scholar.fulltext.jobs import PDF_TASK_TTL_S
 from scholar.fulltext.models import Attempt, Candidate, Job, PaperSummary, StoredPdf
 from scholar.fulltext.resolve import resolve_paper
-from scholar.pdftext.convert import PdfExtractionError, convert_pdf, count_pages
+from scholar.fulltext.verify import check_readable, rejected
+from scholar.pdftext.convert import convert_pdf
 from scholar.pdftext.lock import PDFIUM
 from scholar.records import FailedSource
 from scholar.runtime import aio
@@ -49,7 +49,6 @@ logger = logging.getLogger(__name__)
 NO_OA_PDF = "no_oa_pdf"
 DOWNLOAD_FAILED = "download_failed"
 SOURCES_FAILED = "sources_failed"
-DAMAGED_PDF = "damaged_pdf"
 # A candidate rejected with one of these answered for good: it has no PDF for us. Any other rejection
 # (throttled, 5xx, timeout, HTML or a cut body on 200) says nothing about whether the PDF exists.
 _ANSWERED_NO_PDF = frozenset({"not_found", "forbidden", "too_large"})
@@ -93,7 +92,8 @@ def resolve(event: dict[str, Any]) -> dict[str, Any]:
             "cached_pdf": found[1].model_dump() if found else None,
             "error": None,
         }
-    found = artifacts.recall(artifacts.paper_cache_key(job.identifier or ""))
+    # download_paper looks at every location again: the cached PDF does not say which version it is.
+    found = artifacts.recall(artifacts.paper_cache_key(job.identifier or "")) if job.keep is None else None
     if found is not None:
         return {
             "metadata": found[0].model_dump() if found[0] else None,
@@ -102,32 +102,12 @@ def resolve(event: dict[str, Any]) -> dict[str, Any]:
             "error": None,
         }
     try:
-        resolution = aio.run(resolve_paper(job.identifier or "", job.s2_key or ""))
+        resolution = aio.run(
+            resolve_paper(job.identifier or "", job.s2_key or "", publisher_links=job.keep is not None)
+        )
     except ScholarError as err:
         return _fail_or_raise(err)
     return {**resolution.model_dump(mode="json"), "cached_pdf": None, "error": None}
-
-
-def _check_readable(path: Path) -> None:
-    """Refuse a file pdfium cannot open, or opens without pages (a cut or damaged download).
-
-    Raises:
-        UpstreamError: reason ``damaged_pdf`` (retryable: a new download may be whole).
-    """
-    with PDFIUM:
-        try:
-            count_pages(path)
-        except PdfExtractionError as exc:
-            raise UpstreamError(
-                f"the downloaded file is not a readable PDF ({exc.message}); the download may have been cut short",
-                reason=DAMAGED_PDF,
-                details={"cause": exc.cause},
-            ) from exc
-
-
-def _rejected(candidate: Candidate, err: ScholarError) -> Attempt:
-    return Attempt(source=candidate.source, url=candidate.url, ok=False, code=err.code, reason=err.reason or err.code,
-                   status=err.status, retryable=err.retryable, message=err.message[:300])
 
 
 async def _first_pdf(
@@ -135,17 +115,19 @@ async def _first_pdf(
 ) -> tuple[StoredPdf | None, list[Attempt]]:
     attempts: list[Attempt] = []
     for number, candidate in enumerate(candidates, start=1):
-        _progress(event, f"downloading the PDF: candidate {number} of {len(candidates)} ({candidate.source})")
+        await aio.off_loop(_progress, event, f"downloading the PDF: candidate {number} of {len(candidates)} "
+                           f"({candidate.source})")
         try:
             pdf = await fetch_candidate(candidate.url, trusted_routing=candidate.source != "url", dest_dir=dest)
         except ScholarError as err:
-            attempts.append(_rejected(candidate, err))
+            attempts.append(rejected(candidate, err))
             continue
         try:
-            _check_readable(pdf.path)  # only a whole PDF is stored: a cut one would be served as cached
-            key = artifacts.store_pdf(pdf.path, pdf.sha256)
+            # Only a whole PDF is stored: a cut one would be served as cached. pdfium and the S3 upload block.
+            await aio.off_loop(check_readable, pdf.path)
+            key = await aio.off_loop(artifacts.store_pdf, pdf.path, pdf.sha256)
         except UpstreamError as err:
-            attempts.append(_rejected(candidate, err))
+            attempts.append(rejected(candidate, err))
             continue
         finally:
             pdf.path.unlink(missing_ok=True)
@@ -197,7 +179,13 @@ def download(event: dict[str, Any]) -> dict[str, Any]:
     failed = [FailedSource.model_validate(f) for f in resolved.get("failed_sources") or []]
     attempts: list[Attempt] = []
     stored = None
-    if candidates:
+    find = None
+    if candidates and job.keep is not None:  # download_paper: every location at once, the best version kept
+        _progress(event, f"downloading the PDF from {len(candidates)} locations at once, keeping the best version")
+        with tempfile.TemporaryDirectory(prefix="scholar-pdf-") as dest:
+            find = aio.run(keeping.download_best(candidates, job.keep.prefer, dest))
+        stored, attempts = find.pdf, find.attempts
+    elif candidates:
         with tempfile.TemporaryDirectory(prefix="scholar-pdf-") as dest:
             stored, attempts = aio.run(_first_pdf(candidates, event, dest))
     dumped = [a.model_dump() for a in attempts]
@@ -207,7 +195,9 @@ def download(event: dict[str, Any]) -> dict[str, Any]:
         artifacts.remember_paper(job.identifier or "", PaperSummary.model_validate(resolved["metadata"]), stored)
     elif job.kind == "url":
         artifacts.remember_url(job.url or "", stored)
-    return {"pdf": stored.model_dump(), "attempts": dumped}
+    if find is not None:
+        keeping.remember(job, resolved.get("metadata"), find)
+    return {"pdf": stored.model_dump(), "attempts": dumped, **(find.step_fields() if find else {})}
 
 
 def _convert_builtin(pdf_path: str) -> str:
@@ -266,6 +256,13 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
     attempts = [Attempt.model_validate(a) for a in downloaded.get("attempts") or []]
     failed = [FailedSource.model_validate(f) for f in resolved.get("failed_sources") or []]
     expires = int(time.time()) + PDF_TASK_TTL_S
+    kept = None
+    if error is None and job.keep is not None:  # download_paper: the PDF goes into the caller's library
+        try:
+            kept = keeping.kept_result(job, str(event.get("principal") or ""), metadata=metadata, downloaded=downloaded,
+                                       failed_sources=failed)
+        except ScholarError as err:
+            error = _error(err)
     if error is not None:
         error = _with_partial(error, {
             "metadata": metadata.model_dump(exclude_none=True) if metadata else None,
@@ -276,7 +273,7 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
                                expires_at=expires, progress="failed")
         status = "failed"
     else:
-        result = results.build(job, metadata=metadata, pdf=pdf, md=md, attempts=attempts, failed_sources=failed)
+        result = kept or results.build(job, metadata=metadata, pdf=pdf, md=md, attempts=attempts, failed_sources=failed)
         recorded = finish_task(TaskStore(), str(event["task_id"]), result=result.model_dump(mode="json"),
                                allowed_from=ACTIVE, expires_at=expires, progress="done")
         status = "completed"

@@ -1,10 +1,13 @@
 """The resolve step: a paper's metadata (Semantic Scholar) and every URL that may serve its PDF, in order.
 
 Order (issue 4): Semantic Scholar's open-access link, arXiv, PubMed Central (through Europe PMC's PDF
-render), every Unpaywall OA location (not only the best), OpenAlex locations. Duplicates keep their first
-place. Unpaywall, OpenAlex and Europe PMC are asked concurrently; one that fails only loses its candidates
-(named in ``failed_sources``), while a failing Semantic Scholar fails the step, unless the identifier itself
-is enough to find a PDF (a DOI or arXiv id S2 does not know).
+render), every Unpaywall OA location (not only the best), OpenAlex locations, and for download_paper
+the publisher's own PDF links deposited with Crossref. Each candidate carries the version its source labels
+(published, accepted, submitted; arXiv is a preprint). Duplicates (the same URL over http or https) keep their
+first place and take a version label a later copy gives. Unpaywall, OpenAlex, Europe PMC (and Crossref) are
+asked concurrently; one that fails only loses its candidates (named in ``failed_sources``), while a failing
+Semantic Scholar fails the step, unless the identifier itself is enough to find a PDF (a DOI or arXiv id S2 does
+not know).
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from pydantic import BaseModel, Field
 from scholar.config import get_settings
 from scholar.errors import NotFoundError, ScholarError
 from scholar.fulltext.models import Candidate, PaperSummary, PdfSource
+from scholar.library.models import PdfVersionKind
 from scholar.records import FailedSource
-from scholar.sources import europepmc, openalex, s2, unpaywall
+from scholar.sources import crossref, europepmc, openalex, s2, unpaywall
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +31,12 @@ S2_FIELDS = ("paperId", "title", "year", "venue", "authors", "externalIds", "ope
 ARXIV_PDF = "https://arxiv.org/pdf/{arxiv_id}"
 PMC_PDF = "https://europepmc.org/articles/{pmcid}?pdf=render"
 MAX_AUTHORS = 10
+# Unpaywall's and OpenAlex's location versions; Crossref's link content-version (vor, am).
+VERSIONS: dict[str, PdfVersionKind] = {
+    "publishedVersion": "published", "acceptedVersion": "accepted", "submittedVersion": "submitted",
+    "vor": "published", "am": "accepted",
+}
+Location = tuple[str, PdfVersionKind | None]
 
 
 class Resolution(BaseModel):
@@ -80,16 +90,35 @@ def _pmcid_from_openalex(work: dict[str, Any]) -> str | None:
     return tail.upper() if tail.upper().startswith("PMC") else f"PMC{tail}"
 
 
+def _located(locations: list[Any], url_field: str, version_field: str = "version") -> list[Location]:
+    return [(str(loc[url_field]), VERSIONS.get(str(loc.get(version_field)))) for loc in locations
+            if isinstance(loc, dict) and loc.get(url_field)]
+
+
+def unpaywall_locations(record: dict[str, Any]) -> list[Location]:
+    """Every OA location's PDF URL and version (best first, then the others in Unpaywall's order)."""
+    return _located([record.get("best_oa_location") or {}, *(record.get("oa_locations") or [])], "url_for_pdf")
+
+
 def unpaywall_urls(record: dict[str, Any]) -> list[str]:
-    """Every OA location's PDF URL (best first, then the others in Unpaywall's order)."""
-    locations = [record.get("best_oa_location") or {}, *(record.get("oa_locations") or [])]
-    return [str(loc["url_for_pdf"]) for loc in locations if isinstance(loc, dict) and loc.get("url_for_pdf")]
+    return [url for url, _ in unpaywall_locations(record)]
+
+
+def openalex_locations(work: dict[str, Any]) -> list[Location]:
+    """Every OpenAlex location's PDF URL and version (best first)."""
+    locations = [work.get("best_oa_location") or {}, work.get("primary_location") or {}, *(work.get("locations") or [])]
+    return _located(locations, "pdf_url")
 
 
 def openalex_urls(work: dict[str, Any]) -> list[str]:
-    """Every OpenAlex location's PDF URL (best first)."""
-    locations = [work.get("best_oa_location") or {}, work.get("primary_location") or {}, *(work.get("locations") or [])]
-    return [str(loc["pdf_url"]) for loc in locations if isinstance(loc, dict) and loc.get("pdf_url")]
+    return [url for url, _ in openalex_locations(work)]
+
+
+def publisher_locations(work: dict[str, Any]) -> list[Location]:
+    """The PDF links a publisher deposited with Crossref (``link`` entries of type application/pdf)."""
+    links = [link for link in work.get("link") or [] if isinstance(link, dict)
+             and str(link.get("content-type", "")).lower() == "application/pdf"]
+    return _located(links, "URL", "content-version")
 
 
 async def _optional(source: str, call: Any, failed: list[FailedSource]) -> Any:
@@ -108,12 +137,13 @@ async def _nothing() -> None:
     return None
 
 
-async def resolve_paper(identifier: str, s2_key: str) -> Resolution:
+async def resolve_paper(identifier: str, s2_key: str, *, publisher_links: bool = False) -> Resolution:
     """Metadata and ordered PDF candidates of a paper.
 
     Args:
         identifier: the normalised identifier (``doi:10.1/x``, ``arxiv:2101.00001`` …).
         s2_key: the same identifier in the form Semantic Scholar accepts.
+        publisher_links: also ask Crossref for the publisher's PDF links (download_paper).
 
     Raises:
         NotFoundError: S2 has no such paper and the identifier gives nothing else to look for.
@@ -125,39 +155,48 @@ async def resolve_paper(identifier: str, s2_key: str) -> Resolution:
         metadata = _from_identifier(identifier)
         if not (metadata.doi or metadata.arxiv_id or metadata.pmcid):
             raise
-        return await _collect(metadata, None)
+        return await _collect(metadata, None, publisher_links)
     s2_pdf = str((record.get("openAccessPdf") or {}).get("url") or "") or None
-    return await _collect(summarize(record), s2_pdf)
+    return await _collect(summarize(record), s2_pdf, publisher_links)
 
 
-async def _collect(metadata: PaperSummary, s2_pdf: str | None) -> Resolution:
+async def _collect(metadata: PaperSummary, s2_pdf: str | None, publisher_links: bool = False) -> Resolution:
     failed: list[FailedSource] = []
     doi = metadata.doi
     email = get_settings().contact_email
-    upw, work, epmc = await asyncio.gather(
+    upw, work, epmc, deposit = await asyncio.gather(
         _optional("unpaywall", unpaywall.get_doi(doi), failed) if doi and email else _nothing(),
         _optional("openalex", openalex.get_work_by_doi(doi), failed) if doi else _nothing(),
         _optional("europepmc", europepmc.find_pmcid(doi), failed) if doi and not metadata.pmcid else _nothing(),
+        _optional("crossref", crossref.get_work(doi), failed) if doi and publisher_links else _nothing(),
     )
     upw = upw if isinstance(upw, dict) else {}
     work = work if isinstance(work, dict) else {}
+    deposit = deposit if isinstance(deposit, dict) else {}
     pmcid = metadata.pmcid or epmc or _pmcid_from_unpaywall(upw) or _pmcid_from_openalex(work)
     metadata = metadata.model_copy(update={"pmcid": pmcid})
-    ordered: list[tuple[PdfSource, str]] = []
+    ordered: list[tuple[PdfSource, str, PdfVersionKind | None]] = []
     if s2_pdf:
-        ordered.append(("s2_oa", s2_pdf))
+        ordered.append(("s2_oa", s2_pdf, None))
     if metadata.arxiv_id:
-        ordered.append(("arxiv", ARXIV_PDF.format(arxiv_id=metadata.arxiv_id)))
+        ordered.append(("arxiv", ARXIV_PDF.format(arxiv_id=metadata.arxiv_id), "preprint"))
     if pmcid:
-        ordered.append(("pmc", PMC_PDF.format(pmcid=pmcid)))
-    ordered += [("unpaywall", url) for url in unpaywall_urls(upw)]
-    ordered += [("openalex", url) for url in openalex_urls(work)]
-    seen: set[str] = set()
-    candidates = []
-    for source, url in ordered:
-        key = url.strip().lower().rstrip("/")
-        if key in seen or not url.lower().startswith(("http://", "https://")):
+        ordered.append(("pmc", PMC_PDF.format(pmcid=pmcid), None))
+    ordered += [("unpaywall", url, version) for url, version in unpaywall_locations(upw)]
+    ordered += [("openalex", url, version) for url, version in openalex_locations(work)]
+    ordered += [("publisher", url, version) for url, version in publisher_locations(deposit)]
+    return Resolution(metadata=metadata, candidates=_distinct(ordered), failed_sources=failed)
+
+
+def _distinct(ordered: list[tuple[PdfSource, str, PdfVersionKind | None]]) -> list[Candidate]:
+    """The http(s) candidates in order, each URL once (http and https alike), with the first version label given."""
+    found: dict[str, Candidate] = {}
+    for source, url, version in ordered:
+        if not url.lower().startswith(("http://", "https://")):
             continue
-        seen.add(key)
-        candidates.append(Candidate(source=source, url=url.strip()))
-    return Resolution(metadata=metadata, candidates=candidates, failed_sources=failed)
+        key = url.strip().lower().rstrip("/").split("://", 1)[1]
+        if key not in found:
+            found[key] = Candidate(source=source, url=url.strip(), version=version)
+        elif found[key].version is None and version is not None:
+            found[key] = found[key].model_copy(update={"version": version})
+    return list(found.values())

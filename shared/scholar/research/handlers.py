@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from scholar.catalogue import Handler
-from scholar.research import handlers_health, library_handlers, library_index_handlers, search_handlers
+from scholar.research import (
+    download_handlers,
+    handlers_health,
+    library_handlers,
+    library_index_handlers,
+    search_handlers,
+)
 
 HANDLERS: dict[str, Handler] = {
     **search_handlers.HANDLERS,
     **handlers_health.HANDLERS,
+    **download_handlers.HANDLERS,
     **library_handlers.HANDLERS,
     **library_index_handlers.HANDLERS,
 }

@@ -1,0 +1,20 @@
+"""The ``download_paper`` handler: kept at once when the preferred version is stored, else the PDF pipeline runs."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from scholar.catalogue import CallContext, Handler
+from scholar.fulltext import jobs, keeping
+from scholar.fulltext.models import KeepOptions
+from scholar.research.download_spec import DownloadPaperInput
+from scholar.runtime import aio
+
+
+async def download_paper(args: DownloadPaperInput, ctx: CallContext) -> BaseModel:
+    keep = KeepOptions(collection=args.collection, prefer=args.prefer)
+    job = jobs.paper_job("download_paper", args.identifier, convert=False, keep=keep)
+    return await keeping.kept_answer(job, ctx.principal) or await aio.off_loop(jobs.queue, job, ctx)
+
+
+HANDLERS: dict[str, Handler] = {"download_paper": download_paper}

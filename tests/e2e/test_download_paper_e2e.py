@@ -1,0 +1,70 @@
+"""download_paper through the local server (gateway → research function → Step Functions → pipeline), mcp.Client.
+
+The paper is the PNAS article whose Semantic Scholar, Unpaywall and OpenAlex answers are recorded; its publisher
+location serves a real PDF through tests.pdf.test_pipeline_machine.WebToFake (same process), and the library is
+the real one (LibraryTable in the local stack).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from scholar.fulltext import fetch
+from tests.fakes.upstream import FakeUpstream
+from tests.fixtures_dir import fixtures_dir
+from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH, web_access
+
+pytestmark = pytest.mark.e2e
+
+DEADLINE_S = 30.0
+PNAS_DOI = "10.1073/pnas.1414271111"
+
+
+@pytest.fixture
+def web(fake: FakeUpstream) -> Iterator[FakeUpstream]:
+    fetch.set_web_access(web_access(fake))
+    yield fake
+    fetch.set_web_access(None)
+
+
+async def _call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, result.structured_content
+    return result.structured_content
+
+
+async def _until_done(client: Client, task_id: str) -> dict[str, Any]:
+    with anyio.fail_after(DEADLINE_S):
+        while True:
+            status = await _call(client, "get_task_result", {"task_id": task_id})
+            if status["status"] not in ("pending", "running"):
+                return status
+            await anyio.sleep(0.1)  # polling interval of the client, not a wait for a condition
+
+
+def test_download_paper_is_queued_polled_kept_in_the_collection_and_then_answered_at_once(local_server, web) -> None:
+    web.add_route("GET", "web", PNAS_PDF_PATH, body=fixtures_dir() / "pdfs/arxiv_2305.03393v1_page9_only.pdf",
+                  content_type="application/pdf")
+
+    async def main() -> tuple[Any, dict[str, Any], dict[str, Any], dict[str, Any]]:
+        async with Client(local_server.url) as client:
+            listed = {t.name: t for t in (await client.list_tools()).tools}["download_paper"]
+            queued = await _call(client, "download_paper", {"identifier": PNAS_DOI, "collection": "e2e-tissue"})
+            done = await _until_done(client, queued["task_id"])
+            again = await _call(client, "download_paper", {"identifier": f"https://doi.org/{PNAS_DOI}"})
+            return listed, queued, done, again
+
+    listed, queued, done, again = anyio.run(main)
+    assert listed.annotations.read_only_hint is False and listed.output_schema["anyOf"]
+    assert queued["queued"] is True and queued["tool"] == "download_paper"
+    assert done["status"] == "completed", done
+    result = done["result"]
+    assert (result["version"], result["pdf_source"], result["collection"]) == ("published", "s2_oa", "e2e-tissue")
+    assert result["metadata"]["title"].startswith("Developing functional musculoskeletal tissues")
+    assert [v["version"] for v in result["versions"]] == ["published"]
+    assert (again["cached"], again["newly_kept"], again["item_id"]) == (True, False, result["item_id"])
