@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from scholar.fulltext.read_options import ReadOptions
+
 PdfSource = Literal["s2_oa", "arxiv", "pmc", "unpaywall", "openalex", "url"]
 Converter = Literal["builtin", "docling", "docling_vlm"]
 JobKind = Literal["paper", "url", "convert"]
@@ -88,6 +90,7 @@ class Job(BaseModel):
     use_vlm: bool = False
     offset: int = 0
     max_chars: int = DEFAULT_MAX_CHARS
+    read: ReadOptions | None = None  # read_paper: pages, outline, section, figure (not part of the dedupe key)
 
     def dedupe_key(self) -> str:
         """The arguments that decide the work (paging does not)."""

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from scholar.research import search_spec, spec_health
+from scholar.research import read_spec, search_spec, spec_health
 
-TOOLS = (*search_spec.TOOLS, *spec_health.TOOLS)
+TOOLS = (*search_spec.TOOLS, *spec_health.TOOLS, *read_spec.TOOLS)
