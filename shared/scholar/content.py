@@ -4,7 +4,8 @@ The contract between a family and the gateway. A result model that can carry one
 ``extra_content: ExtraContentField`` (``EXTRA_CONTENT_FIELD``). The field is left out of the tool's
 ``outputSchema`` and omitted from the dump when unset; when present, the gateway takes it out of the result,
 sends the remaining JSON as ``structuredContent`` (with its usual JSON text block first) and each block as one
-more ``TextContent`` after it (an ``ExtraImage`` as an ``ImageContent``). The structured result is therefore the same whatever picture was asked for.
+more ``TextContent`` after it (an ``ExtraImage`` as an ``ImageContent``). The structured result is therefore
+the same whatever picture was asked for.
 """
 
 from __future__ import annotations

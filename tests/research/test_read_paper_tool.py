@@ -261,3 +261,10 @@ def test_a_paper_not_yet_converted_is_queued_as_a_read_paper_task(aws: AwsResour
     (execution,) = sfn.list_executions(stateMachineArn=arn)["executions"]
     payload = json.loads(sfn.describe_execution(executionArn=execution["executionArn"])["input"])
     assert payload["job"]["read"]["pages"] == "2-3" and payload["job"]["convert"] is True
+
+
+@pytest.mark.parametrize(("field", "label"), [("figure", "Picture 3"), ("table", "Table two"), ("figure", "Fig. 3 x")])
+def test_a_label_that_is_no_figure_or_table_label_is_refused_naming_its_field(aws: AwsResources, field: str,
+                                                                              label: str) -> None:
+    err = refused({"identifier": "arXiv:2304.02623", field: label})  # refused before anything is queued
+    assert err.code == INVALID_ARGUMENT and err.details["field"] == field

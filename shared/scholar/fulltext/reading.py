@@ -21,6 +21,7 @@ from scholar.fulltext.models import Converter, Job
 from scholar.fulltext.read_answer import FigureInfo, OutlineEntry, ReadPaperResult, SectionInfo
 from scholar.fulltext.read_options import MAX_READ_CHARS, ReadOptions
 from scholar.pdftext import outline
+from scholar.pdftext.labels import FigureKind, Label, parse_label
 
 PAGES_FIELD = "pages"
 MAX_PAGE = 100_000
@@ -59,6 +60,23 @@ def parse_pages(spec: str) -> Ranges:
             )
         ranges.append((first, last))
     return ranges
+
+
+def asked_label(options: ReadOptions) -> Label | None:
+    """The figure or table label asked for (None when neither was).
+
+    Raises:
+        InvalidArgumentError: field ``figure`` / ``table``: not a label such as Figure 3, Fig. 3 or Table 2.
+    """
+    asked = options.figure or options.table
+    if asked is None:
+        return None
+    field: FigureKind = "figure" if options.figure else "table"
+    label = parse_label(asked, field)
+    if label is None:
+        raise InvalidArgumentError(f"{field}: {asked!r} is not a label such as Figure 3, Fig. 3 or Table 2",
+                                   field=field)
+    return label
 
 
 def compress(numbers: list[int]) -> str | None:
@@ -196,12 +214,9 @@ def _figure_answer(options: ReadOptions, base: dict[str, Any], markdown: str,
     # Deliberately lazy: pdfium's figure finder (and Pillow) load only when a figure is asked for.
     from scholar.pdftext import figures  # noqa: PLC0415
 
-    asked = options.figure or options.table or ""
-    field = "figure" if options.figure else "table"
-    label = figures.parse_label(asked, field)
+    label = asked_label(options)
     if label is None:
-        raise InvalidArgumentError(f"{field}: {asked!r} is not a label such as Figure 3, Fig. 3 or Table 2",
-                                   field=field)
+        raise InvalidArgumentError("neither figure nor table was asked for", field="figure")
     pdf_path = str(base.get("pdf_path") or "")
     with tempfile.TemporaryDirectory(prefix="scholar-read-") as dest:
         local = artifacts.pdf_to_file(pdf_path, dest)

@@ -20,15 +20,12 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from scholar.pdftext.convert import open_document, page_text
+from scholar.pdftext.labels import Label, line_label
 from scholar.pdftext.lock import PDFIUM
 from scholar.pdftext.markdown import TextLine
 
-FigureKind = Literal["figure", "table"]
 Region = Literal["figure", "table", "page"]
 
-_LABEL = re.compile(r"^\s*(?P<kind>figure|fig\.?|table|tab\.?)\s*(?P<num>[A-Z]?\d{1,3}[a-z]?|[IVXLC]{1,6})\b",
-                    re.IGNORECASE)
-_SEPARATOR = re.compile(r"^\s*[:.|—–-]")
 _GRAPHICS = frozenset({pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_IMAGE, pdfium_c.FPDF_PAGEOBJ_SHADING,
                        pdfium_c.FPDF_PAGEOBJ_FORM})
 GRAPHIC_GAP = 14.0  # points between two pieces of one figure (a figure and the text above are further apart)
@@ -39,18 +36,6 @@ SCALE = 2.0  # 144 dpi: small print stays legible
 MAX_CAPTION_CHARS = 1200
 
 Box = tuple[float, float, float, float]  # left, bottom, right, top
-
-
-@dataclass(frozen=True)
-class Label:
-    """A figure or table label, normalised: ``Label("figure", "3")`` for "Fig. 3" and "figure 3"."""
-
-    kind: FigureKind
-    number: str
-
-    @property
-    def text(self) -> str:
-        return f"{self.kind.capitalize()} {self.number}"
 
 
 @dataclass(frozen=True)
@@ -65,33 +50,6 @@ class FigureImage:
     png: bytes
     width_px: int
     height_px: int
-
-
-def parse_label(text: str, kind: FigureKind | None = None) -> Label | None:
-    """The label in ``text`` ("Figure 3", "Fig. 3", "Table 2", "table II"), or None when it names none.
-
-    Args:
-        text: what the caller wrote.
-        kind: the kind the caller asked for (a bare "3" is then that kind's number 3).
-    """
-    bare = re.fullmatch(r"\s*([A-Z]?\d{1,3}[a-z]?|[IVXLC]{1,6})\s*", text)
-    if bare and kind is not None:
-        return Label(kind, bare.group(1).upper())
-    match = _LABEL.match(text)
-    if match is None or text[match.end():].strip():
-        return None
-    found: FigureKind = "table" if match.group("kind").lower().startswith("tab") else "figure"
-    return Label(found, match.group("num").upper())
-
-
-def _line_label(line: TextLine) -> tuple[Label, bool] | None:
-    """The label a line starts with, and whether a separator follows it (a caption, not a reference)."""
-    match = _LABEL.match(line.text)
-    if match is None:
-        return None
-    kind: FigureKind = "table" if match.group("kind").lower().startswith("tab") else "figure"
-    rest = line.text[match.end():]
-    return Label(kind, match.group("num").upper()), bool(_SEPARATOR.match(rest)) or not rest.strip()
 
 
 def find_figure(source: str | os.PathLike[str] | bytes, label: Label) -> FigureImage | None:
@@ -124,7 +82,7 @@ def _caption_line(document: pdfium.PdfDocument, label: Label) -> tuple[int, Text
     for index in range(len(document)):
         lines = [ln for ln in page_text(document, index).lines if not ln.rotated]
         for line in lines:
-            hit = _line_label(line)
+            hit = line_label(line)
             if hit is None or hit[0] != label:
                 continue
             if hit[1]:
@@ -141,7 +99,7 @@ def _render_found(page: pdfium.PdfPage, index: int, label: Label, line: TextLine
     low = min(ln.y0 for ln in caption_lines)
     span = _span(line, width)
     graphics = [] if page.get_rotation() else _graphic_boxes(page, width * height)
-    captions = [c for c in lines if c is not line and (hit := _line_label(c)) is not None and hit[1]]
+    captions = [c for c in lines if c is not line and (hit := line_label(c)) is not None and hit[1]]
     stops = [ln for c in captions for ln in _caption_block(c, lines)]
     others = [ln for ln in lines if not any(ln is c for c in caption_lines) and not any(ln is s for s in stops)]
     if label.kind == "figure":

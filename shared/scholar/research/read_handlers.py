@@ -25,9 +25,12 @@ _URL = re.compile(r"^https?://", re.IGNORECASE)
 
 
 def _options(args: ReadPaperInput) -> ReadOptions:
-    reading.parse_pages(args.pages)  # refuses a bad range before any work (field ``pages``)
-    return ReadOptions(pages=args.pages, max_chars=args.max_chars, outline=args.outline, section=args.section,
-                       figure=args.figure, table=args.table)
+    options = ReadOptions(pages=args.pages, max_chars=args.max_chars, outline=args.outline, section=args.section,
+                          figure=args.figure, table=args.table)
+    # A bad range or label is refused before any work is queued (fields ``pages``, ``figure``, ``table``).
+    reading.parse_pages(options.pages)
+    reading.asked_label(options)
+    return options
 
 
 async def _job(identifier: str, options: ReadOptions) -> Job:

@@ -16,6 +16,7 @@ from scholar.fulltext.read_options import (
     READ_TOOL,
 )
 
+
 class ReadPaperInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
     identifier: Annotated[
