@@ -9,11 +9,13 @@ upstream through tests.pdf.test_pipeline_machine.WebToFake (the SSRF guard still
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 from collections.abc import Iterator
 from typing import Any
 
 import anyio
+import boto3
 import pytest
 from mcp import Client
 from PIL import Image
@@ -122,3 +124,34 @@ def test_a_pdf_without_readable_text_fails_the_read_with_the_reason(local_server
     assert polled["status"] == "failed" and polled.get("result") is None
     assert polled["error"]["reason"] == "pdf_extraction_failed"
     assert polled["error"]["details"]["cause"] == cause
+
+
+def _upload(local_server: Any, name: str) -> str:
+    data = (fixtures_dir() / "pdfs" / name).read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    boto3.client("s3").put_object(Bucket=local_server.stack.env["SCHOLAR_ARTIFACT_BUCKET"], Key=f"pdfs/{sha}.pdf",
+                                  Body=data)
+    return f"pdfs/{sha}.pdf"
+
+
+def test_a_queued_figure_read_finishes_with_the_picture_and_a_missing_section_fails_not_found(
+    local_server: Any,
+) -> None:
+    ref = _upload(local_server, "arxiv_2501.10120v1_pasa.pdf")
+
+    async def main() -> tuple[Any, Any]:
+        async with Client(local_server.url) as client:
+            figure = (await _call(client, {"identifier": ref, "figure": "Figure 3"})).structured_content
+            section = (await _call(client, {"identifier": ref, "section": "Quantum gravity"})).structured_content
+            return (await poll_task(client, figure["task_id"], within_s=DEADLINE_S)).structured_content, \
+                (await poll_task(client, section["task_id"], within_s=DEADLINE_S)).structured_content
+
+    figure, section = anyio.run(main)
+    assert figure["status"] == "completed", figure
+    info = figure["result"]["figure"]
+    assert (info["label"], info["page"], info["region"]) == ("Figure 3", 9, "figure")
+    (image,) = figure["result"]["extra_content"]
+    assert Image.open(io.BytesIO(base64.b64decode(image["data"]))).size == (info["width_px"], info["height_px"])
+    # The conversion is shared: the section task found the Markdown stored, and no such heading is in it
+    assert section["status"] == "failed"
+    assert (section["error"]["code"], section["error"]["reason"]) == ("not_found", "section_not_found")

@@ -90,9 +90,15 @@ class Job(BaseModel):
     use_vlm: bool = False
     offset: int = 0
     max_chars: int = DEFAULT_MAX_CHARS
-    read: ReadOptions | None = None  # read_paper: pages, outline, section, figure (not part of the dedupe key)
+    read: ReadOptions | None = None  # read_paper: pages, outline, section, figure
 
     def dedupe_key(self) -> str:
-        """The arguments that decide the work (paging does not)."""
+        """The arguments that decide the work (paging does not).
+
+        read_paper's options are part of it: a task's result is one answer, so a section asked while the same
+        PDF's figure is being read is a task of its own (the conversion is still made once: it is content-
+        addressed, and the convert step skips a Markdown that exists).
+        """
         target = self.identifier or self.url or self.pdf_path or ""
-        return f"{self.tool}|{self.kind}|{target}|{int(self.convert)}|{int(self.use_vlm)}"
+        key = f"{self.tool}|{self.kind}|{target}|{int(self.convert)}|{int(self.use_vlm)}"
+        return key if self.read is None else f"{key}|{self.read.model_dump_json()}"

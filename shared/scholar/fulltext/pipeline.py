@@ -266,6 +266,12 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
     attempts = [Attempt.model_validate(a) for a in downloaded.get("attempts") or []]
     failed = [FailedSource.model_validate(f) for f in resolved.get("failed_sources") or []]
     expires = int(time.time()) + PDF_TASK_TTL_S
+    result = None
+    if error is None:
+        try:
+            result = results.build(job, metadata=metadata, pdf=pdf, md=md, attempts=attempts, failed_sources=failed)
+        except ScholarError as err:  # read_paper: the asked section, figure or pages are not in the paper
+            error = _error(err)
     if error is not None:
         error = _with_partial(error, {
             "metadata": metadata.model_dump(exclude_none=True) if metadata else None,
@@ -276,7 +282,7 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
                                expires_at=expires, progress="failed")
         status = "failed"
     else:
-        result = results.build(job, metadata=metadata, pdf=pdf, md=md, attempts=attempts, failed_sources=failed)
+        assert result is not None  # built above when there was no error
         recorded = finish_task(TaskStore(), str(event["task_id"]), result=result.model_dump(mode="json"),
                                allowed_from=ACTIVE, expires_at=expires, progress="done")
         status = "completed"
