@@ -4,7 +4,8 @@ The contract between a family and the gateway. A result model that can carry one
 ``extra_content: ExtraContentField`` (``EXTRA_CONTENT_FIELD``). The field is left out of the tool's
 ``outputSchema`` and omitted from the dump when unset; when present, the gateway takes it out of the result,
 sends the remaining JSON as ``structuredContent`` (with its usual JSON text block first) and each block as one
-more ``TextContent`` after it. The structured result is therefore the same whatever picture was asked for.
+more ``TextContent`` after it (an ``ExtraImage`` as an ``ImageContent``). The structured result is therefore
+the same whatever picture was asked for.
 """
 
 from __future__ import annotations
@@ -25,8 +26,16 @@ class ExtraContent(BaseModel):
     media_type: str = Field(description="What the text is, e.g. text/vnd.mermaid, application/graphml+xml")
 
 
+class ExtraImage(BaseModel):
+    """One picture block (MCP ImageContent) sent after the JSON one, e.g. a figure rendered as PNG."""
+
+    model_config = ConfigDict(defer_build=True)
+    data: str = Field(description="The picture's bytes, base64")
+    media_type: str = Field(description="What the picture is, e.g. image/png")
+
+
 ExtraContentField = Annotated[
-    SkipJsonSchema[list[ExtraContent] | None],
+    SkipJsonSchema[list[ExtraContent | ExtraImage] | None],
     Field(default=None, exclude_if=lambda value: value is None, description="Moved into extra content blocks"),
 ]
 

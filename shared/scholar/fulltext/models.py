@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from scholar.fulltext.read_options import ReadOptions
 from scholar.library.models import COLLECTION_PATTERN, DEFAULT_COLLECTION, PdfVersionKind
 
 PdfSource = Literal["s2_oa", "arxiv", "pmc", "unpaywall", "openalex", "publisher", "url"]
@@ -101,10 +102,17 @@ class Job(BaseModel):
     use_vlm: bool = False
     offset: int = 0
     max_chars: int = DEFAULT_MAX_CHARS
-    keep: KeepOptions | None = None
+    keep: KeepOptions | None = None  # download_paper: the collection and the preferred version
+    read: ReadOptions | None = None  # read_paper: pages, outline, section, figure
 
     def dedupe_key(self) -> str:
-        """The arguments that decide the work (paging does not)."""
+        """The arguments that decide the work (paging does not).
+
+        read_paper's options are part of it: a task's result is one answer, so a section asked while the same
+        PDF's figure is being read is a task of its own (the conversion is still made once: it is content-
+        addressed, and the convert step skips a Markdown that exists).
+        """
         target = self.identifier or self.url or self.pdf_path or ""
         kept = f"|{self.keep.prefer}|{self.keep.collection}" if self.keep else ""
-        return f"{self.tool}|{self.kind}|{target}|{int(self.convert)}|{int(self.use_vlm)}{kept}"
+        key = f"{self.tool}|{self.kind}|{target}|{int(self.convert)}|{int(self.use_vlm)}{kept}"
+        return key if self.read is None else f"{key}|{self.read.model_dump_json()}"

@@ -256,12 +256,16 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
     attempts = [Attempt.model_validate(a) for a in downloaded.get("attempts") or []]
     failed = [FailedSource.model_validate(f) for f in resolved.get("failed_sources") or []]
     expires = int(time.time()) + PDF_TASK_TTL_S
-    kept = None
-    if error is None and job.keep is not None:  # download_paper: the PDF goes into the caller's library
+    result = None
+    if error is None:
         try:
-            kept = keeping.kept_result(job, str(event.get("principal") or ""), metadata=metadata, downloaded=downloaded,
+            if job.keep is not None:  # download_paper: the PDF goes into the caller's library
+                result = keeping.kept_result(job, str(event.get("principal") or ""), metadata=metadata,
+                                             downloaded=downloaded, failed_sources=failed)
+            else:
+                result = results.build(job, metadata=metadata, pdf=pdf, md=md, attempts=attempts,
                                        failed_sources=failed)
-        except ScholarError as err:
+        except ScholarError as err:  # keeping failed, or read_paper's section, figure or pages are not there
             error = _error(err)
     if error is not None:
         error = _with_partial(error, {
@@ -273,7 +277,7 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
                                expires_at=expires, progress="failed")
         status = "failed"
     else:
-        result = kept or results.build(job, metadata=metadata, pdf=pdf, md=md, attempts=attempts, failed_sources=failed)
+        assert result is not None  # built above when there was no error
         recorded = finish_task(TaskStore(), str(event["task_id"]), result=result.model_dump(mode="json"),
                                allowed_from=ACTIVE, expires_at=expires, progress="done")
         status = "completed"

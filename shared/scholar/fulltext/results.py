@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from scholar.config import Settings
 from scholar.errors import NotFoundError
-from scholar.fulltext import artifacts
+from scholar.fulltext import artifacts, reading
 from scholar.fulltext.answers import ConvertPdfResult, FetchAndConvertResult, FetchPaperPdfResult, FetchPdfByUrlResult
 from scholar.fulltext.docling import VLM_NOT_CONFIGURED
 from scholar.fulltext.models import Attempt, Converter, Job, PaperSummary, StoredPdf
@@ -94,10 +94,12 @@ def build(
             pdf_url=artifacts.presign(job.pdf_path),
             pdf_url_expires_s=artifacts.PRESIGN_S,
         )
-    if md is not None:
-        fields.update(markdown_fields(job, *md))
     if job.kind == "paper":
         fields["metadata"] = metadata
+    if job.read is not None:  # read_paper: whole pages, outline, section or figure (scholar.fulltext.reading)
+        return reading.build_answer(job, fields, md)
+    if md is not None:
+        fields.update(markdown_fields(job, *md))
     if job.filename:
         fields["filename"] = job.filename
     model = OUTPUT_MODELS[job.tool]

@@ -40,8 +40,12 @@ def error_result(err: ScholarError) -> types.CallToolResult:
 def success_result(result: dict[str, Any]) -> types.CallToolResult:
     """A result: structuredContent and its JSON text, then any extra blocks the tool sent (scholar.content)."""
     result, extra = split_extra_content(result)
-    blocks = [types.TextContent(text=b["text"], meta={"mediaType": b["media_type"]}) for b in extra]
-    return types.CallToolResult(content=text_content(result) + blocks, structured_content=result)
+    blocks: list[types.TextContent | types.ImageContent] = [
+        types.ImageContent(data=b["data"], mime_type=b["media_type"]) if "data" in b
+        else types.TextContent(text=b["text"], meta={"mediaType": b["media_type"]})
+        for b in extra
+    ]
+    return types.CallToolResult(content=[*text_content(result), *blocks], structured_content=result)
 
 
 async def call_tool(

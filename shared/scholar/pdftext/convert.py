@@ -125,6 +125,20 @@ def count_pages(source: bytes | str | os.PathLike[str]) -> int | None:
     return pages
 
 
+def open_document(source: bytes | str | os.PathLike[str]) -> pdfium.PdfDocument:
+    """Open a PDF for page-level work (figures, rendering); the caller holds ``PDFIUM`` and closes it.
+
+    Raises:
+        PdfExtractionError: cause ``encrypted`` or ``invalid_pdf``.
+    """
+    return _open(source)
+
+
+def page_text(document: pdfium.PdfDocument, index: int) -> PageText:
+    """The positioned text lines of one page (0-based ``index``), as the converter reads them."""
+    return _extract_page(document, index)
+
+
 def _open(source: bytes | str | os.PathLike[str]) -> pdfium.PdfDocument:
     if isinstance(source, (str, os.PathLike)):
         source = Path(source)

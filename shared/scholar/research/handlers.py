@@ -8,13 +8,15 @@ from scholar.research import (
     handlers_health,
     library_handlers,
     library_index_handlers,
+    read_handlers,
     search_handlers,
 )
 
 HANDLERS: dict[str, Handler] = {
     **search_handlers.HANDLERS,
-    **handlers_health.HANDLERS,
+    **read_handlers.HANDLERS,
     **download_handlers.HANDLERS,
     **library_handlers.HANDLERS,
     **library_index_handlers.HANDLERS,
+    **handlers_health.HANDLERS,
 }

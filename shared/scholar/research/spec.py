@@ -2,6 +2,20 @@
 
 from __future__ import annotations
 
-from scholar.research import download_spec, library_index_spec, library_spec, search_spec, spec_health
+from scholar.research import (
+    download_spec,
+    library_index_spec,
+    library_spec,
+    read_spec,
+    search_spec,
+    spec_health,
+)
 
-TOOLS = (*search_spec.TOOLS, *spec_health.TOOLS, *download_spec.TOOLS, *library_spec.TOOLS, *library_index_spec.TOOLS)
+TOOLS = (
+    *search_spec.TOOLS,
+    *read_spec.TOOLS,
+    *download_spec.TOOLS,
+    *library_spec.TOOLS,
+    *library_index_spec.TOOLS,
+    *spec_health.TOOLS,
+)
