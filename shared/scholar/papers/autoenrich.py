@@ -46,11 +46,10 @@ async def crossref_biblio(doi: str, cache: Cache) -> Bibliographic | None:
         RateLimitedError / UpstreamError: Crossref failed.
     """
     key = f"crossref:{doi}"
-    cached = cache.get("record", key)
-    if cached is not None:
-        return Bibliographic.model_validate(cached)
-    if cache.get("negative", key):
-        return None
+    known = cache.get_first(("record", key), ("negative", key))
+    if known is not None:
+        namespace, value = known
+        return Bibliographic.model_validate(value) if namespace == "record" else None
     try:
         message = await crossref.get_work(doi)
     except NotFoundError:

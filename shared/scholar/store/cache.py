@@ -136,6 +136,26 @@ class Cache:
             _remember(table, pk, value, _expiry(item))
         return value
 
+    def get_first(self, *wanted: tuple[str, str]) -> tuple[str, Any] | None:
+        """The first of several ``(namespace, key)`` entries that holds a value, as ``(namespace, value)``.
+
+        Memory is asked for all of them before the table is asked for any, so a warm function that knows
+        the second (e.g. a remembered "not found" behind a record it never had) makes no round trip.
+        """
+        table = self.table
+        if not table:
+            return None
+        if self._memory:
+            for namespace, key in wanted:
+                value = _recall(table, self.pk(namespace, key))
+                if value is not None:
+                    return namespace, value
+        for namespace, key in wanted:
+            value = self.get(namespace, key)
+            if value is not None:
+                return namespace, value
+        return None
+
     def get_many(self, namespace: str, keys: Iterable[str]) -> dict[str, Any]:
         """Cached values for many keys at once (BatchGetItem, 100 keys a request)."""
         wanted = {self.pk(namespace, k): k for k in dict.fromkeys(keys)}
