@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from scholar.config import get_settings
 from scholar.errors import NotFoundError
+from scholar.runtime.aio import off_loop
 from scholar.store import aws
 from scholar.store.blobs import BlobStore
 from scholar.store.boundary import boto_errors
@@ -238,11 +239,12 @@ async def unless_known_missing(cache: Cache, key: str, fetch: Callable[[], Await
     Raises:
         NotFoundError: the source said so now, or said so within ``ttl_s`` (raised again without asking).
     """
-    known = cache.get("negative", key)
+    known = await off_loop(cache.get, "negative", key)
     if isinstance(known, dict) and "message" in known:
         raise NotFoundError(str(known["message"]), source=known.get("source"), status=known.get("status"))
     try:
         return await fetch()
     except NotFoundError as err:
-        cache.put("negative", key, {"message": err.message, "source": err.source, "status": err.status}, ttl_s=ttl_s)
+        known = {"message": err.message, "source": err.source, "status": err.status}
+        await off_loop(cache.put, "negative", key, known, ttl_s=ttl_s)
         raise
