@@ -2,11 +2,12 @@
 
 N cached ``get_paper`` lookups run concurrently (``asyncio.gather`` on the process loop) while every DynamoDB
 call is delayed by ``--latency-ms`` (a client wrapper standing in for the network round trip; the in-process
-moto call adds its own time). The store is called synchronously from the coroutines, so each call holds the
-event loop: the lookups run one after another. Printed: one lookup alone, the N together, and the
-concurrency actually obtained (N × one / together: 1.0 = fully serialised, N = fully concurrent).
-The last line is the same fan-out at the store itself, the call made inline and through
-``scholar.runtime.aio.off_loop``: what moving the call sites off the loop buys.
+moto call adds its own time). Every store call of a coroutine goes through ``scholar.runtime.aio.off_loop``
+(tests/unit/test_blocking_calls.py keeps it so), so the lookups overlap; before that change each call held
+the event loop and they ran one after another (concurrency 0.98 of 10 on 2026-12-01). Printed: one lookup
+alone, the N together, and the concurrency actually obtained (N × one / together: 1.0 = fully serialised,
+N = fully concurrent; moto in-process and the GIL keep it below N). The last line is the same fan-out at the
+store itself, the call made inline and through ``off_loop``.
 
 ``python -m benchmarks.blocking_bench [--lookups N] [--latency-ms MS]``
 """

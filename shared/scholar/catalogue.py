@@ -93,7 +93,7 @@ class ToolSpec:
         combined: dict[str, Any] = {"type": "object", "anyOf": schemas}
         if defs:
             combined["$defs"] = defs
-        return combined
+        return _without_model_descriptions(combined)
 
 
 Handler = Callable[[Any, CallContext], Awaitable[BaseModel]]
@@ -153,6 +153,28 @@ def _without_titles(node: Any, *, is_property: bool = False) -> Any:
         return out
     if isinstance(node, list):
         return [_without_titles(item) for item in node]
+    return node
+
+
+def _without_model_descriptions(node: Any, *, is_property: bool = False) -> Any:
+    """Drop the descriptions pydantic takes from model and enum docstrings (field descriptions stay).
+
+    In an output schema they are notes for this code base, repeated in every tool that returns the model
+    (~14 kB of the tools/list answer); what a client needs is in the tool's description and the fields'.
+    """
+    if isinstance(node, dict):
+        own = not is_property and ("properties" in node or "enum" in node)
+        out = {}
+        for key, value in node.items():
+            if key == "description" and own:
+                continue
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {name: _without_model_descriptions(sub, is_property=True) for name, sub in value.items()}
+            else:
+                out[key] = _without_model_descriptions(value)
+        return out
+    if isinstance(node, list):
+        return [_without_model_descriptions(item) for item in node]
     return node
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from scholar.errors import InvalidArgumentError, NotFoundError
+from scholar.runtime.aio import off_loop
 
 FIELD = "patent_number"
 EXAMPLES = (
@@ -211,7 +212,7 @@ async def standardise(number: PatentNumber) -> PatentNumber:
     original = number.original or number.compact
     key = f"patent-number:{original}{number.kind or ''}"
     cache = Cache()
-    held = cache.get(NUMBER_CACHE_NAMESPACE, key)
+    held = await off_loop(cache.get, NUMBER_CACHE_NAMESPACE, key)
     if isinstance(held, dict):
         return PatentNumber(held["country"], held["number"], held.get("kind"))
     reference = f"{number.country}.({original[2:]})" + (f".{number.kind}" if number.kind else "")
@@ -230,5 +231,6 @@ async def standardise(number: PatentNumber) -> PatentNumber:
     if found is None:
         raise invalid(original, "the EPO number service returned no docdb form for it")
     found = found.with_kind(found.kind or number.kind)
-    cache.put(NUMBER_CACHE_NAMESPACE, key, {"country": found.country, "number": found.number, "kind": found.kind})
+    docdb = {"country": found.country, "number": found.number, "kind": found.kind}
+    await off_loop(cache.put, NUMBER_CACHE_NAMESPACE, key, docdb)
     return found

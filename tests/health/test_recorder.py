@@ -1,9 +1,10 @@
-"""Every tool call leaves one usage record, written in one batch when the call ends, never failing the call."""
+"""Every tool call leaves one usage record, written in one batch behind the call's answer, never failing the call."""
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 
 import httpx
 import pytest
@@ -13,7 +14,7 @@ from scholar.errors import UPSTREAM_ERROR
 from scholar.health import recorder
 from scholar.health.records import NO_SOURCE, hash_principal, record_of
 from scholar.runtime import aio
-from scholar.store.usage import UsageStore, UsageWriteError
+from scholar.store.usage import UsageStore, UsageWriteError, wait_written
 from tests.health.conftest import USAGE_TABLE
 
 SEARCH = "/s2/graph/v1/paper/search"
@@ -87,6 +88,7 @@ def test_a_failed_write_is_logged_and_counted_and_the_call_still_answers(
     monkeypatch.setattr(recorder, "count_write_failure", lambda: counted.append(1))
     with caplog.at_level(logging.ERROR, logger="scholar.health.recorder"):
         outcome = invoke(lambda_context, "search_papers", query="turing", limit=100)
+        assert wait_written()
     assert outcome["ok"] is True and outcome["result"]["data"]
     assert counted == [1]
     assert any(r.name == "scholar.health.recorder" for r in caplog.records)
@@ -97,7 +99,26 @@ def test_the_call_s_records_go_out_in_one_batch_write(usage, turing, lambda_cont
     real = UsageStore.put
     monkeypatch.setattr(UsageStore, "put", lambda self, rows: batches.append(list(rows)) or real(self, batches[-1]))
     invoke(lambda_context, "search_papers", query="turing", limit=100)
+    assert wait_written()
     assert len(batches) == 1
+
+
+def test_the_answer_does_not_wait_for_its_usage_write(usage, turing, lambda_context, monkeypatch):
+    release, writing = threading.Event(), threading.Event()
+    real = UsageStore.put
+
+    def held(self, rows):
+        writing.set()
+        assert release.wait(10)
+        real(self, rows)
+
+    monkeypatch.setattr(UsageStore, "put", held)
+    outcome = invoke(lambda_context, "search_papers", query="turing", limit=100)
+    assert outcome["ok"] is True  # answered while its record's write is still held
+    assert writing.wait(10) and not wait_written(timeout_s=0)
+    release.set()
+    (record,) = stored(usage, "s2")  # a reader in the same process waits for the queued write
+    assert record.tool == "search_papers"
 
 
 def test_no_record_holds_query_text_identifiers_arguments_or_the_caller(
@@ -115,6 +136,7 @@ def test_no_record_holds_query_text_identifiers_arguments_or_the_caller(
     )
     invoke(lambda_context, "search_papers", principal="apikey:secret-key-id-42", query="turing", venue="Mind", limit=7)
     invoke(lambda_context, "get_paper", principal="apikey:secret-key-id-42", identifier=PNAS_DOI)
+    assert wait_written()
     items = aws.dynamodb.scan(TableName=USAGE_TABLE)["Items"]
     assert len(items) >= 4  # the search's and get_paper's rows, and their hour markers
     text = json.dumps(items).lower()

@@ -140,3 +140,22 @@ def test_without_a_table_get_is_none_and_put_is_a_no_op(env):
     assert cache.get("record", "k") is None
     assert cache.get_many("record", ["k"]) == {}
     cache.delete("record", "k")
+
+
+def test_get_first_answers_from_memory_before_asking_the_table_for_an_earlier_entry(aws, monkeypatch):
+    cache = Cache()
+    cache.put("negative", "crossref:10.1/x", True)  # remembered in memory; the record was never stored
+    calls = []
+    original = cache.client.get_item
+    monkeypatch.setattr(cache.client, "get_item", lambda **kw: calls.append(kw) or original(**kw))
+    assert cache.get_first(("record", "crossref:10.1/x"), ("negative", "crossref:10.1/x")) == ("negative", True)
+    assert calls == []
+
+
+def test_get_first_reads_the_table_in_order_when_memory_knows_none(aws):
+    cache = Cache()
+    cache.put("negative", "k", True)
+    cache.put("record", "k", {"x": 1})
+    forget_memory()
+    assert cache.get_first(("record", "k"), ("negative", "k")) == ("record", {"x": 1})
+    assert cache.get_first(("record", "absent"), ("negative", "absent")) is None

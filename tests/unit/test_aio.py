@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 
 import pytest
@@ -35,3 +36,13 @@ def test_an_off_loop_call_raises_its_own_exception_in_the_coroutine():
 
     with pytest.raises(KeyError):
         aio.run(aio.off_loop(fail))
+
+
+def test_an_off_loop_call_sees_the_caller_s_context_variables():
+    current = contextvars.ContextVar("current", default="none")
+
+    async def inside() -> str:
+        current.set("the caller's")
+        return await aio.off_loop(current.get)
+
+    assert aio.run(inside()) == "the caller's"

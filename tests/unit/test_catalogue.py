@@ -117,3 +117,12 @@ def test_a_queued_tool_output_schema_resolves_its_references():
     schema = spec.output_schema()  # the second call must not have lost the $defs the first one used
     paper = {"paperId": "x", "title": "T", "authors": [{"authorId": "1", "name": "A"}], "sources": ["s2"]}
     jsonschema.validate(paper, schema)
+
+
+def test_output_schemas_keep_field_descriptions_but_not_model_docstrings():
+    schema = TOOLS["get_paper"].output_schema()
+    defs = schema["$defs"]
+    assert all("description" not in node for node in defs.values())
+    assert all("description" not in branch for branch in schema["anyOf"])
+    described = [p for node in defs.values() for p in node.get("properties", {}).values() if "description" in p]
+    assert described  # what a field means is still said

@@ -8,7 +8,6 @@ version it converted, whatever version is asked, so its text is served but never
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import zlib
@@ -21,6 +20,7 @@ from scholar.arxiv.spec import ArxivPaper, ReadPaperInput, ReadPaperResult
 from scholar.config import get_settings
 from scholar.errors import NotFoundError, UnavailableError, UpstreamError
 from scholar.ids import parse_arxiv_id
+from scholar.runtime.aio import off_loop
 from scholar.sources import arxiv
 from scholar.store.blobs import BlobStore
 from scholar.store.cache import Cache
@@ -102,7 +102,7 @@ async def _build_body(paper: ArxivPaper) -> tuple[Body, bool]:
             reason=reasons.CONTENT_UNAVAILABLE,
             hint="Only the metadata is available: use the abstract from arxiv_get_papers, or try another version.",
         )
-    text = await asyncio.to_thread(pdf_text, data)
+    text = await off_loop(pdf_text, data)
     if not text:
         raise _extraction_failed("its PDF has no text layer")
     # A PDF-derived body after a render service failed is served, not stored: the render may exist.
@@ -119,12 +119,12 @@ async def load_body(paper: ArxivPaper) -> Body:
     """
     blobs = _blobs()
     key = _blob_key(paper.id)
-    if blobs is not None and (stored := blobs.get(key)) is not None:
+    if blobs is not None and (stored := await off_loop(blobs.get, key)) is not None:
         return Body.model_validate(json.loads(zlib.decompress(stored)))
     body, complete = await _build_body(paper)
     # ar5iv's text may be another version's: storing it under this version's key would make that permanent.
     if blobs is not None and complete and body.source != "ar5iv":
-        blobs.put(key, zlib.compress(body.model_dump_json().encode(), 6), "application/octet-stream")
+        await off_loop(blobs.put, key, zlib.compress(body.model_dump_json().encode(), 6), "application/octet-stream")
     return body
 
 

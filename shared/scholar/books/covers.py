@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-
+from scholar.runtime.aio import off_loop
 from scholar.sources import openlibrary
 from scholar.sources.openlibrary import CoverSize
 from scholar.store.blobs import BlobStore
@@ -29,9 +28,9 @@ async def store_cover(
         return None
     blobs = blobs or BlobStore()
     key = cover_key(name, size)
-    if not await asyncio.to_thread(blobs.exists, key):
+    if not await off_loop(blobs.exists, key):
         data = await openlibrary.fetch_cover(cover_id, size)
         if data is None:
             return None
-        await asyncio.to_thread(blobs.put, key, data, "image/jpeg")
+        await off_loop(blobs.put, key, data, "image/jpeg")
     return key, blobs.presign(key, LINK_TTL_S)

@@ -6,12 +6,27 @@ reads it, and the probe function keeps it fed. ``scholar.health.probe`` is impor
 (it sends HTTP requests through ``scholar.http``, which imports the recorder from here).
 """
 
-from scholar.health.doctor import Finding, diagnose
-from scholar.health.history import Windows, close_hours, windows
-from scholar.health.recorder import Call, annotate, note_answer, note_attempt, recording
-from scholar.health.records import NO_SOURCE, SourceStats, UsageRecord, hash_principal
-from scholar.health.report import SourceHealth, health_of, source_status
-from scholar.health.summary import Summary
+import importlib
+from typing import Any
+
+# Imported when first asked for (PEP 562): every family function imports the recorder, which pulls in this
+# package; the doctor, the history and the report (pydantic models) are only for source_health and the probe.
+_WHERE = {
+    "Finding": "doctor", "diagnose": "doctor",
+    "Windows": "history", "close_hours": "history", "windows": "history",
+    "Call": "recorder", "annotate": "recorder", "note_answer": "recorder", "note_attempt": "recorder",
+    "recording": "recorder",
+    "NO_SOURCE": "records", "SourceStats": "records", "UsageRecord": "records", "hash_principal": "records",
+    "SourceHealth": "report", "health_of": "report", "source_status": "report",
+    "Summary": "summary",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+
 
 __all__ = [
     "NO_SOURCE",

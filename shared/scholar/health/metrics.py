@@ -10,7 +10,7 @@ from __future__ import annotations
 from aws_lambda_powertools.metrics import EphemeralMetrics
 
 from scholar.health.records import NO_SOURCE, UsageRecord
-from scholar.runtime.observability import NAMESPACE, SERVICE, metrics
+from scholar.runtime.observability import NAMESPACE, SERVICE
 
 
 def publish(records: list[UsageRecord]) -> None:
@@ -32,8 +32,14 @@ def publish(records: list[UsageRecord]) -> None:
 
 
 def count_write_failure() -> None:
-    """One usage batch could not be written (alarmable; the call itself went on)."""
-    metrics.add_metric(name="UsageWriteFailed", unit="Count", value=1)
+    """One usage batch could not be written (alarmable; the call itself went on).
+
+    Emitted at once in a blob of its own (dimension ``service``, as the alarm reads it): the usage writer
+    thread reports it, and the handler's shared ``metrics`` is not safe to add to from another thread.
+    """
+    blob = EphemeralMetrics(namespace=NAMESPACE, service=SERVICE)
+    blob.add_metric(name="UsageWriteFailed", unit="Count", value=1)
+    blob.flush_metrics()
 
 
 def _server_errors(statuses: dict[str, int]) -> int:

@@ -4,8 +4,8 @@
 inside the coroutine (a context variable: the process loop runs many callers' coroutines at once, on
 another thread than the handler's, and tasks spawned by the tool inherit it). ``scholar.http`` reports
 every upstream attempt through ``note_attempt``; tools may add what only they know (``annotate``,
-``note_answer``). When the call ends its record goes out in one batch write; a failed write is
-logged and counted, and never fails the call.
+``note_answer``). When the call ends its record is queued and written behind the answer in one batch
+write; a failed write is logged and counted, and never fails the call.
 """
 
 from __future__ import annotations
@@ -175,10 +175,14 @@ def recording(family: str, tool: str, principal: str) -> Iterator[Call]:
 
 
 def flush(records: list[UsageRecord]) -> None:
-    """Write records in one batch and publish their per-source metrics; failures are logged and counted."""
+    """Publish the records' per-source metrics and queue them for writing behind the call (scholar.store.usage).
+
+    The tool's answer does not wait for the write; a refused write is logged and counted.
+    """
     publish(records)
-    try:
-        UsageStore().put(row for record in records for row in rows_of(record))
-    except UsageWriteError:
-        logger.exception("usage records were not written")
-        count_write_failure()
+    UsageStore().put_behind((row for record in records for row in rows_of(record)), on_error=_write_failed)
+
+
+def _write_failed(exc: UsageWriteError) -> None:
+    logger.error("usage records were not written: %s", exc)
+    count_write_failure()

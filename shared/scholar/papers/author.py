@@ -9,6 +9,7 @@ from scholar.papers.common import cache_key
 from scholar.papers.fields import COMPACT
 from scholar.papers.mapping import from_s2
 from scholar.papers.spec_graph import AuthorProfile, GetAuthorInput, GetAuthorResult
+from scholar.runtime.aio import off_loop
 from scholar.sources import s2
 from scholar.store.cache import Cache
 
@@ -36,7 +37,7 @@ async def get_author(args: GetAuthorInput, cache: Cache | None = None) -> GetAut
     """
     cache = cache or Cache()
     key = cache_key("get_author", args)
-    cached = cache.get("list", key)
+    cached = await off_loop(cache.get, "list", key)
     if cached is not None:
         return GetAuthorResult.model_validate(cached)
     ident = args.identifier.strip()
@@ -54,5 +55,5 @@ async def get_author(args: GetAuthorInput, cache: Cache | None = None) -> GetAut
             candidates=[_profile(row) for row in (found.get("data") or [])[:CANDIDATES]],
             total=found.get("total"),
         )
-    cache.put("list", key, result.model_dump(mode="json"))
+    await off_loop(cache.put, "list", key, result.model_dump(mode="json"))
     return result

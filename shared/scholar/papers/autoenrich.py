@@ -16,6 +16,7 @@ from scholar.ids import InvalidIdError, parse_isbn
 from scholar.papers import biblio
 from scholar.papers.common import failed
 from scholar.records import Bibliographic, FailedSource, Paper
+from scholar.runtime.aio import off_loop
 from scholar.sources import crossref, openlibrary
 from scholar.store.cache import Cache
 
@@ -46,18 +47,17 @@ async def crossref_biblio(doi: str, cache: Cache) -> Bibliographic | None:
         RateLimitedError / UpstreamError: Crossref failed.
     """
     key = f"crossref:{doi}"
-    cached = cache.get("record", key)
-    if cached is not None:
-        return Bibliographic.model_validate(cached)
-    if cache.get("negative", key):
-        return None
+    known = await off_loop(cache.get_first, ("record", key), ("negative", key))
+    if known is not None:
+        namespace, value = known
+        return Bibliographic.model_validate(value) if namespace == "record" else None
     try:
         message = await crossref.get_work(doi)
     except NotFoundError:
-        cache.put("negative", key, True)
+        await off_loop(cache.put, "negative", key, True)
         return None
     found = biblio.from_crossref(message)
-    cache.put("record", key, found.model_dump(mode="json"))
+    await off_loop(cache.put, "record", key, found.model_dump(mode="json"))
     return found
 
 

@@ -22,6 +22,7 @@ from scholar.papers.spec_graph import (
     GetReferencesResult,
 )
 from scholar.records import Paper
+from scholar.runtime.aio import off_loop
 from scholar.sources import s2
 from scholar.store.cache import Cache
 
@@ -60,7 +61,7 @@ async def list_papers(
     cache = cache or Cache()
     ckey = cache_key(kind, args, identifier=key)
     model = GetCitationsResult if kind == "citations" else GetReferencesResult
-    cached = cache.get("list", ckey)
+    cached = await off_loop(cache.get, "list", ckey)
     if cached is not None:
         return model.model_validate(cached)
     limit = args.limit
@@ -104,7 +105,7 @@ async def list_papers(
         sources=["s2", *(["openlibrary"] if any(p.book_metadata for _, p in kept) else [])],
     )
     if not failures:
-        cache.put("list", ckey, result.model_dump(mode="json"))
+        await off_loop(cache.put, "list", ckey, result.model_dump(mode="json"))
     return result
 
 

@@ -14,6 +14,7 @@ from scholar.papers.common import failed
 from scholar.papers.lookup import get_paper, parse_identifier
 from scholar.papers.spec_export import Concept, EnrichPaperInput, EnrichPaperResult, Funder, OpenAccess, Topic
 from scholar.records import FailedSource
+from scholar.runtime.aio import off_loop
 from scholar.sources import openalex, unpaywall
 from scholar.store.cache import DAY, Cache
 
@@ -114,7 +115,7 @@ async def enrich_paper(args: EnrichPaperInput, cache: Cache | None = None) -> En
     doi, work_id = await _locate(args.identifier)
     wanted = sorted(set(args.fields))
     key = f"enrich:{doi or work_id}:{','.join(wanted)}"
-    cached = cache.get("result", key)
+    cached = await off_loop(cache.get, "result", key)
     if cached is not None:
         return EnrichPaperResult.model_validate(cached)
     failures: list[FailedSource] = []
@@ -153,5 +154,5 @@ async def enrich_paper(args: EnrichPaperInput, cache: Cache | None = None) -> En
         raise missing or NotFoundError(f"OpenAlex has no record of {args.identifier!r}", source="openalex")
     result = EnrichPaperResult(**values, failed_sources=failures, partial=bool(failures))
     if not failures:
-        cache.put("result", key, result.model_dump(mode="json"), ttl_s=TTL_S)
+        await off_loop(cache.put, "result", key, result.model_dump(mode="json"), ttl_s=TTL_S)
     return result

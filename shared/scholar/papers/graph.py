@@ -18,6 +18,7 @@ from scholar.errors import NotFoundError
 from scholar.papers.common import MAX_RESULT_CHARS, cache_key, check_years, has_filters, passes, s2_key
 from scholar.papers.neighbours import MAX_PAGE, GraphReader, Kind, is_s2_id
 from scholar.papers.spec_graph import GetCitationGraphInput, GetCitationGraphResult, GraphEdge, GraphNode, GraphStats
+from scholar.runtime.aio import off_loop
 from scholar.store.cache import Cache
 
 NODE_FIELDS = ("paperId", "title", "year", "citationCount", "externalIds", "fieldsOfStudy", "authors")
@@ -155,7 +156,7 @@ async def citation_graph(
     cache = cache or Cache()
     keys = sorted({s2_key(raw, f"seed_ids[{i}]") for i, raw in enumerate(args.seed_ids)})
     ckey = cache_key("graph", args, seed_ids=keys)
-    cached = cache.get("graph", ckey)
+    cached = await off_loop(cache.get, "graph", ckey)
     if cached is not None:
         return GetCitationGraphResult.model_validate(cached)
     reader = GraphReader(concurrency=concurrency)
@@ -178,7 +179,7 @@ async def citation_graph(
         raise NotFoundError(f"Semantic Scholar has none of the seeds: {', '.join(args.seed_ids)}", source="s2")
     result = _result(walk, seeds, unresolved, began)
     if not result.partial:
-        cache.put("graph", ckey, result.model_dump(mode="json"))
+        await off_loop(cache.put, "graph", ckey, result.model_dump(mode="json"))
     return result
 
 

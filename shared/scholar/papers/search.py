@@ -9,6 +9,7 @@ from scholar.errors import InvalidArgumentError
 from scholar.papers.fields import BULK_UNSUPPORTED, FIELDS
 from scholar.papers.mapping import from_s2, shorten_for_list
 from scholar.papers.spec import SearchPapersInput, SearchPapersResult
+from scholar.runtime.aio import off_loop
 from scholar.sources import s2
 from scholar.store.cache import Cache
 
@@ -43,7 +44,7 @@ async def search_papers(args: SearchPapersInput, cache: Cache | None = None) -> 
         )
     cache = cache or Cache()
     key = json.dumps(args.model_dump(mode="json"), sort_keys=True)
-    cached = cache.get("search", f"papers:{key}")
+    cached = await off_loop(cache.get, "search", f"papers:{key}")
     if cached is not None:
         return SearchPapersResult.model_validate(cached)
     fields = FIELDS[args.fields]
@@ -69,5 +70,5 @@ async def search_papers(args: SearchPapersInput, cache: Cache | None = None) -> 
     result = SearchPapersResult(
         data=papers, total=total, offset=args.offset, next_offset=end if has_more else None, sort=args.sort
     )
-    cache.put("search", f"papers:{key}", result.model_dump(mode="json"))
+    await off_loop(cache.put, "search", f"papers:{key}", result.model_dump(mode="json"))
     return result

@@ -15,6 +15,7 @@ from scholar.errors import InvalidArgumentError, NotFoundError, UpstreamError
 from scholar.patents.models import SearchPatentsResult
 from scholar.patents.spec import MAX_REACHABLE, SearchPatentsInput
 from scholar.records import PatentRecord
+from scholar.runtime.aio import off_loop
 from scholar.sources import epo_ops, epo_ops_biblio
 from scholar.store.cache import Cache
 
@@ -114,7 +115,7 @@ async def search_patents(args: SearchPatentsInput) -> SearchPatentsResult:
     rng = page_range(args.offset, args.limit)
     cache = Cache()
     key = f"patents:{rng}:{cql}"
-    held = cache.get("search", key)
+    held = await off_loop(cache.get, "search", key)
     if isinstance(held, dict):
         return SearchPatentsResult.model_validate(held)
     try:
@@ -123,7 +124,7 @@ async def search_patents(args: SearchPatentsInput) -> SearchPatentsResult:
     except NotFoundError:
         result = SearchPatentsResult(total_count=0, offset=args.offset, limit=args.limit, references=[],
                                      effective_query=cql)
-        cache.put("search", key, result.model_dump(mode="json"))
+        await off_loop(cache.put, "search", key, result.model_dump(mode="json"))
         return result
     except UpstreamError as err:
         if err.status in (400, 413):
@@ -131,7 +132,7 @@ async def search_patents(args: SearchPatentsInput) -> SearchPatentsResult:
                                        hint="Simplify the query; the CQL sent is the effective_query.") from err
         raise
     result = fit(parse_search(response.content, args.offset, args.limit, cql))
-    cache.put("search", key, result.model_dump(mode="json"))
+    await off_loop(cache.put, "search", key, result.model_dump(mode="json"))
     return result
 
 

@@ -13,23 +13,25 @@ from scholar.fulltext import jobs
 from scholar.fulltext.models import Job
 from scholar.fulltext.pipeline import ACTIONS
 from scholar.pdf.spec import ConvertPdfInput, FetchAndConvertInput, FetchPaperPdfInput, FetchPdfByUrlInput
+from scholar.runtime.aio import off_loop
 
 __all__ = ["ACTIONS", "HANDLERS"]
 
 
-def _answer(job: Job, ctx: CallContext) -> BaseModel:
-    return jobs.cached_answer(job) or jobs.queue(job, ctx)
+async def _answer(job: Job, ctx: CallContext) -> BaseModel:
+    # Both read and write the TaskTable and the bucket (boto3): off the event loop.
+    return await off_loop(jobs.cached_answer, job) or await off_loop(jobs.queue, job, ctx)
 
 
 async def fetch_paper_pdf(args: FetchPaperPdfInput, ctx: CallContext) -> BaseModel:
-    return _answer(jobs.paper_job("fetch_paper_pdf", args.identifier, convert=False), ctx)
+    return await _answer(jobs.paper_job("fetch_paper_pdf", args.identifier, convert=False), ctx)
 
 
 async def fetch_and_convert(args: FetchAndConvertInput, ctx: CallContext) -> BaseModel:
     job = jobs.paper_job(
         "fetch_and_convert", args.identifier, use_vlm=args.use_vlm, offset=args.offset, max_chars=args.max_chars
     )
-    return _answer(job, ctx)
+    return await _answer(job, ctx)
 
 
 async def fetch_pdf_by_url(args: FetchPdfByUrlInput, ctx: CallContext) -> BaseModel:
@@ -37,14 +39,14 @@ async def fetch_pdf_by_url(args: FetchPdfByUrlInput, ctx: CallContext) -> BaseMo
         "fetch_pdf_by_url", args.url, filename=args.filename, convert=args.convert, use_vlm=args.use_vlm,
         offset=args.offset, max_chars=args.max_chars,
     )
-    return _answer(job, ctx)
+    return await _answer(job, ctx)
 
 
 async def convert_pdf_to_markdown(args: ConvertPdfInput, ctx: CallContext) -> BaseModel:
     job = jobs.convert_job(
         "convert_pdf_to_markdown", args.file_path, use_vlm=args.use_vlm, offset=args.offset, max_chars=args.max_chars
     )
-    return _answer(job, ctx)
+    return await _answer(job, ctx)
 
 
 HANDLERS: dict[str, Handler] = {

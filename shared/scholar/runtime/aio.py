@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextvars
 import functools
 import threading
 from collections.abc import Callable, Coroutine
@@ -73,9 +74,14 @@ def _blocking_pool() -> ThreadPoolExecutor:
 
 
 async def off_loop(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
-    """Run the blocking ``fn(*args, **kwargs)`` on a worker thread and await its result (or its exception)."""
+    """Run the blocking ``fn(*args, **kwargs)`` on a worker thread and await its result (or its exception).
+
+    ``fn`` sees the caller's context variables (the usage record being filled, a deadline), as with
+    ``asyncio.to_thread``.
+    """
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_blocking_pool(), functools.partial(fn, *args, **kwargs))
+    context = contextvars.copy_context()
+    return await loop.run_in_executor(_blocking_pool(), functools.partial(context.run, fn, *args, **kwargs))
 
 
 def is_process_loop(loop: asyncio.AbstractEventLoop) -> bool:

@@ -19,6 +19,7 @@ from scholar.catalogue import CallContext, Handler, family_tools
 from scholar.errors import InternalError, InvalidArgumentError, RateLimitedError, ScholarError
 from scholar.health.recorder import Call, recording
 from scholar.runtime import aio
+from scholar.runtime.aio import off_loop
 from scholar.runtime.hints import with_family_hint
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.observability import metrics
@@ -103,7 +104,7 @@ async def run_tool(family: str, invocation: Invocation) -> dict[str, Any]:
         from scholar.runtime.queue import enqueue_retry  # noqa: PLC0415  # only on the throttled path
 
         logger.info("queuing %s after the retry budget ran out", spec.name)
-        return dump_result(enqueue_retry(spec, invocation, reason="rate_limited"))
+        return dump_result(await off_loop(enqueue_retry, spec, invocation, reason="rate_limited"))
     return enforce_cap(spec.name, dump_result(model))
 
 

@@ -19,6 +19,7 @@ import weakref
 from scholar import http
 from scholar.config import get_settings
 from scholar.errors import ForbiddenError, UnavailableError
+from scholar.runtime.aio import off_loop
 from scholar.store.cache import Cache
 
 logger = logging.getLogger(__name__)
@@ -94,7 +95,7 @@ async def access_token(*, rejected: str | None = None) -> str:
             return token
         if token is not None:
             _process.clear()
-            cache.delete("result", _CACHE_KEY)
+            await off_loop(cache.delete, "result", _CACHE_KEY)
         return await _new_token(cache)
 
 
@@ -123,6 +124,6 @@ async def _new_token(cache: Cache) -> str:
     keep_s = max(1, lifetime - REFRESH_MARGIN_S)
     held = {"token": token, "expires_at": time.time() + keep_s}
     _process["token"] = held
-    cache.put("result", _CACHE_KEY, held, ttl_s=keep_s)
+    await off_loop(cache.put, "result", _CACHE_KEY, held, ttl_s=keep_s)
     logger.info("new EPO OPS access token (valid %ss)", lifetime)
     return str(token)

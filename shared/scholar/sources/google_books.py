@@ -20,6 +20,7 @@ from scholar import http
 from scholar.config import get_settings
 from scholar.errors import ForbiddenError, NotFoundError, RateLimitedError, UpstreamError
 from scholar.ids import InvalidIdError, parse_isbn
+from scholar.runtime.aio import off_loop
 from scholar.store.cache import Cache, unless_known_missing
 
 SOURCE = "google_books"
@@ -172,8 +173,8 @@ async def volume_by_isbn(isbn: str, cache: Cache | None = None) -> Volume:
     """
     cache = cache or Cache()
     isbn13 = parse_isbn(isbn)
-    if (hit := cache.get("result", f"gb-volume:{isbn13}")) is not None:
+    if (hit := await off_loop(cache.get, "result", f"gb-volume:{isbn13}")) is not None:
         return Volume.model_validate(hit)
     volume = await unless_known_missing(cache, f"gb-isbn:{isbn13}", lambda: _volume_listing(isbn13))
-    cache.put("result", f"gb-volume:{isbn13}", volume.model_dump(mode="json"))
+    await off_loop(cache.put, "result", f"gb-volume:{isbn13}", volume.model_dump(mode="json"))
     return volume

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from scholar import http
 from scholar.errors import ForbiddenError, NotFoundError, UpstreamError
 from scholar.ids import InvalidIdError, isbn13_to_isbn10, parse_isbn
+from scholar.runtime.aio import off_loop
 from scholar.store.cache import Cache, unless_known_missing
 from scholar.urlpath import segment
 
@@ -386,7 +387,7 @@ async def get_edition(edition_id: str, cache: Cache | None = None) -> Edition:
         ForbiddenError, RateLimitedError, UpstreamError: the request failed.
     """
     cache = cache or Cache()
-    if (hit := cache.get("record", f"ol-edition:{edition_id}")) is not None:
+    if (hit := await off_loop(cache.get, "record", f"ol-edition:{edition_id}")) is not None:
         return Edition.model_validate(hit)
     data = await unless_known_missing(
         cache,
@@ -395,7 +396,7 @@ async def get_edition(edition_id: str, cache: Cache | None = None) -> Edition:
     )
     edition = edition_from_json(data)
     edition.id = edition.id or edition_id
-    cache.put("record", f"ol-edition:{edition.id}", edition.model_dump(mode="json"))
+    await off_loop(cache.put, "record", f"ol-edition:{edition.id}", edition.model_dump(mode="json"))
     return edition
 
 
@@ -408,9 +409,9 @@ async def get_edition_by_isbn(isbn: str, cache: Cache | None = None) -> Edition:
     """
     cache = cache or Cache()
     isbn13 = parse_isbn(isbn)
-    if (edition_id := cache.get("alias", f"isbn:{isbn13}")) is not None:
+    if (edition_id := await off_loop(cache.get, "alias", f"isbn:{isbn13}")) is not None:
         return await get_edition(str(edition_id), cache)
-    if cache.get("negative", f"ol-isbn:{isbn13}") is not None:
+    if await off_loop(cache.get, "negative", f"ol-isbn:{isbn13}") is not None:
         raise NotFoundError(f"{SOURCE} has no edition with ISBN {isbn13}", source=SOURCE, status=404)
     data: dict[str, Any] | None = None
     for form in dict.fromkeys(f for f in (isbn13, isbn13_to_isbn10(isbn13)) if f):
@@ -420,13 +421,13 @@ async def get_edition_by_isbn(isbn: str, cache: Cache | None = None) -> Edition:
         except NotFoundError:
             continue
     if data is None:
-        cache.put("negative", f"ol-isbn:{isbn13}", {"status": 404})
+        await off_loop(cache.put, "negative", f"ol-isbn:{isbn13}", {"status": 404})
         raise NotFoundError(f"{SOURCE} has no edition with ISBN {isbn13}", source=SOURCE, status=404)
     edition = edition_from_json(data)
     if not edition.id:
         raise UpstreamError(f"{SOURCE} answered ISBN {isbn13} with a record without an edition key", source=SOURCE)
-    cache.put("record", f"ol-edition:{edition.id}", edition.model_dump(mode="json"))
-    cache.put("alias", f"isbn:{isbn13}", edition.id)
+    await off_loop(cache.put, "record", f"ol-edition:{edition.id}", edition.model_dump(mode="json"))
+    await off_loop(cache.put, "alias", f"isbn:{isbn13}", edition.id)
     return edition
 
 
@@ -437,30 +438,30 @@ async def get_work(work_id: str, cache: Cache | None = None) -> Work:
         NotFoundError: Open Library has no such work.
     """
     cache = cache or Cache()
-    if (hit := cache.get("record", f"ol-work:{work_id}")) is not None:
+    if (hit := await off_loop(cache.get, "record", f"ol-work:{work_id}")) is not None:
         return Work.model_validate(hit)
     data = await unless_known_missing(
         cache, f"ol-work:{work_id}", lambda: _get_record(f"/works/{segment(work_id)}.json", what=f"work {work_id}")
     )
     work = work_from_json(data)
     work.id = work.id or work_id
-    cache.put("record", f"ol-work:{work.id}", work.model_dump(mode="json"))
+    await off_loop(cache.put, "record", f"ol-work:{work.id}", work.model_dump(mode="json"))
     return work
 
 
 async def _author_name(author_id: str, cache: Cache) -> str | None:
-    if (hit := cache.get("record", f"ol-author:{author_id}")) is not None:
+    if (hit := await off_loop(cache.get, "record", f"ol-author:{author_id}")) is not None:
         return hit.get("name")
-    if cache.get("negative", f"ol-author:{author_id}") is not None:
+    if await off_loop(cache.get, "negative", f"ol-author:{author_id}") is not None:
         return None
     try:
         data = await _get_record(f"/authors/{segment(author_id)}.json", what=f"author {author_id}")
     except NotFoundError:
         # A dangling author reference: the book record is complete without that name.
-        cache.put("negative", f"ol-author:{author_id}", {"status": 404})
+        await off_loop(cache.put, "negative", f"ol-author:{author_id}", {"status": 404})
         return None
     name = text_value(data.get("name")) or text_value(data.get("personal_name"))
-    cache.put("record", f"ol-author:{author_id}", {"name": name})
+    await off_loop(cache.put, "record", f"ol-author:{author_id}", {"name": name})
     return name
 
 
@@ -480,7 +481,7 @@ async def list_editions(work_id: str, *, offset: int = 0, limit: int = 50, cache
     """
     cache = cache or Cache()
     key = f"ol-editions:{work_id}:{offset}:{limit}"
-    if (hit := cache.get("list", key)) is not None:
+    if (hit := await off_loop(cache.get, "list", key)) is not None:
         return EditionsPage.model_validate(hit)
     data = await unless_known_missing(cache, f"ol-editions:{work_id}", lambda: _get(
         f"/works/{segment(work_id)}/editions.json",
@@ -498,7 +499,7 @@ async def list_editions(work_id: str, *, offset: int = 0, limit: int = 50, cache
         limit=limit,
         total=data["size"] if isinstance(data.get("size"), int) else None,
     )
-    cache.put("list", key, page.model_dump(mode="json"))
+    await off_loop(cache.put, "list", key, page.model_dump(mode="json"))
     return page
 
 

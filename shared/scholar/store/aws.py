@@ -42,8 +42,9 @@ def s3() -> S3Client:
 def reset_clients() -> None:
     """Forget the clients (the environment changed: another endpoint, another stack) and what they read."""
     from scholar.store.cache import forget_memory  # noqa: PLC0415  # cache imports aws: a cycle at the top
-    from scholar.store.usage import forget_markers  # noqa: PLC0415  # usage imports aws too; its hour markers belong to the old tables
+    from scholar.store.usage import forget_markers, wait_written  # noqa: PLC0415  # usage imports aws too; its hour markers belong to the old tables
 
+    wait_written()  # rows queued behind their calls go to the endpoint they were meant for
     client.cache_clear()
     forget_memory()
     forget_markers()

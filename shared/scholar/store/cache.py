@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from scholar.config import get_settings
 from scholar.errors import NotFoundError
+from scholar.runtime.aio import off_loop
 from scholar.store import aws
 from scholar.store.blobs import BlobStore
 from scholar.store.boundary import boto_errors
@@ -136,6 +137,26 @@ class Cache:
             _remember(table, pk, value, _expiry(item))
         return value
 
+    def get_first(self, *wanted: tuple[str, str]) -> tuple[str, Any] | None:
+        """The first of several ``(namespace, key)`` entries that holds a value, as ``(namespace, value)``.
+
+        Memory is asked for all of them before the table is asked for any, so a warm function that knows
+        the second (e.g. a remembered "not found" behind a record it never had) makes no round trip.
+        """
+        table = self.table
+        if not table:
+            return None
+        if self._memory:
+            for namespace, key in wanted:
+                value = _recall(table, self.pk(namespace, key))
+                if value is not None:
+                    return namespace, value
+        for namespace, key in wanted:
+            value = self.get(namespace, key)
+            if value is not None:
+                return namespace, value
+        return None
+
     def get_many(self, namespace: str, keys: Iterable[str]) -> dict[str, Any]:
         """Cached values for many keys at once (BatchGetItem, 100 keys a request)."""
         wanted = {self.pk(namespace, k): k for k in dict.fromkeys(keys)}
@@ -218,11 +239,12 @@ async def unless_known_missing(cache: Cache, key: str, fetch: Callable[[], Await
     Raises:
         NotFoundError: the source said so now, or said so within ``ttl_s`` (raised again without asking).
     """
-    known = cache.get("negative", key)
+    known = await off_loop(cache.get, "negative", key)
     if isinstance(known, dict) and "message" in known:
         raise NotFoundError(str(known["message"]), source=known.get("source"), status=known.get("status"))
     try:
         return await fetch()
     except NotFoundError as err:
-        cache.put("negative", key, {"message": err.message, "source": err.source, "status": err.status}, ttl_s=ttl_s)
+        known = {"message": err.message, "source": err.source, "status": err.status}
+        await off_loop(cache.put, "negative", key, known, ttl_s=ttl_s)
         raise

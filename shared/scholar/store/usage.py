@@ -6,14 +6,23 @@ source, a time window" is one query per hour of the window. Two small item kinds
 reader asks only the hours that exist), and ``pk = rollup#<source>, sk = <hour>`` holds the summary of
 a finished hour (written by the hourly probe), so a week of history is one query. Everything expires
 after 30 days (``expires_at``; DynamoDB deletes lazily, so reads filter on it too).
+
+Writes go behind the call (``UsageStore.put_behind``): one writer thread per process takes the rows as
+soon as they are queued and writes them (what queued meanwhile rides in the same batch), so no tool
+answer waits for its BatchWriteItem. A reader in the same process first waits for those writes
+(``wait_written``), so it always sees its own calls. Under Lambda a function is frozen once it has
+answered and the write finishes when it thaws; rows still queued when an environment is shut down
+are lost (at most the last call's of that environment).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,6 +32,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 from scholar.config import get_settings
 from scholar.store import aws
 
+logger = logging.getLogger(__name__)
+
 RETENTION_S = 30 * 86_400
 _BATCH_WRITE = 25  # DynamoDB's BatchWriteItem limit
 _UNPROCESSED_ROUNDS = 3
@@ -30,6 +41,15 @@ _HOUR = "%Y-%m-%dT%H"
 # Hour markers this process has written: a warm function writes each (table, source, hour) once.
 _marked: set[tuple[str, str, str]] = set()
 _marked_lock = threading.Lock()
+
+
+# Rows queued behind their calls: (table, client, rows, on_error); one writer thread drains them.
+_queued: deque[tuple[str, Any, list[UsageRow], Callable[[UsageWriteError], None]]] = deque()
+_queue_changed = threading.Condition()
+_writing = 0
+_writer: threading.Thread | None = None
+# How long a reader (or a test's teardown) waits for this process's queued writes.
+WAIT_WRITTEN_S = 10.0
 
 
 def forget_markers() -> None:
@@ -114,6 +134,20 @@ class UsageStore:
         with _marked_lock:
             _marked.update(markers)
 
+    def put_behind(self, rows: Iterable[UsageRow], on_error: Callable[[UsageWriteError], None]) -> None:
+        """Queue rows for the writer thread and return at once; ``on_error`` is told of a refused write."""
+        table = self.table
+        rows = list(rows)
+        if not table or not rows:
+            return
+        global _writer
+        with _queue_changed:
+            _queued.append((table, self._client, rows, on_error))
+            if _writer is None or not _writer.is_alive():
+                _writer = threading.Thread(target=_write_queued, name="scholar-usage", daemon=True)
+                _writer.start()
+            _queue_changed.notify_all()
+
     def _write(self, request: dict[str, Any]) -> None:
         for _ in range(_UNPROCESSED_ROUNDS):
             request = self.client.batch_write_item(RequestItems=request).get("UnprocessedItems") or {}
@@ -136,6 +170,7 @@ class UsageStore:
         table = self.table
         if not table:
             return []
+        wait_written()
         labels = self.active_hours(source, since, until) if hours is None else list(hours)
         low, high = _sort_key(since), _sort_key(until)
         now = time.time()
@@ -179,6 +214,7 @@ class UsageStore:
     def _by_hour(self, kind: str, source: str, since: float, until: float) -> dict[str, dict[str, Any]]:
         if not self.table:
             return {}
+        wait_written()
         now = time.time()
         items = self._query(
             KeyConditionExpression="pk = :pk AND sk BETWEEN :low AND :high",
@@ -206,6 +242,39 @@ class UsageStore:
                     return items
         except (ClientError, BotoCoreError) as exc:
             raise UsageReadError(f"usage table query failed: {type(exc).__name__}") from exc
+
+
+def _write_queued() -> None:
+    """The writer thread: write what is queued, the rows of consecutive calls to one table in one batch."""
+    global _writing
+    while True:
+        with _queue_changed:
+            _queue_changed.wait_for(lambda: bool(_queued))
+            table, client, rows, on_error = _queued.popleft()
+            handlers = [on_error]
+            while (_queued and _queued[0][:2] == (table, client)
+                   and len(rows) + len(_queued[0][2]) <= _BATCH_WRITE):
+                *_, more, handler = _queued.popleft()
+                rows = rows + more
+                handlers.append(handler)
+            _writing += 1
+        try:
+            UsageStore(table, client).put(rows)
+        except UsageWriteError as exc:
+            for handler in dict.fromkeys(handlers):
+                handler(exc)
+        except Exception:  # the writer thread must outlive one bad batch
+            logger.exception("usage rows could not be written")
+        finally:
+            with _queue_changed:
+                _writing -= 1
+                _queue_changed.notify_all()
+
+
+def wait_written(timeout_s: float = WAIT_WRITTEN_S) -> bool:
+    """Wait until this process's queued usage rows are written (or refused); False if time ran out."""
+    with _queue_changed:
+        return _queue_changed.wait_for(lambda: not _queued and not _writing, timeout_s)
 
 
 def _sort_key(at: float) -> str:

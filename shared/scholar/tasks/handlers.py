@@ -8,6 +8,7 @@ from typing import Any
 
 from scholar.catalogue import CallContext, Handler
 from scholar.errors import InternalError, NotFoundError
+from scholar.runtime.aio import off_loop
 from scholar.runtime.invocation import Outcome
 from scholar.runtime.outcome import finish_task
 from scholar.runtime.reconcile import reconcile
@@ -28,20 +29,20 @@ def _elapsed(task: TaskItem) -> float:
 
 async def get_task_result(args: GetTaskResultInput, ctx: CallContext) -> TaskResult:
     store = TaskStore()
-    task = store.get(args.task_id, ctx.principal)
+    task = await off_loop(store.get, args.task_id, ctx.principal)
     if task is None:
         raise NotFoundError(
             f"no task {args.task_id} for this caller (unknown, expired, or started by someone else)",
             hint="Task results expire; start the call again.",
         )
-    task = reconcile(store, task)
+    task = await off_loop(reconcile, store, task)
     running = task.status not in TERMINAL
     return TaskResult(
         task_id=task.task_id,
         status=task.status,
         tool=task.tool,
         elapsed_s=_elapsed(task),
-        result=store.load_result(task) if task.status == "completed" else None,
+        result=await off_loop(store.load_result, task) if task.status == "completed" else None,
         error=task.error if task.status in ("failed", "cancelled") else None,
         hint=(task.progress or "working") if running else None,
         poll_after_s=2 if running else None,
@@ -49,7 +50,7 @@ async def get_task_result(args: GetTaskResultInput, ctx: CallContext) -> TaskRes
 
 
 async def list_tasks(args: ListTasksInput, ctx: CallContext) -> TaskList:
-    tasks = TaskStore().list(ctx.principal, limit=args.limit)
+    tasks = await off_loop(TaskStore().list, ctx.principal, limit=args.limit)
     summaries = [
         TaskSummary(task_id=t.task_id, status=t.status, tool=t.tool, created_at=t.created_at, elapsed_s=_elapsed(t))
         for t in tasks
