@@ -93,6 +93,14 @@ def test_a_collection_outside_the_pattern_is_refused_naming_the_field(aws: AwsRe
     assert caught.value.details["field"] == "collection"
 
 
+@pytest.mark.parametrize("identifier", ["0", "W2741809807"])  # no accepted form; an id S2 cannot look up
+def test_an_identifier_that_names_no_paper_pdf_is_refused_naming_the_field(aws: AwsResources, identifier: str) -> None:
+    with pytest.raises(ScholarError) as caught:
+        tool({"identifier": identifier})
+    assert caught.value.code == INVALID_ARGUMENT
+    assert caught.value.details["field"] == "identifier"
+
+
 def test_each_location_s_version_label_comes_with_its_candidate(web: FakeUpstream) -> None:
     resolution = asyncio.run(resolve_paper(f"doi:{DOI}", f"DOI:{DOI}", publisher_links=True))
     assert [(c.source, c.version) for c in resolution.candidates] == [

@@ -13,7 +13,9 @@ class PdfFields(BaseModel):
     pdf_path: str | None = Field(default=None, description="Artifact reference of the PDF (pdfs/<sha256>.pdf)")
     pdf_url: str | None = Field(default=None, description="Short-lived download URL of the PDF")
     pdf_url_expires_s: int | None = None
-    pdf_source: PdfSource | None = Field(default=None, description="s2_oa, arxiv, pmc, unpaywall, openalex, publisher or url")
+    pdf_source: PdfSource | None = Field(
+        default=None, description="s2_oa, arxiv, pmc, unpaywall, openalex, publisher or url"
+    )
     source_url: str | None = Field(default=None, description="The URL the PDF was downloaded from")
     sha256: str | None = None
     size_bytes: int | None = None

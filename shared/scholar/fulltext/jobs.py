@@ -17,12 +17,12 @@ from pydantic import BaseModel
 
 from scholar.catalogue import CallContext, QueuedResult
 from scholar.config import get_settings
-from scholar.errors import NotFoundError, UnavailableError
+from scholar.errors import InvalidArgumentError, NotFoundError, UnavailableError
 from scholar.fulltext import artifacts, results
 from scholar.fulltext.fetch import web_access
 from scholar.fulltext.models import Job
 from scholar.fulltext.ssrf import vet_url
-from scholar.ids import parse_paper_id
+from scholar.ids import InvalidIdError, parse_paper_id
 from scholar.runtime.cancel import cancel
 from scholar.runtime.executions import start_execution
 from scholar.runtime.queue import new_task, start_task
@@ -38,9 +38,17 @@ _BUCKET_S = 3600
 
 
 def paper_job(tool: str, identifier: str, **options: object) -> Job:
-    """A job for a paper identifier (parsed and normalised; invalid ones raise InvalidArgumentError)."""
-    parsed = parse_paper_id(identifier)
-    return Job(kind="paper", tool=tool, identifier=parsed.cache_key(), s2_key=parsed.s2_key(), **options)
+    """A job for a paper identifier (parsed and normalised).
+
+    Raises:
+        InvalidArgumentError: field ``identifier``: no accepted form, or a kind Semantic Scholar cannot look up.
+    """
+    try:
+        parsed = parse_paper_id(identifier)
+        s2_key = parsed.s2_key()
+    except InvalidIdError as exc:
+        raise InvalidArgumentError(exc.message, field="identifier", hint=exc.hint) from exc
+    return Job(kind="paper", tool=tool, identifier=parsed.cache_key(), s2_key=s2_key, **options)
 
 
 async def url_job(tool: str, url: str, **options: object) -> Job:
