@@ -273,3 +273,14 @@ def test_a_label_that_is_no_figure_or_table_label_is_refused_naming_its_field(aw
                                                                               label: str) -> None:
     err = refused({"identifier": "arXiv:2304.02623", field: label})  # refused before anything is queued
     assert err.code == INVALID_ARGUMENT and err.details["field"] == field
+
+
+def test_markdown_without_page_markers_is_read_as_one_page_and_says_so(aws: AwsResources) -> None:
+    # synthetic_markdown_without_markers: the shape docling-serve writes (headings and paragraphs, no markers)
+    ref = store(PASA)
+    sha = artifacts.sha_of(ref)
+    artifacts.put_markdown(artifacts.md_key(sha, "builtin"), "# Title\n\n## 1 Intro\n\nText.\n")
+    answer = read({"identifier": ref, "pages": "1-3"})
+    assert answer["markdown"].startswith("# Title") and answer["pages_returned"] == "1"
+    assert answer.get("page_count") is None and answer["pages_missing"] == "2-3"
+    assert "no page markers" in answer["note"]

@@ -154,6 +154,8 @@ def _pages_answer(options: ReadOptions, base: dict[str, Any], markdown: str,
     notes = [answer.pop("note")] if answer.get("note") else []
     if missing_text:
         notes.append(f"the paper has {last_page} page(s): pages {missing_text} do not exist")
+    if base.get("page_count") is None:
+        notes.append("the converter wrote no page markers: the whole text counts as page 1")
     return ReadPaperResult.model_validate({
         **base, **answer, "pages_requested": compress(present + missing), "pages_missing": missing_text,
         "note": "; ".join(notes) or None,
