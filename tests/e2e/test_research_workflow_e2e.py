@@ -1,0 +1,124 @@
+"""The whole research workflow through the local server, as an agent runs it with mcp.Client (issue #12's "done").
+
+Search, read the paper page by page, keep it in a collection, find it again by a word that only its body holds,
+and export the collection. The paper is the PNAS article whose Semantic Scholar, Unpaywall and OpenAlex answers
+are recorded; its publisher location serves a real recorded PDF through tests.pdf.test_pipeline_machine.WebToFake
+(same process, still vetted by the SSRF guard). The S2 search row is the recorded PNAS record in the recorded
+search envelope's shape (``synthetic_*``: no recorded search returns this paper).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import bibtexparser
+import pytest
+from bibtexparser.bparser import BibTexParser
+from mcp import Client
+
+from scholar.fulltext import fetch
+from scholar.pdftext.convert import convert_pdf
+from tests.e2e.polling import poll_task
+from tests.fakes.upstream import FakeUpstream
+from tests.fixtures_dir import fixtures_dir
+from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH, web_access
+
+pytestmark = pytest.mark.e2e
+
+PNAS_DOI = "10.1073/pnas.1414271111"
+PDF = fixtures_dir() / "pdfs/arxiv_2304.02623v1_beyond_summarization.pdf"
+COLLECTION = "hypoxia-reading"
+
+
+@pytest.fixture
+def web(fake: FakeUpstream) -> Iterator[FakeUpstream]:
+    fetch.set_web_access(web_access(fake))
+    yield fake
+    fetch.set_web_access(None)
+
+
+def _serve(fake: FakeUpstream) -> dict[str, Any]:
+    record = json.loads((fixtures_dir() / "upstream/semantic_scholar/paper_by_doi_many_fields_pnas.json").read_text())
+    synthetic_search = {"total": 1, "offset": 0, "data": [record]}
+    fake.add_route("GET", "s2", "/graph/v1/paper/search", content_type="application/json",
+                   body=json.dumps(synthetic_search).encode())
+    # The same recorded record, asked for by the S2 id the search hit carries (recorded under its DOI's path).
+    fake.add_route("GET", "s2", f"/graph/v1/paper/{record['paperId']}", content_type="application/json",
+                   body=json.dumps(record).encode())
+    fake.add_route("GET", "web", PNAS_PDF_PATH, body=PDF, content_type="application/pdf")
+    return record
+
+
+def _body_only_word(record: dict[str, Any]) -> str:
+    """A long word of the PDF's later pages that the record's title, abstract and authors never use."""
+    known = json.dumps(record).casefold()
+    later = convert_pdf(PDF).markdown.split("<!-- page 3 -->", 1)[1]
+    words = sorted({w for w in re.findall(r"\b[a-z]{10,}\b", later) if w not in known})
+    assert words, "the recorded PDF has long words on its later pages"
+    return words[0]
+
+
+async def _ok(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, (tool, result.structured_content)
+    return result.structured_content
+
+
+async def _finished(client: Client, answer: dict[str, Any]) -> dict[str, Any]:
+    if not answer.get("queued"):
+        return answer
+    polled = await poll_task(client, answer["task_id"], within_s=60)
+    assert polled.structured_content["status"] == "completed", json.dumps(polled.structured_content)[:3000]
+    return polled.structured_content["result"]
+
+
+def test_an_agent_searches_reads_keeps_finds_by_a_body_word_and_exports(local_server, web) -> None:
+    record = _serve(web)
+    word = _body_only_word(record)
+
+    async def main() -> dict[str, Any]:
+        async with Client(local_server.url) as client:
+            found = await _ok(client, "search", {"query": "hypoxia lysyl oxidase collagen cross-linking tissues",
+                                                 "limit": 5, "expand": False})
+            hit = next(h for h in found["results"] if (h["title"] or "").startswith("Developing functional"))
+            doi = next(i for i in hit["ids"] if i.startswith("10."))
+            first = await _finished(client, await _ok(client, "read_paper",
+                                                      {"identifier": doi, "pages": "1-3", "max_chars": 5_000}))
+            rest = await _finished(client, await _ok(client, "read_paper",
+                                                     {"identifier": doi, "pages": first["next_pages"]}))
+            kept = await _finished(client, await _ok(client, "download_paper",
+                                                     {"identifier": hit["id"], "collection": COLLECTION}))
+            listed = await _ok(client, "library_list", {"collection": COLLECTION})
+            searched = await _ok(client, "library_search", {"query": word, "collection": COLLECTION})
+            exported = await _ok(client, "library_export", {"format": "bibtex", "collection": COLLECTION})
+            return {"doi": doi, "first": first, "rest": rest, "kept": kept, "listed": listed,
+                    "searched": searched, "exported": exported}
+
+    got = anyio.run(main)
+    assert got["doi"].casefold() == PNAS_DOI
+    # Read page by page: the first slice stops at a page boundary, the second goes on from there.
+    first, rest = got["first"], got["rest"]
+    assert first["markdown"].startswith("<!-- page 1 -->") and first["next_pages"]
+    assert len(first["markdown"]) <= 5_000
+    next_page = int(re.match(r"\d+", first["next_pages"]).group())
+    assert rest["markdown"].startswith(f"<!-- page {next_page} -->")
+    assert rest["md_path"] == first["md_path"] and rest["cached"] is True  # the conversion was made once
+    # Kept in the collection, the version of record, one item.
+    kept = got["kept"]
+    assert (kept["collection"], kept["version"]) == (COLLECTION, "published")
+    assert [item["item_id"] for item in got["listed"]["items"]] == [kept["item_id"]]
+    # Found again by a word only its body holds.
+    hits = got["searched"]["hits"]
+    assert [h["item_id"] for h in hits] == [kept["item_id"]], (word, got["searched"])
+    assert "body" in hits[0]["matched_fields"]
+    # The collection exported as BibTeX that a real parser reads back.
+    with warnings.catch_warnings():  # bibtexparser 1.4 calls pyparsing's deprecated names (third-party)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        entries = bibtexparser.loads(got["exported"]["content"], parser=BibTexParser(common_strings=True)).entries
+    assert [e.get("doi", "").casefold() for e in entries] == [PNAS_DOI]
+    assert entries[0]["title"].startswith("Developing functional musculoskeletal tissues")
