@@ -244,3 +244,13 @@ def test_a_record_over_dynamodbs_item_size_is_too_large_and_nothing_is_written()
         store.put(item.model_copy(update={"paper": {**item.paper, "abstract": noise}}))
     assert caught.value.reason == "library_record_too_large"
     assert store.revision() == 0 and store.get(item.item_id) is None
+
+
+def test_a_page_that_holds_the_last_item_hands_out_no_cursor():
+    store = LibraryStore("alice")
+    store.put_many([recorded_item(n) for n in range(3)])
+    items, cursor = store.list(limit=3)
+    assert len(items) == 3 and cursor is None
+    first, cursor = store.list(limit=2)
+    rest, last = store.list(limit=2, cursor=cursor)
+    assert len(first) == 2 and len(rest) == 1 and last is None

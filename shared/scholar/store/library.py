@@ -218,12 +218,14 @@ class LibraryStore:
             query["ExpressionAttributeNames"] = names
         table = self.table
         start = self._key(ITEM + after) if after else None
+        # Unfiltered, one row past the page tells whether there is more; filtered, DynamoDB's Limit counts the
+        # rows it read before the filter, so read more per request.
+        read = max(limit * 4, 100) if parts else limit + 1
         page: list[LibraryItem] = []
         while True:
             extra = {"ExclusiveStartKey": start} if start else {}
             with boto_errors("listing the library"):
-                out = self.client.query(TableName=table, ConsistentRead=True, Limit=max(limit * 2, 100),
-                                        **query, **extra)
+                out = self.client.query(TableName=table, ConsistentRead=True, Limit=read, **query, **extra)
             rows = out.get("Items", [])
             for position, row in enumerate(rows):
                 page.append(decode(row).item)
