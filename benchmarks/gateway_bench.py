@@ -3,14 +3,24 @@
 - tools/list and a cached get_paper through the gateway Lambda handler in-process (API Gateway REST
   event; family handler in-process, moto in-process), and the gateway's own share of the latter;
 - (cold imports of every function: benchmarks/imports_bench.py);
-- a cached get_paper through the local HTTP server (uvicorn → gateway → moto Lambda → papers → moto).
+- a cached get_paper through the local HTTP server (uvicorn → gateway → moto Lambda → papers → moto), and
+  where that call spends its time: the segments below timed inside the server process (each function
+  wrapped with a timer while the benchmark runs; every AWS call by operation).
+
+``python -m benchmarks gateway``
 """
 
 from __future__ import annotations
 
+import collections
+import functools
 import json
 import statistics
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from unittest.mock import patch
 
 import httpx
@@ -61,6 +71,60 @@ def in_process(fixtures: Path) -> None:
                                                                                       500, 20), 2.0)
 
 
+# (module, attribute, label) of the segments a cached call goes through, outermost first.
+SEGMENTS = (
+    ("scholar.mcp.dispatch", "invoke_family", "gateway: the family invocation it waits for"),
+    ("scholar.local.invoke", "InvokeRouter._call", "  family: the whole handler (as moto's Lambda runs it)"),
+    ("scholar.runtime.family", "_run", "  family: the tool"),
+    ("scholar.health.recorder", "flush", "  family: usage record queued"),
+    ("scholar.mcp.dispatch", "validate_arguments", "gateway: strict validation"),
+    ("scholar.runtime.family", "validate_arguments", "  family: strict validation"),
+    ("scholar.runtime.family", "dump_result", "  family: result dump"),
+    ("scholar.runtime.family", "enforce_cap", "  family: 5 MiB cap check"),
+)
+
+
+@contextmanager
+def _segment_timers() -> Iterator[dict[str, list[float]]]:
+    """Wrap every segment and botocore's API call with a timer (ms per call) for as long as the block runs."""
+    import importlib
+
+    import botocore.client
+
+    times: dict[str, list[float]] = collections.defaultdict(list)
+
+    def timer(fn: Any, label: str) -> Any:
+        @functools.wraps(fn)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                times[label].append((time.perf_counter() - began) * 1000)
+        return wrapped
+
+    originals = []
+    for module_name, path, label in SEGMENTS:
+        owner: Any = importlib.import_module(module_name)
+        *parents, attribute = path.split(".")
+        for parent in parents:
+            owner = getattr(owner, parent)
+        originals.append((owner, attribute, getattr(owner, attribute)))
+        setattr(owner, attribute, timer(getattr(owner, attribute), label))
+    api = botocore.client.BaseClient._make_api_call
+
+    def timed_api(self: Any, operation: str, params: Any) -> Any:
+        return timer(api, f"AWS {operation} (moto server)")(self, operation, params)
+
+    botocore.client.BaseClient._make_api_call = timed_api
+    try:
+        yield times
+    finally:
+        botocore.client.BaseClient._make_api_call = api
+        for owner, attribute, original in originals:
+            setattr(owner, attribute, original)
+
+
 def over_http(fixtures: Path) -> None:
     from scholar.local.server import LocalServer
     from scholar.store import aws
@@ -80,6 +144,13 @@ def over_http(fixtures: Path) -> None:
                     assert response.status_code == 200 and not response.json()["result"].get("isError")
 
                 report("cached get_paper over the local HTTP server", timed(once, 200, 10), 10.0)
+                with _segment_timers() as times:
+                    whole = timed(once, 100, 0)
+                print(f"  where it goes (median ms, calls per request; whole call {statistics.median(whole):.2f} ms):",
+                      flush=True)
+                for label, values in sorted(times.items(), key=lambda kv: -statistics.median(kv[1])):
+                    print(f"    {label:<54} {statistics.median(values):7.2f} ms   x{len(values) / len(whole):.1f}",
+                          flush=True)
 
 
 def main(fixtures: Path) -> None:

@@ -49,7 +49,7 @@ _queue_changed = threading.Condition()
 _writing = 0
 _writer: threading.Thread | None = None
 # How long a reader (or a test's teardown) waits for this process's queued writes.
-WAIT_WRITTEN_S = 10.0
+WAIT_WRITTEN_S = 5.0
 
 
 def forget_markers() -> None:
