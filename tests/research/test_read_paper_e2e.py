@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -20,38 +19,15 @@ import pytest
 from mcp import Client
 from PIL import Image
 
-from scholar.fulltext import fetch
 from tests.e2e.polling import poll_task
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
-from tests.local_server import running_local_server
-from tests.pdf.test_pipeline_machine import web_access
 
 pytestmark = pytest.mark.e2e
 
 DEADLINE_S = 60.0
 # Presigned download URLs are signed anew on every answer; everything else must be the same.
 FRESH_FIELDS = {"cached", "pdf_url", "pdf_url_expires_s"}
-
-
-@pytest.fixture(scope="module")
-def fake_upstream() -> Iterator[FakeUpstream]:
-    with FakeUpstream(fixtures_dir()) as fake:
-        yield fake
-
-
-@pytest.fixture(scope="module")
-def local_server(fake_upstream: FakeUpstream) -> Iterator[Any]:
-    with running_local_server(fake_upstream, retry_budget_s="1", contact_email="read-e2e@example.org") as server:
-        yield server
-
-
-@pytest.fixture
-def web(fake_upstream: FakeUpstream) -> Iterator[FakeUpstream]:
-    fetch.set_web_access(web_access(fake_upstream))
-    yield fake_upstream
-    fetch.set_web_access(None)
-    fake_upstream.reset()
 
 
 def _without_nulls(value: Any) -> Any:

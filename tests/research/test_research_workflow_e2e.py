@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -21,25 +20,17 @@ import pytest
 from bibtexparser.bparser import BibTexParser
 from mcp import Client
 
-from scholar.fulltext import fetch
 from scholar.pdftext.convert import convert_pdf
 from tests.e2e.polling import poll_task
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
-from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH, web_access
+from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH
 
 pytestmark = pytest.mark.e2e
 
 PNAS_DOI = "10.1073/pnas.1414271111"
 PDF = fixtures_dir() / "pdfs/arxiv_2304.02623v1_beyond_summarization.pdf"
 COLLECTION = "hypoxia-reading"
-
-
-@pytest.fixture
-def web(fake: FakeUpstream) -> Iterator[FakeUpstream]:
-    fetch.set_web_access(web_access(fake))
-    yield fake
-    fetch.set_web_access(None)
 
 
 def _serve(fake: FakeUpstream) -> dict[str, Any]:
