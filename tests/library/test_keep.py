@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, ScholarError
@@ -123,3 +125,15 @@ def test_a_pdf_kept_for_a_paper_added_earlier_joins_that_item(paperqa):
     added, _ = aio.run(add_paper("alice", "arXiv:2312.07559", tags=["agents"]))
     item, kept = aio.run(keep_pdf("alice", identifier="arXiv:2312.07559", pdf=_pdf("c" * 64)))
     assert kept is True and item.item_id == added.item_id and item.tags == ["agents"]
+
+
+def test_five_concurrent_adds_of_one_paper_make_one_item_and_one_of_them_created_it(pnas):
+    async def five() -> list:
+        return await asyncio.gather(*(add_paper("alice", PNAS_DOI, tags=[f"t{n}"]) for n in range(5)))
+
+    outcomes = aio.run(five())
+    assert len({item.item_id for item, _ in outcomes}) == 1
+    assert sum(created for _, created in outcomes) == 1
+    stored = LibraryStore("alice").get(outcomes[0][0].item_id)
+    assert sorted(stored.tags) == [f"t{n}" for n in range(5)]  # every caller's tags were kept
+    assert LibraryStore("alice").usage()[0] == 1

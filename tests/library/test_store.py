@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 
 import pytest
@@ -222,3 +223,34 @@ def test_creating_a_collection_twice_is_one_collection():
     first = store.create_collection("to read")
     assert store.create_collection("to read") == first
     assert [c.name for c in store.collections()] == ["to read"]
+
+
+def test_put_many_stores_an_id_given_twice_once_and_can_keep_a_snapshots_times():
+    store = LibraryStore("alice")
+    older = recorded_item(0).model_copy(update={"added_at": "2020-01-01T00:00:00Z",
+                                                "updated_at": "2021-01-01T00:00:00Z"})
+    stored = store.put_many([recorded_item(0), older], keep_times=True)
+    assert len(stored) == 1 and store.usage()[0] == 1
+    again = store.get(older.item_id)
+    assert (again.added_at, again.updated_at) == ("2020-01-01T00:00:00Z", "2021-01-01T00:00:00Z")
+
+
+def test_a_record_over_dynamodbs_item_size_is_too_large_and_nothing_is_written():
+    store = LibraryStore("alice")
+    # 800,000 hex digits of hashes barely compress (about 400 KB), past the 350 KB one record may take.
+    noise = "".join(hashlib.sha256(str(n).encode()).hexdigest() for n in range(12_500))
+    item = recorded_item(0)
+    with pytest.raises(TooLargeError) as caught:
+        store.put(item.model_copy(update={"paper": {**item.paper, "abstract": noise}}))
+    assert caught.value.reason == "library_record_too_large"
+    assert store.revision() == 0 and store.get(item.item_id) is None
+
+
+def test_a_page_that_holds_the_last_item_hands_out_no_cursor():
+    store = LibraryStore("alice")
+    store.put_many([recorded_item(n) for n in range(3)])
+    items, cursor = store.list(limit=3)
+    assert len(items) == 3 and cursor is None
+    first, cursor = store.list(limit=2)
+    rest, last = store.list(limit=2, cursor=cursor)
+    assert len(first) == 2 and len(rest) == 1 and last is None

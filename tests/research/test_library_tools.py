@@ -167,3 +167,20 @@ def test_get_cuts_records_to_the_size_budget_and_names_the_ones_left_out(lambda_
     assert answer["truncated"] is True and 0 < len(shown) < 10
     assert shown + answer["omitted"] == ids
     assert len(json.dumps(answer)) < 80_000
+
+
+def test_an_update_whose_paper_cannot_be_resolved_reports_the_failing_source_not_a_missing_item(
+        upstream, env, lambda_context):
+    env(SCHOLAR_RETRY_BUDGET_S="0")
+    # S2's 429 answer (status and Retry-After matter; no recorded body exists, S2 sends this JSON shape).
+    upstream.get(f"/s2/graph/v1/paper/DOI:{PNAS_DOI}").respond(429, headers={"Retry-After": "30"},
+                                                              json={"message": "Too Many Requests"})
+    answer = call(lambda_context, "library_update", {"id": PNAS_DOI, "notes": "x"})
+    assert answer["error"]["code"] == "rate_limited"
+    got = call(lambda_context, "library_get", {"ids": [PNAS_DOI]})
+    assert got["items"][0]["status"] == "rate_limited"
+
+
+def test_an_id_semantic_scholar_cannot_look_up_is_an_invalid_argument_naming_identifier(lambda_context):
+    answer = call(lambda_context, "library_add", {"identifier": "W2741809807"})
+    assert answer["error"]["code"] == INVALID_ARGUMENT and answer["error"]["details"]["field"] == "identifier"

@@ -29,6 +29,7 @@ class Found:
     item: LibraryItem | None = None
     status: str = "ok"  # ok | not_found | invalid_id | upstream_error | rate_limited
     message: str | None = None
+    error: ScholarError | None = None  # what resolving the identifier raised, when that is why there is no item
 
 
 def _status_of(err: ScholarError) -> str:
@@ -50,14 +51,14 @@ async def find_items(store: LibraryStore, identifiers: Sequence[str]) -> list[Fo
         try:
             direct[identifier] = item_id_for(parse_identifier(identifier).cache_key())
         except InvalidArgumentError as err:
-            failed[identifier] = Found(identifier, status="invalid_id", message=err.message)
+            failed[identifier] = Found(identifier, status="invalid_id", message=err.message, error=err)
     items = await off_loop(store.get_many, list(dict.fromkeys(direct.values())))
     missing = [i for i in dict.fromkeys(direct) if direct[i] not in items and not is_item_id(i)]
     resolved = await asyncio.gather(*(resolve_item(i) for i in missing), return_exceptions=True)
     canonical: dict[str, str] = {}
     for identifier, outcome in zip(missing, resolved, strict=True):
         if isinstance(outcome, ScholarError):
-            failed[identifier] = Found(identifier, status=_status_of(outcome), message=outcome.message)
+            failed[identifier] = Found(identifier, status=_status_of(outcome), message=outcome.message, error=outcome)
         elif isinstance(outcome, BaseException):
             raise outcome
         else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scholar.errors import NotFoundError
+from scholar.errors import InvalidArgumentError, NotFoundError
 from scholar.ids import InvalidIdError, PaperId, parse_paper_id, written_ids
 from scholar.library.models import DEFAULT_COLLECTION, LibraryItem, PdfVersion, is_item_id, item_id_for
 from scholar.paper_lookup import get_paper, parse_identifier
@@ -47,7 +47,12 @@ async def resolve_item(identifier: str) -> tuple[str, Paper]:
         RateLimitedError / UpstreamError: a source failed (nothing is stored then).
     """
     asked = parse_identifier(identifier)
-    paper = await get_paper(identifier)
+    try:
+        paper = await get_paper(identifier)
+    except InvalidArgumentError as err:  # e.g. an OpenAlex id, which Semantic Scholar cannot look up
+        if err.field:
+            raise
+        raise InvalidArgumentError(err.message, field="identifier", hint=err.hint) from err
     return item_id_for(identity_of(paper, asked)), paper
 
 

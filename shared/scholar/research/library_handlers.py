@@ -122,8 +122,10 @@ async def _one(store: LibraryStore, identifier: str) -> LibraryItem:
     (found,) = await find_items(store, [identifier])
     if found.item is not None:
         return found.item
-    if found.status == "invalid_id":
-        raise InvalidArgumentError(found.message or "not an identifier", field="id")
+    if isinstance(found.error, InvalidArgumentError):
+        raise InvalidArgumentError(found.error.message, field="id") from found.error
+    if found.error is not None and found.status != "not_found":
+        raise found.error  # a failing source is its own error, never "not in your library"
     raise NotFoundError(f"your library has no item for {identifier!r}", reason="library_item_not_found",
                         hint="List your items with library_list, or add the paper with library_add.")
 

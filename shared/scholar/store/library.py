@@ -14,54 +14,52 @@ item count, the byte count and the change log exact.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import json
 import random
 import time
-import zlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from botocore.exceptions import ClientError
-from pydantic import ValidationError
 
 from scholar.config import get_settings
 from scholar.errors import (
     InternalError,
     InvalidArgumentError,
     NotFoundError,
-    TooLargeError,
     UnavailableError,
 )
 from scholar.library.models import Collection, LibraryItem
 from scholar.store import aws
 from scholar.store.boundary import boto_errors, error_code
+from scholar.store.library_actions import FULL_BYTES, FULL_ITEMS, delete_actions, key, plan_writes
+from scholar.store.library_rows import (
+    COLLECTION,
+    ITEM,
+    META,
+    Meta,
+    Stored,
+    check_collection_name,
+    chunks,
+    collection_of,
+    decode,
+    fingerprint,
+    make_cursor,
+    meta_of,
+    now_iso,
+    read_cursor,
+    rev_key,
+)
 
-META = "meta"
-ITEM = "item#"
-COLLECTION = "collection#"
-CHANGE = "change#"
-_REV_DIGITS = 12
-_LAST_CHANGE = CHANGE + "9" * _REV_DIGITS
-# DynamoDB's limits: 100 actions and 4 MB per transaction, 100 keys per BatchGetItem, 400 KB per item.
-_TX_ITEMS = 30  # items per transaction: each may also touch two collection counters (30 * 3 + meta + change)
-_TX_BYTES = 3 * 1024 * 1024
+__all__ = ["FULL_BYTES", "FULL_ITEMS", "ItemExistsError", "LibraryStore", "now_iso"]
+
+# DynamoDB's limit: 100 keys per BatchGetItem.
 _BATCH_GET = 100
-MAX_DOC_BYTES = 350 * 1024
 # A lost race re-reads and tries again; twenty writers on one library settle well within this.
 MAX_ATTEMPTS = 60
 _BACKOFF_CAP_S = 0.25  # full jitter, doubling from 5 ms: racing writers spread out instead of colliding again
 UNPROCESSED_ROUNDS = 6
 _sleep = time.sleep  # tests replace it: no real waiting
 _CONFLICTS = frozenset({"ConditionalCheckFailed", "TransactionConflict"})
-# A full library is ``too_large`` with one of these reasons; ``details`` name the setting, its value and the usage.
-FULL_ITEMS = "library_max_items"
-FULL_BYTES = "library_max_bytes"
-_FULL_HINT = "Remove items you no longer need (library_remove), or ask the operator to raise the limit."
 
 
 class ItemExistsError(Exception):
@@ -74,60 +72,6 @@ class ItemExistsError(Exception):
 
 class _Conflict(Exception):
     """A transaction lost a race (a condition another writer made false): re-read and try again."""
-
-
-@dataclass(frozen=True)
-class _Meta:
-    exists: bool = False
-    revision: int = 0
-    items: int = 0
-    bytes: int = 0
-
-
-@dataclass(frozen=True)
-class _Stored:
-    item: LibraryItem
-    size: int  # bytes of the record's JSON (what the byte limit counts)
-
-
-def now_iso() -> str:
-    """The current UTC time, ISO 8601 with seconds (the library's timestamps)."""
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def _rev_key(revision: int) -> str:
-    return f"{CHANGE}{revision:0{_REV_DIGITS}d}"
-
-
-def _encode(item: LibraryItem) -> tuple[bytes, int]:
-    raw = item.model_dump_json(exclude_none=True).encode()
-    doc = zlib.compress(raw, 6)
-    if len(doc) > MAX_DOC_BYTES:
-        raise TooLargeError(
-            f"the library record of {item.item_id} is {len(doc)} bytes compressed; one record holds at most "
-            f"{MAX_DOC_BYTES}", reason="library_record_too_large",
-            hint="Shorten the notes or the tags and try again.",
-        )
-    return doc, len(raw)
-
-
-def _decode(row: dict[str, Any]) -> _Stored:
-    raw = zlib.decompress(row["doc"]["B"])
-    return _Stored(LibraryItem.model_validate_json(raw), len(raw))
-
-
-def _meta_of(row: dict[str, Any] | None) -> _Meta:
-    if not row:
-        return _Meta()
-    # A row without a revision is one being created (moto shows it half-written): a write on it loses the
-    # condition and re-reads, as for any race.
-    return _Meta(True, int(row.get("revision", {}).get("N", 0)), int(row.get("items", {}).get("N", 0)),
-                 int(row.get("bytes", {}).get("N", 0)))
-
-
-def _year(item: LibraryItem) -> int | None:
-    year = item.paper.get("year")
-    return year if isinstance(year, int) and not isinstance(year, bool) else None
 
 
 class LibraryStore:
@@ -155,19 +99,19 @@ class LibraryStore:
         return self._client or aws.dynamodb()
 
     def _key(self, sk: str) -> dict[str, Any]:
-        return {"pk": {"S": self.principal}, "sk": {"S": sk}}
+        return key(self.principal, sk)
 
     def _get_row(self, sk: str) -> dict[str, Any] | None:
         table = self.table
         with boto_errors("reading the library"):
             return self.client.get_item(TableName=table, Key=self._key(sk), ConsistentRead=True).get("Item")
 
-    def _meta(self) -> _Meta:
-        return _meta_of(self._get_row(META))
+    def _meta(self) -> Meta:
+        return meta_of(self._get_row(META))
 
-    def _stored(self, item_id: str) -> _Stored | None:
+    def _stored(self, item_id: str) -> Stored | None:
         row = self._get_row(ITEM + item_id)
-        return _decode(row) if row else None
+        return decode(row) if row else None
 
     def _query(self, what: str, **kwargs: Any) -> Iterator[dict[str, Any]]:
         """Every row of a query in the caller's partition, page by page."""
@@ -182,7 +126,7 @@ class LibraryStore:
             if not start:
                 return
 
-    def _transact(self, what: str, plan: Callable[[_Meta], tuple[list[dict[str, Any]], Any]]) -> Any:
+    def _transact(self, what: str, plan: Callable[[Meta], tuple[list[dict[str, Any]], Any]]) -> Any:
         """Read ``meta``, build the actions with ``plan`` and commit them as one transaction; retry lost races.
 
         ``plan`` returns (actions, result); an empty action list commits nothing and returns the result.
@@ -215,89 +159,6 @@ class LibraryStore:
                     raise _Conflict from exc
                 raise
 
-    def _meta_action(self, meta: _Meta, revision: int, items: int, size: int) -> dict[str, Any]:
-        # Timeline guarded: two writers both read revision R; only the first commit may move it to R + 1,
-        # the second finds revision != R, re-reads and writes R + 2. Counts stay exact for the limits.
-        values = {":rev": {"N": str(revision)}, ":items": {"N": str(meta.items + items)},
-                  ":bytes": {"N": str(meta.bytes + size)}}
-        if meta.exists:
-            condition = "revision = :seen"
-            values[":seen"] = {"N": str(meta.revision)}
-        else:
-            condition = "attribute_not_exists(sk)"
-        return {"Update": {"Key": self._key(META), "UpdateExpression": "SET revision = :rev, #i = :items, #b = :bytes",
-                           "ConditionExpression": condition, "ExpressionAttributeNames": {"#i": "items", "#b": "bytes"},
-                           "ExpressionAttributeValues": values}}
-
-    def _change_action(self, revision: int, item_ids: Sequence[str]) -> dict[str, Any]:
-        return {"Put": {"Item": {**self._key(_rev_key(revision)), "rev": {"N": str(revision)},
-                                 "ids": {"L": [{"S": i} for i in item_ids]}, "at": {"S": now_iso()}},
-                        "ConditionExpression": "attribute_not_exists(sk)"}}
-
-    def _collection_action(self, name: str, delta: int) -> dict[str, Any]:
-        # Writing an item into a collection creates the collection (download_paper's "inbox" needs no setup).
-        return {"Update": {"Key": self._key(COLLECTION + name),
-                           "UpdateExpression": "SET #n = :name, created_at = if_not_exists(created_at, :now) "
-                           "ADD #c :delta",
-                           "ExpressionAttributeNames": {"#n": "name", "#c": "items"},
-                           "ExpressionAttributeValues": {":name": {"S": name}, ":now": {"S": now_iso()},
-                                                         ":delta": {"N": str(delta)}}}}
-
-    def _check_limits(self, meta: _Meta, items: int, size: int) -> None:
-        settings = get_settings()
-        if items > 0 and meta.items + items > settings.library_max_items:
-            raise TooLargeError(
-                f"your library holds {meta.items} items; its limit is {settings.library_max_items} items",
-                reason=FULL_ITEMS, hint=_FULL_HINT,
-                details={"limit": "SCHOLAR_LIBRARY_MAX_ITEMS", "max": settings.library_max_items,
-                         "current": meta.items})
-        if size > 0 and meta.bytes + size > settings.library_max_bytes:
-            raise TooLargeError(
-                f"your library's records take {meta.bytes} bytes; its limit is {settings.library_max_bytes} bytes",
-                reason=FULL_BYTES, hint=_FULL_HINT,
-                details={"limit": "SCHOLAR_LIBRARY_MAX_BYTES", "max": settings.library_max_bytes,
-                         "current": meta.bytes})
-
-    def _plan_writes(self, meta: _Meta, items: Sequence[LibraryItem],
-                     existing: dict[str, _Stored]) -> tuple[list[dict[str, Any]], list[LibraryItem]]:
-        """The actions that store ``items`` at revision ``meta.revision + 1``, replacing ``existing`` ones."""
-        revision = meta.revision + 1
-        now = now_iso()
-        actions: list[dict[str, Any]] = []
-        stored: list[LibraryItem] = []
-        counts: dict[str, int] = {}
-        added = size_delta = 0
-        for item in items:
-            old = existing.get(item.item_id)
-            new = item.model_copy(update={"rev": revision, "updated_at": now,
-                                          **({"added_at": old.item.added_at} if old else {})})
-            new = _validated(new)
-            doc, size = _encode(new)
-            row = {**self._key(ITEM + new.item_id), "doc": {"B": doc}, "rev": {"N": str(revision)},
-                   "collection": {"S": new.collection}, "tags": {"L": [{"S": t} for t in new.tags]}}
-            if (year := _year(new)) is not None:
-                row["year"] = {"N": str(year)}
-            if old:
-                # Timeline guarded: a writer that read this item at rev r may replace it only while it is still r.
-                condition = {"ConditionExpression": "rev = :old",
-                             "ExpressionAttributeValues": {":old": {"N": str(old.item.rev)}}}
-                size_delta += size - old.size
-                if old.item.collection != new.collection:
-                    counts[old.item.collection] = counts.get(old.item.collection, 0) - 1
-                    counts[new.collection] = counts.get(new.collection, 0) + 1
-            else:
-                condition = {"ConditionExpression": "attribute_not_exists(sk)"}
-                added += 1
-                size_delta += size
-                counts[new.collection] = counts.get(new.collection, 0) + 1
-            actions.append({"Put": {"Item": row, **condition}})
-            stored.append(new)
-        self._check_limits(meta, added, size_delta)
-        actions += [self._collection_action(name, delta) for name, delta in counts.items() if delta]
-        actions.append(self._meta_action(meta, revision, added, size_delta))
-        actions.append(self._change_action(revision, [i.item_id for i in stored]))
-        return actions, stored
-
     # ------------------------------------------------------------------ reads
     def revision(self) -> int:
         """The caller's library revision: how many writes it has seen (0 when empty)."""
@@ -319,27 +180,7 @@ class LibraryStore:
         Raises:
             UnavailableError: DynamoDB kept some keys unprocessed after every retry.
         """
-        table = self.table
-        found: dict[str, LibraryItem] = {}
-        wanted = list(dict.fromkeys(item_ids))
-        for start in range(0, len(wanted), _BATCH_GET):
-            keys = [self._key(ITEM + i) for i in wanted[start : start + _BATCH_GET]]
-            for attempt in range(UNPROCESSED_ROUNDS):
-                with boto_errors("reading library items"):
-                    out = self.client.batch_get_item(
-                        RequestItems={table: {"Keys": keys, "ConsistentRead": True}})
-                for row in out.get("Responses", {}).get(table, []):
-                    item = _decode(row).item
-                    found[item.item_id] = item
-                keys = out.get("UnprocessedKeys", {}).get(table, {}).get("Keys", [])
-                if not keys:
-                    break
-                _sleep(min(0.8, 0.05 * 2**attempt))
-            if keys:
-                raise UnavailableError("the library is throttling reads; some items could not be read",
-                                       retryable=True, reason="storage_throttled",
-                                       hint="Retry in a few seconds.")
-        return found
+        return {item_id: stored.item for item_id, stored in self._stored_many(item_ids).items()}
 
     def list(self, *, collection: str | None = None, tag: str | None = None, limit: int = 50,
              cursor: str | None = None, year_start: int | None = None,
@@ -349,8 +190,8 @@ class LibraryStore:
         Raises:
             InvalidArgumentError: a cursor that this listing did not hand out (field ``cursor``).
         """
-        fingerprint = _fingerprint(collection, tag, year_start, year_end)
-        after = _read_cursor(cursor, fingerprint) if cursor else None
+        filters = fingerprint(collection, tag, year_start, year_end)
+        after = read_cursor(cursor, filters) if cursor else None
         names: dict[str, str] = {}
         values: dict[str, Any] = {":p": {"S": self.principal}, ":item": {"S": ITEM}}
         parts: list[str] = []
@@ -377,18 +218,20 @@ class LibraryStore:
             query["ExpressionAttributeNames"] = names
         table = self.table
         start = self._key(ITEM + after) if after else None
+        # Unfiltered, one row past the page tells whether there is more; filtered, DynamoDB's Limit counts the
+        # rows it read before the filter, so read more per request.
+        read = max(limit * 4, 100) if parts else limit + 1
         page: list[LibraryItem] = []
         while True:
             extra = {"ExclusiveStartKey": start} if start else {}
             with boto_errors("listing the library"):
-                out = self.client.query(TableName=table, ConsistentRead=True, Limit=max(limit * 2, 100),
-                                        **query, **extra)
+                out = self.client.query(TableName=table, ConsistentRead=True, Limit=read, **query, **extra)
             rows = out.get("Items", [])
             for position, row in enumerate(rows):
-                page.append(_decode(row).item)
+                page.append(decode(row).item)
                 if len(page) == limit:
                     more = position < len(rows) - 1 or bool(out.get("LastEvaluatedKey"))
-                    return page, (_make_cursor(page[-1].item_id, fingerprint) if more else None)
+                    return page, (make_cursor(page[-1].item_id, filters) if more else None)
             start = out.get("LastEvaluatedKey")
             if not start:
                 return page, None
@@ -397,13 +240,13 @@ class LibraryStore:
     def cursor_after(item_id: str, *, collection: str | None = None, tag: str | None = None,
                      year_start: int | None = None, year_end: int | None = None) -> str:
         """The cursor of the listing with these filters that continues after ``item_id`` (a page cut short)."""
-        return _make_cursor(item_id, _fingerprint(collection, tag, year_start, year_end))
+        return make_cursor(item_id, fingerprint(collection, tag, year_start, year_end))
 
     def iter_items(self) -> Iterator[LibraryItem]:
         """Every item of the caller's library, in item id order (read page by page)."""
         for row in self._query("reading the library", KeyConditionExpression="pk = :p AND begins_with(sk, :item)",
                                ExpressionAttributeValues={":p": {"S": self.principal}, ":item": {"S": ITEM}}):
-            yield _decode(row).item
+            yield decode(row).item
 
     def changes_since(self, revision: int) -> tuple[list[str], int]:
         """Item ids written or deleted after ``revision`` (first change first), and the latest revision."""
@@ -414,8 +257,8 @@ class LibraryStore:
         for row in self._query("reading the library's changes",
                                KeyConditionExpression="pk = :p AND sk BETWEEN :a AND :b",
                                ExpressionAttributeValues={":p": {"S": self.principal},
-                                                          ":a": {"S": _rev_key(max(revision, 0) + 1)},
-                                                          ":b": {"S": _rev_key(latest)}}):
+                                                          ":a": {"S": rev_key(max(revision, 0) + 1)},
+                                                          ":b": {"S": rev_key(latest)}}):
             for value in row.get("ids", {}).get("L", []):
                 ids.setdefault(value["S"], None)
         return list(ids), latest
@@ -424,12 +267,12 @@ class LibraryStore:
         """The caller's collections with their item counts, by name."""
         rows = self._query("reading collections", KeyConditionExpression="pk = :p AND begins_with(sk, :c)",
                            ExpressionAttributeValues={":p": {"S": self.principal}, ":c": {"S": COLLECTION}})
-        return sorted((_collection_of(row) for row in rows), key=lambda c: c.name)
+        return sorted((collection_of(row) for row in rows), key=lambda c: c.name)
 
     def collection(self, name: str) -> Collection | None:
         """One collection of the caller's, or None."""
         row = self._get_row(COLLECTION + name)
-        return _collection_of(row) if row else None
+        return collection_of(row) if row else None
 
     # ------------------------------------------------------------------ writes
     def put(self, item: LibraryItem, *, create_only: bool = False) -> LibraryItem:
@@ -444,22 +287,24 @@ class LibraryStore:
         """
         return self.put_many([item], create_only=create_only)[0]
 
-    def put_many(self, items: Sequence[LibraryItem], *, create_only: bool = False) -> list[LibraryItem]:
+    def put_many(self, items: Sequence[LibraryItem], *, create_only: bool = False,
+                 keep_times: bool = False) -> list[LibraryItem]:
         """Store many items, up to 30 (and 3 MB) per transaction, one revision per transaction.
 
-        Each transaction is all or nothing; a failure after the first leaves the earlier ones stored.
-        Raises as ``put``.
+        An item id given twice is stored once (its last version). Each transaction is all or nothing; a failure
+        after the first leaves the earlier ones stored. ``keep_times`` keeps ``added_at`` and ``updated_at``
+        as given (restoring a snapshot). Raises as ``put``.
         """
         out: list[LibraryItem] = []
-        for chunk in _chunks(items):
+        for chunk in chunks(list({i.item_id: i for i in items}.values())):
             ids = [i.item_id for i in chunk]
 
-            def plan(meta: _Meta, chunk: Sequence[LibraryItem] = chunk,
+            def plan(meta: Meta, chunk: Sequence[LibraryItem] = chunk,
                      ids: list[str] = ids) -> tuple[list[dict[str, Any]], list[LibraryItem]]:
                 existing = self._stored_many(ids)
                 if create_only and existing:
                     raise ItemExistsError(next(iter(existing.values())).item)
-                return self._plan_writes(meta, chunk, existing)
+                return plan_writes(self.principal, meta, chunk, existing, keep_times=keep_times)
 
             out += self._transact("saving to the library", plan)
         return out
@@ -472,14 +317,14 @@ class LibraryStore:
             TooLargeError: as ``put``.
         """
 
-        def plan(meta: _Meta) -> tuple[list[dict[str, Any]], LibraryItem]:
+        def plan(meta: Meta) -> tuple[list[dict[str, Any]], LibraryItem]:
             old = self._stored(item_id)
             if old is None:
                 raise _item_not_found(item_id)
             new = change(old.item.model_copy(deep=True))
             if new.item_id != item_id:
                 raise InternalError("a library update changed the item id", reason="library_update")
-            actions, stored = self._plan_writes(meta, [new], {item_id: old})
+            actions, stored = plan_writes(self.principal, meta, [new], {item_id: old})
             return actions, stored[0]
 
         return self._transact("updating a library item", plan)
@@ -487,25 +332,17 @@ class LibraryStore:
     def delete(self, item_id: str) -> bool:
         """Remove the caller's item; False when there is none (nothing is written then)."""
 
-        def plan(meta: _Meta) -> tuple[list[dict[str, Any]], bool]:
+        def plan(meta: Meta) -> tuple[list[dict[str, Any]], bool]:
             old = self._stored(item_id)
             if old is None:
                 return [], False
-            revision = meta.revision + 1
-            actions = [
-                {"Delete": {"Key": self._key(ITEM + item_id), "ConditionExpression": "rev = :old",
-                            "ExpressionAttributeValues": {":old": {"N": str(old.item.rev)}}}},
-                self._collection_action(old.item.collection, -1),
-                self._meta_action(meta, revision, -1, -old.size),
-                self._change_action(revision, [item_id]),
-            ]
-            return actions, True
+            return delete_actions(self.principal, meta, old), True
 
         return self._transact("removing a library item", plan)
 
     def create_collection(self, name: str) -> Collection:
         """Create an empty collection (an existing one is returned as it is: creating is idempotent)."""
-        _check_collection_name(name)
+        check_collection_name(name)
         table = self.table
         with boto_errors("creating a collection"):
             try:
@@ -533,7 +370,7 @@ class LibraryStore:
             NotFoundError: no collection ``old``.
             InvalidArgumentError: ``new`` exists already (field ``new_name``), or is not a valid name.
         """
-        _check_collection_name(new)
+        check_collection_name(new)
         if self.collection(old) is None:
             raise NotFoundError(f"you have no collection {old!r}", reason="collection_not_found",
                                 hint="List your collections with library_collections (action list).")
@@ -590,34 +427,30 @@ class LibraryStore:
                     hint="Move its items with library_update (collection) or rename the collection instead.",
                 ) from exc
 
-    def _stored_many(self, item_ids: Sequence[str]) -> dict[str, _Stored]:
+    def _stored_many(self, item_ids: Sequence[str]) -> dict[str, Stored]:
         if len(item_ids) == 1:
             one = self._stored(item_ids[0])
             return {item_ids[0]: one} if one else {}
         table = self.table
-        found: dict[str, _Stored] = {}
-        keys = [self._key(ITEM + i) for i in item_ids]
-        for attempt in range(UNPROCESSED_ROUNDS):
-            with boto_errors("reading library items"):
-                out = self.client.batch_get_item(RequestItems={table: {"Keys": keys, "ConsistentRead": True}})
-            for row in out.get("Responses", {}).get(table, []):
-                stored = _decode(row)
-                found[stored.item.item_id] = stored
-            keys = out.get("UnprocessedKeys", {}).get(table, {}).get("Keys", [])
-            if not keys:
-                return found
-            _sleep(min(0.8, 0.05 * 2**attempt))
-        raise UnavailableError("the library is throttling reads", retryable=True, reason="storage_throttled")
-
-
-def _validated(item: LibraryItem) -> LibraryItem:
-    """``item`` checked against the model (``model_copy`` skips validation): a broken rule names its field."""
-    try:
-        return LibraryItem.model_validate(item.model_dump())
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        field = str(first["loc"][0]) if first["loc"] else "item"
-        raise InvalidArgumentError(f"the library item's {field} {first['msg']}", field=field) from exc
+        found: dict[str, Stored] = {}
+        wanted = list(dict.fromkeys(item_ids))
+        for start in range(0, len(wanted), _BATCH_GET):
+            keys = [self._key(ITEM + i) for i in wanted[start : start + _BATCH_GET]]
+            for attempt in range(UNPROCESSED_ROUNDS):
+                with boto_errors("reading library items"):
+                    out = self.client.batch_get_item(RequestItems={table: {"Keys": keys, "ConsistentRead": True}})
+                for row in out.get("Responses", {}).get(table, []):
+                    stored = decode(row)
+                    found[stored.item.item_id] = stored
+                keys = out.get("UnprocessedKeys", {}).get(table, {}).get("Keys", [])
+                if not keys:
+                    break
+                # DynamoDB hands back UnprocessedKeys when it throttles a batch: back off, then ask for those.
+                _sleep(min(0.8, 0.05 * 2**attempt))
+            if keys:
+                raise UnavailableError("the library is throttling reads; some items could not be read",
+                                       retryable=True, reason="storage_throttled", hint="Retry in a few seconds.")
+        return found
 
 
 def _item_not_found(item_id: str) -> NotFoundError:
@@ -625,51 +458,3 @@ def _item_not_found(item_id: str) -> NotFoundError:
                          hint="List your items with library_list, or add the paper with library_add.")
 
 
-def _collection_of(row: dict[str, Any]) -> Collection:
-    return Collection(name=row["name"]["S"], created_at=row.get("created_at", {}).get("S", ""),
-                      items=max(0, int(row.get("items", {}).get("N", 0))))
-
-
-def _check_collection_name(name: str) -> None:
-    try:
-        Collection(name=name, created_at="")
-    except ValidationError as exc:
-        raise InvalidArgumentError(f"{name!r} is not a collection name: letters, digits, space and ._-/ "
-                                   "up to 80 characters, starting with a letter or digit", field="name") from exc
-
-
-def _chunks(items: Sequence[LibraryItem]) -> Iterator[list[LibraryItem]]:
-    chunk: list[LibraryItem] = []
-    size = 0
-    for item in items:
-        # A rough size (the JSON) keeps a transaction under DynamoDB's 4 MB; compression only helps.
-        weight = len(item.model_dump_json())
-        if chunk and (len(chunk) == _TX_ITEMS or size + weight > _TX_BYTES):
-            yield chunk
-            chunk, size = [], 0
-        chunk.append(item)
-        size += weight
-    if chunk:
-        yield chunk
-
-
-def _fingerprint(collection: str | None, tag: str | None, year_start: int | None, year_end: int | None) -> str:
-    filters = {"collection": collection, "tag": tag, "year_start": year_start, "year_end": year_end}
-    return hashlib.sha256(json.dumps(filters, sort_keys=True).encode()).hexdigest()[:12]
-
-
-def _make_cursor(after: str, fingerprint: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"a": after, "f": fingerprint}).encode()).decode().rstrip("=")
-
-
-def _read_cursor(cursor: str, fingerprint: str) -> str:
-    try:
-        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        after, seen = data["a"], data["f"]
-    except (binascii.Error, ValueError, KeyError, TypeError) as exc:
-        raise InvalidArgumentError("cursor is not one this tool returned", field="cursor",
-                                   reason="bad_cursor") from exc
-    if not isinstance(after, str) or seen != fingerprint:
-        raise InvalidArgumentError("cursor belongs to a listing with other filters; pass the same filters",
-                                   field="cursor", reason="bad_cursor")
-    return after
