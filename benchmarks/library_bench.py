@@ -77,7 +77,8 @@ def queries(store, body_keys: list[str], count: int, seed: int = 5) -> list[str]
 
 
 def search_figures(fixtures: Path, count: int, query_count: int, catchups: int) -> None:
-    from scholar.library.index import Filters, IndexHolder
+    from scholar.library.index import Filters
+    from scholar.library.index_cache import IndexHolder
 
     body_keys = bodies(fixtures)
     store = library(count, body_keys)

@@ -112,7 +112,8 @@ class MemoryLibrary:
         self.log.append((self.rev, value.item_id))
         return stored
 
-    def put_many(self, values: list[LibraryItem], *, create_only: bool = False) -> list[LibraryItem]:
+    def put_many(self, values: list[LibraryItem], *, create_only: bool = False,
+                 keep_times: bool = True) -> list[LibraryItem]:
         return [self.put(v, create_only) for v in values]
 
     def delete(self, item_id: str) -> None:

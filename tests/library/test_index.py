@@ -13,7 +13,8 @@ import pytest
 
 from scholar.errors import INVALID_ARGUMENT, ScholarError
 from scholar.fulltext.artifacts import put_markdown
-from scholar.library.index import FIELDS, Filters, IndexHolder, LibraryIndex
+from scholar.library.index import FIELDS, Filters, LibraryIndex
+from scholar.library.index_cache import IndexHolder
 from scholar.library.keys import caller_digest, index_key
 from scholar.library.models import PdfVersion
 from scholar.pdftext.convert import convert_pdf

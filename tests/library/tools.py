@@ -7,16 +7,16 @@ import pytest
 
 from functions.research.app import lambda_handler
 from scholar.catalogue import get_tool
-from scholar.library import index
+from scholar.library import index_cache
 from scholar.runtime.context import LocalContext
 
 
 @pytest.fixture
 def fresh_index(tmp_path):
     """A holder of its own per test: a warm index of an earlier test's bucket would answer from stale data."""
-    index.set_holder(index.IndexHolder(directory=tmp_path / "index"))
+    index_cache.set_holder(index_cache.IndexHolder(directory=tmp_path / "index"))
     yield
-    index.set_holder(None)
+    index_cache.set_holder(None)
 
 
 def call(tool: str, principal: str, **arguments) -> dict:

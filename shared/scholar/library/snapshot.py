@@ -33,7 +33,7 @@ class ItemWriter(Protocol):
 
     def get_many(self, ids: list[str]) -> dict[str, LibraryItem]: ...
 
-    def put_many(self, items: list[LibraryItem], *, create_only: bool = False) -> Any: ...
+    def put_many(self, items: list[LibraryItem], *, create_only: bool = False, keep_times: bool = False) -> Any: ...
 
 
 @dataclass
@@ -137,8 +137,9 @@ def import_items(store: ItemWriter, items: Iterable[LibraryItem], collection: st
                  chunk: int = 100) -> ImportSummary:
     """Write ``items`` into ``store``: new ones added, newer ones replacing, the rest skipped.
 
-    Each chunk is written in ``put_many`` transactions (new items with ``create_only``, so an item another
-    writer adds meanwhile is never overwritten blindly: the chunk is classified again).
+    Each chunk is written in ``put_many`` transactions that keep the snapshot's ``added_at`` and ``updated_at``
+    (so the round trip is lossless and "newer" keeps its meaning); new items go with ``create_only``, so an item
+    another writer adds meanwhile is never overwritten blindly: the chunk is classified again.
 
     Args:
         collection: put every item in this collection instead of its own.
@@ -160,7 +161,7 @@ def _import_chunk(store: ItemWriter, part: list[LibraryItem], summary: ImportSum
         added = [i for i in part if i.item_id not in existing]
         try:
             if added:
-                store.put_many(added, create_only=True)
+                store.put_many(added, create_only=True, keep_times=True)
         except ItemExistsError:
             continue  # another writer added one of them since get_many: classify the chunk again
         break
@@ -169,7 +170,7 @@ def _import_chunk(store: ItemWriter, part: list[LibraryItem], summary: ImportSum
                                retryable=True)
     newer = [i for i in part if i.item_id in existing and _newer(i.updated_at, existing[i.item_id].updated_at)]
     if newer:
-        store.put_many(newer)
+        store.put_many(newer, keep_times=True)
     replaced = {i.item_id for i in newer}
     summary.added += [i.item_id for i in added]
     summary.updated += [i.item_id for i in newer]

@@ -12,7 +12,8 @@ import json
 
 from scholar.catalogue import CallContext, Handler
 from scholar.errors import InvalidArgumentError, NotFoundError
-from scholar.library.index import Filters, holder
+from scholar.library.index import Filters
+from scholar.library.index_cache import holder
 from scholar.library.models import LibraryItem
 from scholar.research.library_index_spec import (
     LibraryExportInput,
