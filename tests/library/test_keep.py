@@ -137,3 +137,16 @@ def test_five_concurrent_adds_of_one_paper_make_one_item_and_one_of_them_created
     stored = LibraryStore("alice").get(outcomes[0][0].item_id)
     assert sorted(stored.tags) == [f"t{n}" for n in range(5)]  # every caller's tags were kept
     assert LibraryStore("alice").usage()[0] == 1
+
+
+def test_the_markdown_of_a_kept_pdf_becomes_the_item_s_even_when_the_pdf_was_kept_before(paperqa):
+    store = LibraryStore("alice")
+    aio.run(keep_pdf("alice", identifier="arXiv:2312.07559", pdf=_pdf("a" * 64)))
+    before = store.revision()
+    item, kept = aio.run(keep_pdf("alice", identifier="arXiv:2312.07559", pdf=_pdf("a" * 64),
+                                  md_path=f"md/{'a' * 64}.md"))
+    assert (kept, item.md_path, len(item.pdfs)) == (False, f"md/{'a' * 64}.md", 1)
+    assert store.revision() == before + 1  # one write, which the index catches up with
+    again, _ = aio.run(keep_pdf("alice", identifier="arXiv:2312.07559", pdf=_pdf("a" * 64),
+                                md_path=f"md/{'a' * 64}.md"))
+    assert again.md_path == item.md_path and store.revision() == before + 1  # nothing new: nothing written

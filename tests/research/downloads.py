@@ -20,7 +20,7 @@ from typing import Any
 from scholar.errors import ScholarError
 from scholar.fulltext import fetch
 from scholar.fulltext.models import Job, KeepOptions
-from scholar.fulltext.pipeline import download, finish, resolve
+from scholar.fulltext.pipeline import convert, download, finish, resolve
 from scholar.library.models import LibraryItem, PdfVersion, item_id_for
 from scholar.runtime.family import run_tool
 from scholar.runtime.invocation import Invocation
@@ -54,17 +54,22 @@ class Library:
     def __init__(self) -> None:
         self.items: dict[tuple[str, str], LibraryItem] = {}
         self.calls: list[tuple[str, str, PdfVersion, str]] = []
+        self.md_paths: list[str | None] = []
         self.refusal: ScholarError | None = None
 
     async def keep_pdf(self, principal: str, *, identifier: str, pdf: PdfVersion,
-                       collection: str = "inbox") -> tuple[LibraryItem, bool]:
+                       collection: str = "inbox", md_path: str | None = None) -> tuple[LibraryItem, bool]:
         self.calls.append((principal, identifier, pdf, collection))
+        self.md_paths.append(md_path)
         if self.refusal is not None:
             raise self.refusal
         key = (principal, identifier)
         item = self.items.get(key) or LibraryItem(item_id=item_id_for(identifier), collection=collection, paper={},
                                                   added_at=pdf.kept_at, updated_at=pdf.kept_at)
+        if md_path:
+            item = item.model_copy(update={"md_path": md_path})
         if any(kept.sha256 == pdf.sha256 for kept in item.pdfs):
+            self.items[key] = item
             return item, False
         self.items[key] = item.model_copy(update={"pdfs": [*item.pdfs, pdf]})
         return self.items[key], True
@@ -111,18 +116,21 @@ def tool(arguments: dict[str, Any], principal: str = "key-1") -> dict[str, Any]:
 
 
 def job(prefer: str = "published", collection: str = "inbox") -> Job:
-    return Job(kind="paper", tool="download_paper", identifier=f"doi:{DOI}", s2_key=f"DOI:{DOI}", convert=False,
+    return Job(kind="paper", tool="download_paper", identifier=f"doi:{DOI}", s2_key=f"DOI:{DOI}", convert=True,
                keep=KeepOptions(prefer=prefer, collection=collection))
 
 
 def run_pipeline(the_job: Job, principal: str = "key-1", task_id: str = "pdfdownload0001") -> TaskItem:
-    """resolve → download → finish, as the state machine runs them for a paper job that needs no conversion."""
+    """resolve → download → convert → finish, as the state machine runs them (convert only when the job asks)."""
     TaskStore().create(TaskItem(task_id=task_id, principal=principal, tool=the_job.tool,
                                 expires_at=int(time.time()) + 60))
     event = {"task_id": task_id, "principal": principal, "job": the_job.model_dump(mode="json")}
     resolved = resolve(event)
     downloaded = {} if resolved.get("error") else download({**event, "resolved": resolved})
-    finish({**event, "resolved": resolved, "downloaded": downloaded, "converted": {}, "failure": {}})
+    converted = {}
+    if the_job.convert and downloaded.get("pdf") and not downloaded.get("error"):
+        converted = convert({**event, "resolved": resolved, "downloaded": downloaded})
+    finish({**event, "resolved": resolved, "downloaded": downloaded, "converted": converted, "failure": {}})
     task = TaskStore().get(task_id, principal)
     assert task is not None
     return task

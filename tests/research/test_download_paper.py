@@ -250,3 +250,32 @@ def test_once_the_preferred_version_is_verified_candidates_not_yet_started_are_l
         (True, None), (False, keeping.NOT_NEEDED), (False, keeping.NOT_NEEDED)
     ]
     assert web.count("arxiv") == 0 and result["also_found"] == []
+
+
+def test_the_kept_pdf_is_converted_and_its_markdown_is_recorded_on_the_library_item(
+    web: FakeUpstream, library: Library
+) -> None:
+    # Given the published copy is a real PDF with a text layer
+    serve(web, published=PUBLISHED_PDF)
+    # When the paper is downloaded
+    task = run_pipeline(job())
+    # Then its Markdown is stored and handed to the library (library_search indexes it, read_paper reads it)
+    assert task.status == "completed", task.error
+    md_path = task.result["md_path"]
+    assert md_path == artifacts.md_key(sha_of(PUBLISHED_PDF), "builtin") and artifacts.exists(md_path)
+    assert library.md_paths == [md_path]
+    assert "md_skip_reason" not in task.result or task.result["md_skip_reason"] is None
+
+
+def test_a_kept_pdf_without_a_text_layer_is_still_kept_and_says_why_it_has_no_markdown(
+    web: FakeUpstream, library: Library
+) -> None:
+    # Given the only copy is a scan (a real PDF, no text layer)
+    serve(web, published="scanned_image_only_two_column_page.pdf")
+    # When the paper is downloaded
+    task = run_pipeline(job())
+    # Then the PDF is kept all the same, without Markdown, and the answer says why
+    assert task.status == "completed", task.error
+    assert task.result["sha256"] == sha_of("scanned_image_only_two_column_page.pdf")
+    assert task.result.get("md_path") is None and task.result["md_skip_reason"]
+    assert library.md_paths == [None]

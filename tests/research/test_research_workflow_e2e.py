@@ -1,10 +1,11 @@
 """The whole research workflow through the local server, as an agent runs it with mcp.Client (issue #12's "done").
 
-Search, read the paper page by page, keep it in a collection, find it again by a word that only its body holds,
-and export the collection. The paper is the PNAS article whose Semantic Scholar, Unpaywall and OpenAlex answers
-are recorded; its publisher location serves a real recorded PDF through tests.pdf.test_pipeline_machine.WebToFake
-(same process, still vetted by the SSRF guard). The S2 search row is the recorded PNAS record in the recorded
-search envelope's shape (``synthetic_*``: no recorded search returns this paper).
+Search, keep the paper in a collection (download_paper converts what it keeps), find it again by a word that only
+its body holds, read it page by page from the stored Markdown, and export the collection. The paper is the PNAS
+article whose Semantic Scholar, Unpaywall and OpenAlex answers are recorded; its publisher location serves a real
+recorded PDF through tests.pdf.test_pipeline_machine.WebToFake (same process, still vetted by the SSRF guard). The
+S2 search row is the recorded PNAS record in the recorded search envelope's shape (``synthetic_*``: no recorded
+search returns this paper).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ async def _finished(client: Client, answer: dict[str, Any]) -> dict[str, Any]:
     return polled.structured_content["result"]
 
 
-def test_an_agent_searches_reads_keeps_finds_by_a_body_word_and_exports(local_server, web) -> None:
+def test_an_agent_searches_keeps_finds_by_a_body_word_reads_page_by_page_and_exports(local_server, web) -> None:
     record = _serve(web)
     word = _body_only_word(record)
 
@@ -78,14 +79,14 @@ def test_an_agent_searches_reads_keeps_finds_by_a_body_word_and_exports(local_se
                                                  "limit": 5, "expand": False})
             hit = next(h for h in found["results"] if (h["title"] or "").startswith("Developing functional"))
             doi = next(i for i in hit["ids"] if i.startswith("10."))
+            kept = await _finished(client, await _ok(client, "download_paper",
+                                                     {"identifier": hit["id"], "collection": COLLECTION}))
+            searched = await _ok(client, "library_search", {"query": word, "collection": COLLECTION})
             first = await _finished(client, await _ok(client, "read_paper",
                                                       {"identifier": doi, "pages": "1-3", "max_chars": 5_000}))
             rest = await _finished(client, await _ok(client, "read_paper",
                                                      {"identifier": doi, "pages": first["next_pages"]}))
-            kept = await _finished(client, await _ok(client, "download_paper",
-                                                     {"identifier": hit["id"], "collection": COLLECTION}))
             listed = await _ok(client, "library_list", {"collection": COLLECTION})
-            searched = await _ok(client, "library_search", {"query": word, "collection": COLLECTION})
             exported = await _ok(client, "library_export", {"format": "bibtex", "collection": COLLECTION})
             return {"doi": doi, "first": first, "rest": rest, "kept": kept, "listed": listed,
                     "searched": searched, "exported": exported}
@@ -98,7 +99,8 @@ def test_an_agent_searches_reads_keeps_finds_by_a_body_word_and_exports(local_se
     assert len(first["markdown"]) <= 5_000
     next_page = int(re.match(r"\d+", first["next_pages"]).group())
     assert rest["markdown"].startswith(f"<!-- page {next_page} -->")
-    assert rest["md_path"] == first["md_path"] and rest["cached"] is True  # the conversion was made once
+    # Both reads come from the Markdown download_paper made: the conversion was made once.
+    assert first["cached"] is rest["cached"] is True and rest["md_path"] == first["md_path"] == got["kept"]["md_path"]
     # Kept in the collection, the version of record, one item.
     kept = got["kept"]
     assert (kept["collection"], kept["version"]) == (COLLECTION, "published")

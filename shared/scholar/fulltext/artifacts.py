@@ -15,6 +15,7 @@ from pathlib import Path
 
 from scholar.errors import InvalidArgumentError, NotFoundError
 from scholar.fulltext.models import Converter, PaperSummary, StoredPdf
+from scholar.ids import InvalidIdError, parse_paper_id
 from scholar.store.blobs import BlobStore
 from scholar.store.cache import Cache
 
@@ -108,8 +109,29 @@ def url_cache_key(url: str) -> str:
     return f"pdf:url:{url}"
 
 
+def paper_aliases(identifier: str, metadata: PaperSummary) -> list[str]:
+    """The normalised identifier and every other id the paper's metadata names (S2 id, DOI, arXiv id, PMID, PMCID).
+
+    A PDF fetched for one spelling of a paper is then found by any other (read_paper by DOI after download_paper by
+    the S2 id a search hit carried).
+    """
+    written = [f"{prefix}{value}" for prefix, value in (
+        ("", metadata.paper_id), ("DOI:", metadata.doi), ("arXiv:", metadata.arxiv_id), ("PMID:", metadata.pmid),
+        ("PMCID:", metadata.pmcid)) if value]
+    keys = [identifier] if identifier else []
+    for form in written:
+        try:
+            keys.append(parse_paper_id(form).cache_key())
+        except InvalidIdError:
+            continue  # a garbled upstream id is not an alias
+    return list(dict.fromkeys(keys))
+
+
 def remember_paper(identifier: str, metadata: PaperSummary, pdf: StoredPdf) -> None:
-    Cache().put(_NAMESPACE, paper_cache_key(identifier), {"metadata": metadata.model_dump(), "pdf": pdf.model_dump()})
+    cache = Cache()
+    record = {"metadata": metadata.model_dump(), "pdf": pdf.model_dump()}
+    for key in paper_aliases(identifier, metadata):
+        cache.put(_NAMESPACE, paper_cache_key(key), record)
 
 
 def remember_url(url: str, pdf: StoredPdf) -> None:

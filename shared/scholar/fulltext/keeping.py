@@ -178,8 +178,8 @@ def recall(job: Job) -> Find | None:
 # -- recording the PDF in the caller's library -------------------------------------------------------------------
 
 
-async def _keep(job: Job, principal: str, find: Find, *, failed_sources: list[FailedSource],
-                cached: bool) -> DownloadPaperResult:
+async def _keep(job: Job, principal: str, find: Find, *, failed_sources: list[FailedSource], cached: bool,
+                md_path: str | None = None, md_skip_reason: str | None = None) -> DownloadPaperResult:
     if not principal:
         raise InternalError("the download_paper task carries no caller; the PDF was stored but not kept")
     if find.pdf is None or find.version is None or job.keep is None:
@@ -189,18 +189,19 @@ async def _keep(job: Job, principal: str, find: Find, *, failed_sources: list[Fa
                          pdf_source=pdf.pdf_source, source_url=pdf.source_url, kept_at=now_iso())
     # s2_key is a form scholar.ids parses again (DOI:…, ARXIV:…, PMID:…, CorpusId:…, a bare S2 id).
     item, newly_kept = await keep_pdf(principal, identifier=job.s2_key or job.identifier or "", pdf=version,
-                                      collection=job.keep.collection)
-    return await _answer(job, item, find, newly_kept=newly_kept, failed_sources=failed_sources, cached=cached)
+                                      collection=job.keep.collection, md_path=md_path)
+    return await _answer(job, item, find, newly_kept=newly_kept, failed_sources=failed_sources, cached=cached,
+                         md_skip_reason=md_skip_reason)
 
 
 async def _answer(job: Job, item: LibraryItem, find: Find, *, newly_kept: bool, failed_sources: list[FailedSource],
-                  cached: bool) -> DownloadPaperResult:
+                  cached: bool, md_skip_reason: str | None = None) -> DownloadPaperResult:
     fields = await aio.off_loop(pdf_fields, find.pdf)  # a presigned URL (botocore)
     return DownloadPaperResult.model_validate({
         **fields, "item_id": item.item_id, "collection": item.collection, "version": find.version,
         "prefer": job.keep.prefer if job.keep else "published", "newly_kept": newly_kept,
         "also_found": find.also_found, "versions": item.pdfs, "metadata": find.metadata, "attempts": find.attempts,
-        "failed_sources": failed_sources, "cached": cached,
+        "failed_sources": failed_sources, "cached": cached, "md_path": item.md_path, "md_skip_reason": md_skip_reason,
     })
 
 
@@ -241,11 +242,13 @@ async def kept_answer(job: Job, principal: str) -> DownloadPaperResult | None:
 
 
 def kept_result(job: Job, principal: str, *, metadata: PaperSummary | None, downloaded: dict[str, Any],
-                failed_sources: list[FailedSource]) -> DownloadPaperResult:
+                failed_sources: list[FailedSource], md_path: str | None = None,
+                md_skip_reason: str | None = None) -> DownloadPaperResult:
     """The finish step's answer for download_paper: the downloaded PDF recorded in the caller's library.
 
     Raises:
         ScholarError: the library refused the write; the task fails with it (the PDF stays stored).
     """
     find = Find.model_validate({**downloaded, "metadata": metadata})
-    return aio.run(_keep(job, principal, find, failed_sources=failed_sources, cached=False))
+    return aio.run(_keep(job, principal, find, failed_sources=failed_sources, cached=False, md_path=md_path,
+                         md_skip_reason=md_skip_reason))

@@ -40,4 +40,11 @@ class DownloadPaperResult(Outcome, PdfFields):
         default_factory=list,
         description="Every PDF version the library item holds, oldest first; an older version stays beside a newer",
     )
+    md_path: str | None = Field(
+        default=None, description="Markdown of the kept PDF: read_paper reads it, library_search searches its words"
+    )
+    md_skip_reason: str | None = Field(
+        default=None,
+        description="Why the kept PDF has no Markdown (e.g. a scan without a text layer); the PDF is kept all the same",
+    )
     metadata: PaperSummary | None = None

@@ -243,11 +243,13 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
     resolved = event.get("resolved") or {}
     downloaded = event.get("downloaded") or {}
     converted = event.get("converted") or {}
+    # download_paper converts the kept PDF for read_paper and library_search; a PDF without text is still kept.
+    unconverted = converted.get("error") if job.keep is not None else None
     errors = [
         step_failure(event["failure"], machine="PDF pipeline") if event.get("failure") else None,
         resolved.get("error"),
         downloaded.get("error"),
-        converted.get("error"),
+        None if unconverted else converted.get("error"),
     ]
     error = next((e for e in errors if e), None)
     metadata = PaperSummary.model_validate(resolved["metadata"]) if resolved.get("metadata") else None
@@ -260,8 +262,11 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
     if error is None:
         try:
             if job.keep is not None:  # download_paper: the PDF goes into the caller's library
-                result = keeping.kept_result(job, str(event.get("principal") or ""), metadata=metadata,
-                                             downloaded=downloaded, failed_sources=failed)
+                result = keeping.kept_result(
+                    job, str(event.get("principal") or ""), metadata=metadata, downloaded=downloaded,
+                    failed_sources=failed, md_path=converted.get("md_path"),
+                    md_skip_reason=unconverted["message"] if unconverted else None,
+                )
             else:
                 result = results.build(job, metadata=metadata, pdf=pdf, md=md, attempts=attempts,
                                        failed_sources=failed)

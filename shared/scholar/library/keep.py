@@ -109,11 +109,12 @@ async def _merge(store: LibraryStore, item: LibraryItem, tags: Sequence[str], no
     return await off_loop(store.update, item.item_id, change)
 
 
-async def keep_pdf(principal: str, *, identifier: str, pdf: PdfVersion,
-                   collection: str = DEFAULT_COLLECTION) -> tuple[LibraryItem, bool]:
+async def keep_pdf(principal: str, *, identifier: str, pdf: PdfVersion, collection: str = DEFAULT_COLLECTION,
+                   md_path: str | None = None) -> tuple[LibraryItem, bool]:
     """Record a kept PDF version on the caller's item for the paper (creating the item in ``collection``).
 
-    Versions are kept side by side, oldest first; one with the same sha256 is never added twice.
+    Versions are kept side by side, oldest first; one with the same sha256 is never added twice. ``md_path``, the
+    Markdown of this PDF when it was converted, becomes the item's (library_search indexes its words).
 
     Returns:
         (the stored item, whether this PDF is newly kept: False when its sha256 was kept already).
@@ -127,20 +128,23 @@ async def keep_pdf(principal: str, *, identifier: str, pdf: PdfVersion,
     if existing is None:
         try:
             created = _new_item(item_id, paper, collection=collection, pdfs=[pdf])
+            if md_path:
+                created = created.model_copy(update={"md_path": md_path})
             return await off_loop(store.put, created, create_only=True), True
         except ItemExistsError as won:
             existing = won.item
-    if any(kept.sha256 == pdf.sha256 for kept in existing.pdfs):
+    if any(kept.sha256 == pdf.sha256 for kept in existing.pdfs) and (md_path is None or existing.md_path == md_path):
         return existing, False
     added: list[bool] = []
 
     def change(current: LibraryItem) -> LibraryItem:
         added.clear()  # a retried change starts again from the re-read item
-        if any(kept.sha256 == pdf.sha256 for kept in current.pdfs):
-            added.append(False)
-            return current
-        added.append(True)
-        return current.model_copy(update={"pdfs": [*current.pdfs, pdf]})
+        new = not any(kept.sha256 == pdf.sha256 for kept in current.pdfs)
+        added.append(new)
+        update: dict[str, object] = {"pdfs": [*current.pdfs, pdf]} if new else {}
+        if md_path and current.md_path != md_path:
+            update["md_path"] = md_path
+        return current.model_copy(update=update) if update else current
 
     stored = await off_loop(store.update, item_id, change)
     return stored, added[-1]

@@ -13,7 +13,7 @@ from scholar.runtime import aio
 
 async def download_paper(args: DownloadPaperInput, ctx: CallContext) -> BaseModel:
     keep = KeepOptions(collection=args.collection, prefer=args.prefer)
-    job = jobs.paper_job("download_paper", args.identifier, convert=False, keep=keep)
+    job = jobs.paper_job("download_paper", args.identifier, convert=True, keep=keep)
     return await keeping.kept_answer(job, ctx.principal) or await aio.off_loop(jobs.queue, job, ctx)
 
 
