@@ -84,6 +84,31 @@ def breakdown(module: str, build_dir: Path) -> Counter[str]:
     return totals
 
 
+# What any family function must import before a line of ours: pydantic with its first model classes (the first
+# class creation loads pydantic's schema machinery), asyncio with ssl (httpx and the process loop), Powertools
+# Logger and Metrics (DESIGN §2). Timed as the functions are, in the same run: family minus floor is our share.
+FLOOR_MODULE = "benchmarks_floor"
+FLOOR_CODE = """\
+import asyncio, ssl
+from aws_lambda_powertools import Logger, Metrics
+from pydantic import BaseModel, Field
+Logger(service="floor"); Metrics(namespace="floor")
+class Item(BaseModel):
+    a: int = Field(ge=0)
+    b: str | None = None
+class Page(BaseModel):
+    items: list[Item] = []
+"""
+
+
+def measure_floor(build_dir: Path, runs: int) -> float:
+    (build_dir / f"{FLOOR_MODULE}.py").write_text(FLOOR_CODE)
+    times = [cold_import_times(FLOOR_MODULE, build_dir) for _ in range(runs)]
+    report("floor: pydantic + 2 models, asyncio + ssl, Powertools Logger + Metrics", [w for w, _ in times])
+    report("  CPU time of the floor", [cpu for _, cpu in times])
+    return sorted(cpu for _, cpu in times)[len(times) // 2]
+
+
 def measure(name: str, build_dir: Path, runs: int, top: int) -> None:
     module = f"functions.{name}.app"
     times = [cold_import_times(module, build_dir) for _ in range(runs)]
@@ -99,6 +124,7 @@ def main(fixtures: Path | None = None, runs: int = RUNS, top: int = TOP, names: 
     print(f"== cold imports (fresh interpreter, unchecked-hash .pyc, {runs} runs; load {os.getloadavg()[0]:.2f}) ==",
           flush=True)
     build_dir = build()
+    measure_floor(build_dir, runs)
     for name in names or functions():
         measure(name, build_dir, runs, top)
 
