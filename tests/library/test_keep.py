@@ -10,6 +10,7 @@ from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, ScholarErr
 from scholar.library.keep import add_paper, keep_pdf
 from scholar.library.models import PdfVersion
 from scholar.runtime import aio
+from scholar.store.blobs import BlobStore
 from scholar.store.library import LibraryStore
 
 pytestmark = pytest.mark.usefixtures("library_table")
@@ -150,3 +151,13 @@ def test_the_markdown_of_a_kept_pdf_becomes_the_item_s_even_when_the_pdf_was_kep
     again, _ = aio.run(keep_pdf("alice", identifier="arXiv:2312.07559", pdf=_pdf("a" * 64),
                                 md_path=f"md/{'a' * 64}.md"))
     assert again.md_path == item.md_path and store.revision() == before + 1  # nothing new: nothing written
+
+
+def test_a_kept_pdf_and_its_markdown_leave_the_cache_s_expiry(paperqa, aws):
+    pdf_key = BlobStore().put_content("pdfs", b"%PDF-1.7 a kept paper (synthetic bytes)", ".pdf", "application/pdf")
+    sha = pdf_key.removeprefix("pdfs/").removesuffix(".pdf")
+    md_key = BlobStore().put(f"md/{sha}.md", b"# A kept paper", "text/markdown")
+    aio.run(keep_pdf("alice", identifier="arXiv:2312.07559", pdf=_pdf(sha), md_path=md_key))
+    for key in (pdf_key, md_key):
+        assert aws.s3.get_object_tagging(Bucket=aws.bucket, Key=key)["TagSet"] == [
+            {"Key": "retention", "Value": "kept"}]

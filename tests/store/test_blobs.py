@@ -56,3 +56,26 @@ def test_without_a_bucket_the_store_is_unavailable(env):
     env.delete("SCHOLAR_ARTIFACT_BUCKET")
     with pytest.raises(UnavailableError):
         _ = BlobStore().bucket
+
+
+def _retention(aws, key: str) -> list[dict[str, str]]:
+    return aws.s3.get_object_tagging(Bucket=aws.bucket, Key=key)["TagSet"]
+
+
+def test_pdfs_and_markdown_are_stored_as_cache_and_other_objects_untagged(aws, tmp_path):
+    pdf = BlobStore().put_content("pdfs", PDF, ".pdf", "application/pdf")
+    md = BlobStore().put("md/" + "a" * 64 + ".md", b"# text", "text/markdown")
+    upload = tmp_path / "big.pdf"
+    upload.write_bytes(PDF + b" uploaded in parts")
+    uploaded = BlobStore().put_file(str(upload), "pdfs/" + "b" * 64 + ".pdf", "application/pdf")
+    result = BlobStore().put("results/task.json", b"{}", "application/json")
+    for key in (pdf, md, uploaded):
+        assert _retention(aws, key) == [{"Key": "retention", "Value": "cache"}]
+    assert _retention(aws, result) == []
+
+
+def test_a_retained_object_leaves_the_cache_and_a_missing_one_says_so(aws):
+    key = BlobStore().put_content("pdfs", PDF, ".pdf", "application/pdf")
+    assert BlobStore().retain(key) is True
+    assert _retention(aws, key) == [{"Key": "retention", "Value": "kept"}]
+    assert BlobStore().retain("pdfs/" + "0" * 64 + ".pdf") is False

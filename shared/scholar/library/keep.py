@@ -16,6 +16,7 @@ from scholar.library.models import DEFAULT_COLLECTION, LibraryItem, PdfVersion, 
 from scholar.paper_lookup import get_paper, parse_identifier
 from scholar.records import Paper
 from scholar.runtime.aio import off_loop
+from scholar.store.blobs import BlobStore
 from scholar.store.library import ItemExistsError, LibraryStore, now_iso
 
 __all__ = ["add_paper", "identity_of", "keep_pdf", "resolve_item"]
@@ -121,7 +122,19 @@ async def keep_pdf(principal: str, *, identifier: str, pdf: PdfVersion, collecti
 
     Raises:
         as ``add_paper`` (the paper is resolved to create its item).
+
+    The kept PDF and its Markdown leave the artifact cache's expiry (``BlobStore.retain``): a library keeps them.
     """
+    kept = await _record_pdf(principal, identifier=identifier, pdf=pdf, collection=collection, md_path=md_path)
+    blobs = BlobStore()
+    for key in (pdf.pdf_path, md_path):
+        if key:
+            await off_loop(blobs.retain, key)
+    return kept
+
+
+async def _record_pdf(principal: str, *, identifier: str, pdf: PdfVersion, collection: str,
+                      md_path: str | None) -> tuple[LibraryItem, bool]:
     store = LibraryStore(principal)
     item_id, paper = await resolve_item(identifier)
     existing = await off_loop(store.get, item_id)

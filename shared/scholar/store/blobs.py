@@ -13,6 +13,17 @@ from scholar.store import aws
 from scholar.store.boundary import boto_errors
 
 
+# PDFs and their Markdown are a cache until a caller keeps them: the bucket's lifecycle rules expire only objects
+# tagged retention=cache (template.yaml), and keeping a paper in a library re-tags its objects retention=kept.
+RETENTION = "retention"
+CACHED = f"{RETENTION}=cache"
+_RETAINABLE = ("pdfs/", "md/")
+
+
+def _tagging(key: str) -> dict[str, str]:
+    return {"Tagging": CACHED} if key.startswith(_RETAINABLE) else {}
+
+
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -44,14 +55,26 @@ class BlobStore:
 
     def put(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> str:
         with boto_errors("storing an artifact"):
-            self.client.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=content_type)
+            self.client.put_object(Bucket=self.bucket, Key=key, Body=data, ContentType=content_type, **_tagging(key))
         return key
 
     def put_file(self, path: str, key: str, content_type: str) -> str:
         """Upload a file in parts (never read whole into memory); return the key."""
         with boto_errors("storing an artifact"):
-            self.client.upload_file(path, self.bucket, key, ExtraArgs={"ContentType": content_type})
+            self.client.upload_file(path, self.bucket, key, ExtraArgs={"ContentType": content_type, **_tagging(key)})
         return key
+
+    def retain(self, key: str) -> bool:
+        """Take a PDF or Markdown object out of the cache's expiry (a caller keeps it); False when it is gone."""
+        with boto_errors("keeping an artifact"):
+            try:
+                self.client.put_object_tagging(Bucket=self.bucket, Key=key,
+                                               Tagging={"TagSet": [{"Key": RETENTION, "Value": "kept"}]})
+                return True
+            except ClientError as exc:
+                if exc.response["Error"]["Code"] in ("NoSuchKey", "404", "NotFound"):
+                    return False
+                raise
 
     def get_file(self, key: str, path: str) -> None:
         """Download an object to a file in parts."""
