@@ -151,7 +151,7 @@ def test_artifact_bucket_is_private_encrypted_and_tls_only() -> None:
     (sse,) = props["BucketEncryption"]["ServerSideEncryptionConfiguration"]
     assert sse["ServerSideEncryptionByDefault"]["SSEAlgorithm"] == "AES256"
     expiry = {r.get("Prefix"): r.get("ExpirationInDays") for r in props["LifecycleConfiguration"]["Rules"]}
-    assert expiry["results/"] == 7
+    assert expiry["results/"] == expiry["exports/"] == 7
     assert expiry["pdfs/"] == expiry["md/"] == 90
     # Only the cache expires: what a caller keeps in a library is re-tagged retention=kept (scholar.store.blobs).
     filters = {r.get("Prefix"): r.get("TagFilters") for r in props["LifecycleConfiguration"]["Rules"]}
