@@ -12,7 +12,6 @@ from scholar.errors import UnavailableError
 from scholar.store import aws
 from scholar.store.boundary import boto_errors
 
-
 # PDFs and their Markdown are a cache until a caller keeps them: the bucket's lifecycle rules expire only objects
 # tagged retention=cache (template.yaml), and keeping a paper in a library re-tags its objects retention=kept.
 RETENTION = "retention"
