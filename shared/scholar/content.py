@@ -40,9 +40,23 @@ ExtraContentField = Annotated[
 ]
 
 
-def split_extra_content(result: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The result without its extra blocks, and the blocks (``[]`` when it has none)."""
+def _split(result: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     if EXTRA_CONTENT_FIELD not in result:
         return result, []
     rest = {key: value for key, value in result.items() if key != EXTRA_CONTENT_FIELD}
     return rest, list(result[EXTRA_CONTENT_FIELD] or [])
+
+
+def split_extra_content(result: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The result without its extra blocks, and the blocks (``[]`` when it has none).
+
+    A polled task's answer (``get_task_result``'s ``result``) gives up its blocks the same way, so a figure read
+    that ran as a task arrives as the same image block as one answered at once.
+    """
+    inner = result.get("result")
+    polled: list[dict[str, Any]] = []
+    if isinstance(inner, dict) and EXTRA_CONTENT_FIELD in inner:
+        inner, polled = _split(inner)
+        result = {**result, "result": inner}
+    result, extra = _split(result)
+    return result, extra + polled
