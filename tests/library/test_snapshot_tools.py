@@ -60,3 +60,20 @@ def test_a_bad_line_names_its_number_and_nothing_is_written():
     assert (answer["error"]["details"]["field"], answer["error"]["details"]["line"]) == ("jsonl", 4)
     assert both["error"]["code"] == INVALID_ARGUMENT
     assert LibraryStore(BOB).revision() == 0
+
+
+def test_an_imported_item_s_pdf_stored_in_this_deployment_is_kept_not_left_to_the_cache(aws):
+    from scholar.library.models import PdfVersion  # noqa: PLC0415
+    from scholar.store.blobs import BlobStore  # noqa: PLC0415
+
+    key = BlobStore().put_content("pdfs", b"%PDF-1.7 an imported paper (synthetic bytes)", ".pdf", "application/pdf")
+    sha = key.removeprefix("pdfs/").removesuffix(".pdf")
+    pdf = PdfVersion(pdf_path=key, sha256=sha, size_bytes=44, version="published", pdf_source="url",
+                     source_url="https://example.org/paper.pdf", kept_at="2026-12-01T12:00:00Z")
+    (item,) = items(1)
+    LibraryStore(ALICE).put_many([item.model_copy(update={"pdfs": [pdf]})])
+    text = call("library_export", ALICE, format="jsonl")["result"]["content"]
+    aws.s3.put_object_tagging(Bucket=aws.bucket, Key=key, Tagging={"TagSet": [{"Key": "retention", "Value": "cache"}]})
+
+    assert call("library_import", BOB, jsonl=text)["result"]["added"] == 1
+    assert aws.s3.get_object_tagging(Bucket=aws.bucket, Key=key)["TagSet"] == [{"Key": "retention", "Value": "kept"}]

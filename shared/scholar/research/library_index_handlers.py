@@ -108,6 +108,7 @@ async def library_export(args: LibraryExportInput, ctx: CallContext) -> LibraryE
 
 def _import(args: LibraryImportInput, principal: str) -> LibraryImportResult:
     from scholar.library import snapshot  # noqa: PLC0415  # lazy: loads only for an import
+    from scholar.library.keep import retain_items  # noqa: PLC0415
 
     if args.reference is not None:
         parsed = snapshot.parse_snapshot(snapshot.read_reference(args.reference, principal), "reference")
@@ -115,6 +116,8 @@ def _import(args: LibraryImportInput, principal: str) -> LibraryImportResult:
         parsed = snapshot.parse_snapshot(args.jsonl or "", "jsonl")
     store = LibraryStore(principal)
     summary = snapshot.import_items(store, parsed.items, args.collection)
+    written = {*summary.added, *summary.updated}
+    retain_items(item for item in parsed.items if item.item_id in written)  # the PDFs it holds are kept, not cache
     exported_at = parsed.header.get("exported_at")
     return LibraryImportResult(items=len(parsed.items), added=len(summary.added), updated=len(summary.updated),
                                skipped=len(summary.skipped), collection=args.collection,
