@@ -6,9 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from scholar.fulltext import fetch
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
 from tests.local_server import running_local_server
+from tests.pdf.test_pipeline_machine import web_access
 
 
 @pytest.fixture(scope="session")
@@ -29,3 +31,11 @@ def fake(fake_upstream: FakeUpstream) -> Iterator[FakeUpstream]:
     """The session's fake upstream, with faults and extra routes cleared after each test."""
     yield fake_upstream
     fake_upstream.reset()
+
+
+@pytest.fixture
+def web(fake: FakeUpstream) -> Iterator[FakeUpstream]:
+    """PDF hosts that are not our sources reach the fake upstream (same process; the SSRF guard still vets them)."""
+    fetch.set_web_access(web_access(fake))
+    yield fake
+    fetch.set_web_access(None)

@@ -17,3 +17,15 @@ async def poll_task(client: Any, task_id: str, *, within_s: float = 30) -> Any:
             if polled.structured_content["status"] in FINISHED:
                 return polled
             await anyio.sleep(0.2)
+
+
+async def call_ok(client: Any, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """One tools/call that must succeed; its structured result."""
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, (tool, result.structured_content)
+    return result.structured_content
+
+
+async def finished(client: Any, task_id: str, *, within_s: float = 30) -> dict[str, Any]:
+    """The polled task's last answer (structured), once it is no longer pending or running."""
+    return (await poll_task(client, task_id, within_s=within_s)).structured_content

@@ -7,44 +7,20 @@ the real one (LibraryTable in the local stack).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import pytest
 from mcp import Client
 
-from scholar.fulltext import fetch
-from tests.fakes.upstream import FakeUpstream
+from tests.e2e.polling import call_ok, finished
 from tests.fixtures_dir import fixtures_dir
-from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH, web_access
+from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH
 
 pytestmark = pytest.mark.e2e
 
 DEADLINE_S = 30.0
 PNAS_DOI = "10.1073/pnas.1414271111"
-
-
-@pytest.fixture
-def web(fake: FakeUpstream) -> Iterator[FakeUpstream]:
-    fetch.set_web_access(web_access(fake))
-    yield fake
-    fetch.set_web_access(None)
-
-
-async def _call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.structured_content
-    return result.structured_content
-
-
-async def _until_done(client: Client, task_id: str) -> dict[str, Any]:
-    with anyio.fail_after(DEADLINE_S):
-        while True:
-            status = await _call(client, "get_task_result", {"task_id": task_id})
-            if status["status"] not in ("pending", "running"):
-                return status
-            await anyio.sleep(0.1)  # polling interval of the client, not a wait for a condition
 
 
 def test_download_paper_is_queued_polled_kept_in_the_collection_and_then_answered_at_once(local_server, web) -> None:
@@ -54,9 +30,9 @@ def test_download_paper_is_queued_polled_kept_in_the_collection_and_then_answere
     async def main() -> tuple[Any, dict[str, Any], dict[str, Any], dict[str, Any]]:
         async with Client(local_server.url) as client:
             listed = {t.name: t for t in (await client.list_tools()).tools}["download_paper"]
-            queued = await _call(client, "download_paper", {"identifier": PNAS_DOI, "collection": "e2e-tissue"})
-            done = await _until_done(client, queued["task_id"])
-            again = await _call(client, "download_paper", {"identifier": f"https://doi.org/{PNAS_DOI}"})
+            queued = await call_ok(client, "download_paper", {"identifier": PNAS_DOI, "collection": "e2e-tissue"})
+            done = await finished(client, queued["task_id"], within_s=DEADLINE_S)
+            again = await call_ok(client, "download_paper", {"identifier": f"https://doi.org/{PNAS_DOI}"})
             return listed, queued, done, again
 
     listed, queued, done, again = anyio.run(main)

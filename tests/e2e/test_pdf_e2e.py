@@ -7,29 +7,18 @@ not our sources reach the fake upstream through tests.pdf.test_pipeline_machine.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import pytest
 from mcp import Client
 
-from scholar.fulltext import fetch
-from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
-from tests.pdf.test_pipeline_machine import web_access
 
 pytestmark = pytest.mark.e2e
 
 DEADLINE_S = 30.0
 PDF_TOOLS = {"fetch_paper_pdf", "fetch_and_convert", "fetch_pdf_by_url", "convert_pdf_to_markdown"}
-
-
-@pytest.fixture
-def web(fake: FakeUpstream) -> Iterator[FakeUpstream]:
-    fetch.set_web_access(web_access(fake))
-    yield fake
-    fetch.set_web_access(None)
 
 
 async def _call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:

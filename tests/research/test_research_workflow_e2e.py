@@ -22,7 +22,7 @@ from bibtexparser.bparser import BibTexParser
 from mcp import Client
 
 from scholar.pdftext.convert import convert_pdf
-from tests.e2e.polling import poll_task
+from tests.e2e.polling import call_ok, poll_task
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
 from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH
@@ -55,12 +55,6 @@ def _body_only_word(record: dict[str, Any]) -> str:
     return words[0]
 
 
-async def _ok(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, (tool, result.structured_content)
-    return result.structured_content
-
-
 async def _finished(client: Client, answer: dict[str, Any]) -> dict[str, Any]:
     if not answer.get("queued"):
         return answer
@@ -75,19 +69,19 @@ def test_an_agent_searches_keeps_finds_by_a_body_word_reads_page_by_page_and_exp
 
     async def main() -> dict[str, Any]:
         async with Client(local_server.url) as client:
-            found = await _ok(client, "search", {"query": "hypoxia lysyl oxidase collagen cross-linking tissues",
+            found = await call_ok(client, "search", {"query": "hypoxia lysyl oxidase collagen cross-linking tissues",
                                                  "limit": 5, "expand": False})
             hit = next(h for h in found["results"] if (h["title"] or "").startswith("Developing functional"))
             doi = next(i for i in hit["ids"] if i.startswith("10."))
-            kept = await _finished(client, await _ok(client, "download_paper",
+            kept = await _finished(client, await call_ok(client, "download_paper",
                                                      {"identifier": hit["id"], "collection": COLLECTION}))
-            searched = await _ok(client, "library_search", {"query": word, "collection": COLLECTION})
-            first = await _finished(client, await _ok(client, "read_paper",
+            searched = await call_ok(client, "library_search", {"query": word, "collection": COLLECTION})
+            first = await _finished(client, await call_ok(client, "read_paper",
                                                       {"identifier": doi, "pages": "1-3", "max_chars": 5_000}))
-            rest = await _finished(client, await _ok(client, "read_paper",
+            rest = await _finished(client, await call_ok(client, "read_paper",
                                                      {"identifier": doi, "pages": first["next_pages"]}))
-            listed = await _ok(client, "library_list", {"collection": COLLECTION})
-            exported = await _ok(client, "library_export", {"format": "bibtex", "collection": COLLECTION})
+            listed = await call_ok(client, "library_list", {"collection": COLLECTION})
+            exported = await call_ok(client, "library_export", {"format": "bibtex", "collection": COLLECTION})
             return {"doi": doi, "first": first, "rest": rest, "kept": kept, "listed": listed,
                     "searched": searched, "exported": exported}
 

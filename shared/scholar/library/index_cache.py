@@ -8,6 +8,7 @@ starts from the S3 copy (or builds from every item when there is none).
 
 from __future__ import annotations
 
+import atexit
 import tempfile
 import threading
 from collections import OrderedDict
@@ -122,7 +123,14 @@ def holder() -> IndexHolder:
     global _holder
     if _holder is None:
         _holder = IndexHolder()
+        atexit.register(_close_at_exit)
     return _holder
+
+
+def _close_at_exit() -> None:
+    """Close the open index files when the process ends (they are copies: S3 holds the index)."""
+    if _holder is not None:
+        _holder.reset()
 
 
 def set_holder(value: IndexHolder | None) -> None:
