@@ -48,8 +48,8 @@ def create_artifact_bucket(s3: Any, name: str) -> None:
     s3.create_bucket(Bucket=name)
 
 
-def create_usage_table(dynamodb: Any, name: str) -> None:
-    """UsageTable: ``pk`` (S) hash key, ``sk`` (S) range key, on-demand (template.yaml ``UsageTable``)."""
+def _create_pk_sk_table(dynamodb: Any, name: str) -> None:
+    """A table with ``pk`` (S) hash key and ``sk`` (S) range key, on-demand."""
     dynamodb.create_table(
         TableName=name,
         BillingMode="PAY_PER_REQUEST",
@@ -59,16 +59,14 @@ def create_usage_table(dynamodb: Any, name: str) -> None:
         ],
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
     )
+
+
+def create_usage_table(dynamodb: Any, name: str) -> None:
+    """UsageTable: ``pk`` (S) hash key, ``sk`` (S) range key, on-demand (template.yaml ``UsageTable``)."""
+    _create_pk_sk_table(dynamodb, name)
 
 
 def create_library_table(dynamodb: Any, name: str) -> None:
     """LibraryTable: ``pk`` (S) hash key (the principal), ``sk`` (S) range key, on-demand (template.yaml)."""
-    dynamodb.create_table(
-        TableName=name,
-        BillingMode="PAY_PER_REQUEST",
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "S"},
-        ],
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-    )
+    _create_pk_sk_table(dynamodb, name)
+

@@ -81,18 +81,15 @@ def collection_action(principal: str, name: str, delta: int) -> dict[str, Any]:
 
 def check_limits(meta: Meta, items: int, size: int) -> None:
     settings = get_settings()
-    if items > 0 and meta.items + items > settings.library_max_items:
-        raise TooLargeError(
-            f"your library holds {meta.items} items; its limit is {settings.library_max_items} items",
-            reason=FULL_ITEMS, hint=_FULL_HINT,
-            details={"limit": "SCHOLAR_LIBRARY_MAX_ITEMS", "max": settings.library_max_items,
-                     "current": meta.items})
-    if size > 0 and meta.bytes + size > settings.library_max_bytes:
-        raise TooLargeError(
-            f"your library's records take {meta.bytes} bytes; its limit is {settings.library_max_bytes} bytes",
-            reason=FULL_BYTES, hint=_FULL_HINT,
-            details={"limit": "SCHOLAR_LIBRARY_MAX_BYTES", "max": settings.library_max_bytes,
-                     "current": meta.bytes})
+    for adding, current, limit, reason, setting, what in (
+        (items, meta.items, settings.library_max_items, FULL_ITEMS, "SCHOLAR_LIBRARY_MAX_ITEMS",
+         "your library holds {current} items; its limit is {limit} items"),
+        (size, meta.bytes, settings.library_max_bytes, FULL_BYTES, "SCHOLAR_LIBRARY_MAX_BYTES",
+         "your library's records take {current} bytes; its limit is {limit} bytes"),
+    ):
+        if adding > 0 and current + adding > limit:
+            raise TooLargeError(what.format(current=current, limit=limit), reason=reason, hint=_FULL_HINT,
+                                details={"limit": setting, "max": limit, "current": current})
 
 
 def plan_writes(principal: str, meta: Meta, items: Sequence[LibraryItem], existing: dict[str, Stored], *,
