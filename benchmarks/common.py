@@ -46,6 +46,7 @@ def in_process_stack(fixtures: Path) -> Iterator[Any]:
     import moto
 
     from scholar.config import get_settings
+    from scholar.local import dispatch
     from scholar.store import aws
     from tests.aws_tables import create_artifact_bucket, create_cache_table, create_task_table
     from tests.fakes.upstream import FakeUpstream
@@ -56,6 +57,7 @@ def in_process_stack(fixtures: Path) -> Iterator[Any]:
         SCHOLAR_LOCAL_DISPATCH="1", SCHOLAR_PACE_SCALE="0",
     )
     os.environ.pop("AWS_ENDPOINT_URL", None)
+    dispatch.install()
     with moto.mock_aws(), FakeUpstream(fixtures) as fake:
         os.environ["SCHOLAR_UPSTREAM_PROXY_BASE"] = fake.base_url
         get_settings.cache_clear()

@@ -21,10 +21,10 @@ def main(fixtures: Path) -> None:
     import moto
 
     from scholar.config import get_settings
-    from scholar.library.models import LibraryItem, item_id_for
     from scholar.local import moto_dynamodb
     from scholar.store import aws
     from scholar.store import library as library_store
+    from scholar.store.library_models import LibraryItem, item_id_for
     from tests.aws_tables import create_library_table
 
     size = int(os.environ.get("BENCH_LIBRARY_ITEMS", "1000"))

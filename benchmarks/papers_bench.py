@@ -51,9 +51,9 @@ def _pointed_at(base_url: str) -> Iterator[None]:
 
 
 def batch_resolve_requests(fixtures: Path) -> None:
+    from scholar import aio
     from scholar.papers.batch import batch_resolve
     from scholar.papers.spec_export import BatchResolveInput
-    from scholar.runtime import aio
     from tests.fakes.upstream import FakeUpstream
 
     dois = [f"10.5555/bench.{i}" for i in range(100)]
@@ -92,9 +92,9 @@ def _tree(fixtures: Path):
 
 
 def graph_requests_and_time(fixtures: Path, runs: int = 5) -> None:
+    from scholar import aio
     from scholar.papers.graph import citation_graph
     from scholar.papers.spec_graph import GetCitationGraphInput
-    from scholar.runtime import aio
     from tests.fakes.upstream import FakeUpstream
 
     graph, seed = _tree(fixtures)

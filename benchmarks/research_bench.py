@@ -79,10 +79,10 @@ def _install(fake, fixtures: Path) -> None:
 
 
 def _search(question: str):
+    from scholar import aio
     from scholar.research.pages import ResultSets
     from scholar.research.search import search
     from scholar.research.search_spec import SearchInput
-    from scholar.runtime import aio
 
     return aio.run(search(SearchInput(query=question, limit=20), "bench", sets=ResultSets()))
 

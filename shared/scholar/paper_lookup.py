@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from scholar.aio import off_loop
 from scholar.errors import InvalidArgumentError, NotFoundError
 from scholar.ids import PaperId, parse_paper_id
 from scholar.paper_mapping import S2_RECORD_FIELDS as FULL
 from scholar.paper_mapping import from_crossref, from_openalex, from_s2
 from scholar.records import Paper
-from scholar.runtime.aio import off_loop
 from scholar.sources import crossref, openalex, s2
 from scholar.store.cache import Cache
 

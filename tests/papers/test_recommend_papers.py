@@ -5,10 +5,10 @@ import json
 import httpx
 import pytest
 
+from scholar import aio
 from scholar.errors import NOT_FOUND, UPSTREAM_ERROR, ScholarError
 from scholar.papers import common, recommend
 from scholar.papers.spec_graph import RecommendPapersInput
-from scholar.runtime import aio
 
 JSON = {"Content-Type": "application/json"}
 S2_ID = "c31c87c591a25c64fbaa82e8ac6a81831b6ac7ce"

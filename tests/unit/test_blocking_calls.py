@@ -1,4 +1,4 @@
-"""No new blocking AWS call inside a coroutine: every one goes through ``await off_loop(fn, ...)`` (runtime/aio.py).
+"""No new blocking AWS call inside a coroutine: every one goes through ``await off_loop(fn, ...)`` (scholar/aio.py).
 
 A boto3 call made on the event loop holds every other coroutine of the call (a ``gather`` of ten cached
 lookups runs one at a time). Read from the source with ``ast``: inside an ``async def`` body (not a nested
@@ -34,7 +34,7 @@ BLOCKING_HELPERS = {
     "scholar.runtime.reconcile": {"reconcile"},
     "scholar.runtime.queue": {"enqueue_retry"},
     "scholar.runtime.outcome": {"finish_task"},
-    "scholar.store.secrets": {"get_secret_parameter"},
+    "scholar.store.secrets": {"get_secret", "get_secret_parameter"},
     "scholar.store.limiter": {"reserve"},
 }
 # Store methods that make no AWS call (a key, a locally signed URL).
@@ -151,7 +151,7 @@ def test_the_audit_finds_a_sync_store_call_in_a_coroutine(tmp_path):
     sample.write_text(
         "from scholar.store.cache import Cache\n"
         "from scholar.fulltext import jobs\n"
-        "from scholar.runtime.aio import off_loop\n"
+        "from scholar.aio import off_loop\n"
         "async def f(cache: Cache | None = None):\n"
         "    cache = cache or Cache()\n"
         "    cache.get('record', 'k')\n"
@@ -168,7 +168,7 @@ def test_no_coroutine_makes_a_blocking_store_call_on_the_event_loop():
     found = {module: len(calls) for module, calls in _all().items()}
     grown = {module: n for module, n in found.items() if n > REMAINING.get(module, 0)}
     detail = {module: calls for module, calls in _all().items() if module in grown}
-    assert grown == {}, f"wrap these in `await off_loop(fn, ...)` (scholar.runtime.aio): {detail}"
+    assert grown == {}, f"wrap these in `await off_loop(fn, ...)` (scholar.aio): {detail}"
 
 
 def test_the_remaining_list_is_current():

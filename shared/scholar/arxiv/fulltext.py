@@ -15,12 +15,12 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from scholar.aio import off_loop
 from scholar.arxiv import markdown, metadata, reasons
 from scholar.arxiv.spec import ArxivPaper, ReadPaperInput, ReadPaperResult
 from scholar.config import get_settings
 from scholar.errors import NotFoundError, UnavailableError, UpstreamError
 from scholar.ids import parse_arxiv_id
-from scholar.runtime.aio import off_loop
 from scholar.sources import arxiv
 from scholar.store.blobs import BlobStore
 from scholar.store.cache import Cache

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scholar.aio import off_loop
 from scholar.arxiv import reasons
 from scholar.arxiv.spec import ArxivPaper, GetPapersResult, NotFoundItem
 from scholar.errors import InvalidArgumentError, NotFoundError
 from scholar.ids import parse_arxiv_id
-from scholar.runtime.aio import off_loop
 from scholar.sources import arxiv
 from scholar.store.cache import DAY, Cache
 

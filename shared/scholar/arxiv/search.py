@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 
+from scholar.aio import off_loop
 from scholar.arxiv import reasons
 from scholar.arxiv.metadata import to_paper
 from scholar.arxiv.query import build_query
 from scholar.arxiv.spec import START_CEILING, SearchInput, SearchResult
 from scholar.errors import UpstreamError
-from scholar.runtime.aio import off_loop
 from scholar.sources import arxiv
 from scholar.store.cache import Cache
 

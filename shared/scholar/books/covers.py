@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scholar.runtime.aio import off_loop
+from scholar.aio import off_loop
 from scholar.sources import openlibrary
 from scholar.sources.openlibrary import CoverSize
 from scholar.store.blobs import BlobStore

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 
+from scholar.aio import off_loop
 from scholar.books.models import Book, BookList, BookRecommendations
 from scholar.books.records import from_search_doc
 from scholar.books.spec import RecommendBooksInput, SearchBooksInput
 from scholar.errors import InvalidArgumentError
-from scholar.runtime.aio import off_loop
 from scholar.sources import openlibrary
 from scholar.sources.openlibrary import SearchDoc
 from scholar.store.cache import DAY, Cache

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from scholar import aio
 from scholar.errors import InternalError, ScholarError, UpstreamError
 from scholar.fulltext import artifacts
 from scholar.fulltext.download import DownloadedPdf
@@ -30,11 +31,10 @@ from scholar.fulltext.models import Attempt, Candidate, Job, PaperSummary, Prefe
 from scholar.fulltext.results import pdf_fields
 from scholar.fulltext.verify import check_readable, rejected
 from scholar.library.keep import keep_pdf
-from scholar.library.models import LibraryItem, PdfVersion, PdfVersionKind, item_id_for
 from scholar.records import FailedSource
-from scholar.runtime import aio
 from scholar.store.cache import Cache
 from scholar.store.library import LibraryStore, now_iso
+from scholar.store.library_models import LibraryItem, PdfVersion, PdfVersionKind, item_id_for
 
 CONCURRENCY = 4
 NOT_NEEDED = "not_needed"  # the reason of a candidate left untried: the preferred version was already verified

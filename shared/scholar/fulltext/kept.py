@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from scholar.fulltext.answers import Outcome, PdfFields
 from scholar.fulltext.models import PaperSummary, PdfSource, Prefer
-from scholar.library.models import PdfVersion, PdfVersionKind
+from scholar.store.library_models import PdfVersion, PdfVersionKind
 
 
 class FoundPdf(BaseModel):

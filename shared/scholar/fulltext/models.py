@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.fulltext.read_options import ReadOptions
-from scholar.library.models import COLLECTION_PATTERN, DEFAULT_COLLECTION, PdfVersionKind
+from scholar.store.library_models import COLLECTION_PATTERN, DEFAULT_COLLECTION, PdfVersionKind
 
 PdfSource = Literal["s2_oa", "arxiv", "pmc", "unpaywall", "openalex", "publisher", "url"]
 Converter = Literal["builtin", "docling", "docling_vlm"]

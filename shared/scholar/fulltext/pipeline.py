@@ -19,6 +19,7 @@ import tempfile
 import time
 from typing import Any
 
+from scholar import aio
 from scholar.config import get_settings
 from scholar.errors import (
     RATE_LIMITED,
@@ -40,7 +41,6 @@ from scholar.fulltext.verify import check_readable, rejected
 from scholar.pdftext.convert import convert_pdf
 from scholar.pdftext.lock import PDFIUM
 from scholar.records import FailedSource
-from scholar.runtime import aio
 from scholar.runtime.outcome import StepError, finish_task, step_failure
 from scholar.store.tasks import ACTIVE, TaskStore, TaskTransitionError
 

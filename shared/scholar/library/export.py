@@ -16,9 +16,9 @@ from typing import Literal
 from scholar.cite import build_entries, to_bibtex, to_csl, to_ris
 from scholar.fulltext.artifacts import PRESIGN_S
 from scholar.library.keys import new_export_key
-from scholar.library.models import LibraryItem
 from scholar.records import Paper
 from scholar.store.blobs import BlobStore
+from scholar.store.library_models import LibraryItem
 
 ExportFormat = Literal["bibtex", "csl-json", "ris", "jsonl"]
 SNAPSHOT_FORMAT = "scholar-library-snapshot"

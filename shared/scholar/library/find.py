@@ -11,12 +11,12 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scholar.aio import off_loop
 from scholar.errors import NOT_FOUND, RATE_LIMITED, InvalidArgumentError, ScholarError
 from scholar.library.keep import resolve_item
-from scholar.library.models import LibraryItem, is_item_id, item_id_for
 from scholar.paper_lookup import parse_identifier
-from scholar.runtime.aio import off_loop
 from scholar.store.library import LibraryStore
+from scholar.store.library_models import LibraryItem, is_item_id, item_id_for
 
 __all__ = ["Found", "find_items"]
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from scholar.aio import off_loop
 from scholar.errors import InvalidArgumentError, NotFoundError
 from scholar.ids import InvalidIdError, PaperId, parse_paper_id, written_ids
-from scholar.library.models import DEFAULT_COLLECTION, LibraryItem, PdfVersion, is_item_id, item_id_for
 from scholar.paper_lookup import get_paper, parse_identifier
 from scholar.records import Paper
-from scholar.runtime.aio import off_loop
 from scholar.store.blobs import BlobStore
 from scholar.store.library import ItemExistsError, LibraryStore, now_iso
+from scholar.store.library_models import DEFAULT_COLLECTION, LibraryItem, PdfVersion, is_item_id, item_id_for
 
 __all__ = ["add_paper", "identity_of", "keep_pdf", "resolve_item", "retain_items", "retain_keys"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from scholar.aio import off_loop
 from scholar.papers.common import cache_key
 from scholar.papers.fields import COMPACT
 from scholar.papers.mapping import from_s2
 from scholar.papers.spec_graph import AuthorProfile, GetAuthorInput, GetAuthorResult
-from scholar.runtime.aio import off_loop
 from scholar.sources import s2
 from scholar.store.cache import Cache
 

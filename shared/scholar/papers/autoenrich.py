@@ -11,12 +11,12 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from scholar.aio import off_loop
 from scholar.errors import NotFoundError, ScholarError
 from scholar.ids import InvalidIdError, parse_isbn
 from scholar.papers import biblio
 from scholar.papers.common import failed
 from scholar.records import Bibliographic, FailedSource, Paper
-from scholar.runtime.aio import off_loop
 from scholar.sources import crossref, openlibrary
 from scholar.store.cache import Cache
 

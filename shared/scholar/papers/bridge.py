@@ -13,6 +13,7 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
+from scholar.aio import off_loop
 from scholar.errors import NotFoundError
 from scholar.papers.common import cache_key, s2_key
 from scholar.papers.fields import COMPACT
@@ -20,7 +21,6 @@ from scholar.papers.mapping import from_s2
 from scholar.papers.neighbours import GraphReader, Kind, is_s2_id
 from scholar.papers.spec_graph import BridgeStats, FindBridgePapersInput, FindBridgePapersResult, GraphEdge
 from scholar.records import Paper
-from scholar.runtime.aio import off_loop
 from scholar.store.cache import Cache
 
 MAX_LEVEL_EXPANSIONS = 200

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from scholar.aio import off_loop
 from scholar.papers import autoenrich
 from scholar.papers.common import MAX_RESULT_CHARS, cache_key, check_years, filter_fields, has_filters, passes, s2_key
 from scholar.papers.fields import FIELDS
@@ -22,7 +23,6 @@ from scholar.papers.spec_graph import (
     GetReferencesResult,
 )
 from scholar.records import Paper
-from scholar.runtime.aio import off_loop
 from scholar.sources import s2
 from scholar.store.cache import Cache
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from scholar.aio import off_loop
 from scholar.errors import NotFoundError, ScholarError
 from scholar.papers.common import failed
 from scholar.papers.lookup import get_paper, parse_identifier
 from scholar.papers.spec_export import Concept, EnrichPaperInput, EnrichPaperResult, Funder, OpenAccess, Topic
 from scholar.records import FailedSource
-from scholar.runtime.aio import off_loop
 from scholar.sources import openalex, unpaywall
 from scholar.store.cache import DAY, Cache
 

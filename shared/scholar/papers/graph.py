@@ -14,11 +14,11 @@ import asyncio
 import time
 from typing import Any
 
+from scholar.aio import off_loop
 from scholar.errors import NotFoundError
 from scholar.papers.common import MAX_RESULT_CHARS, cache_key, check_years, has_filters, passes, s2_key
 from scholar.papers.neighbours import MAX_PAGE, GraphReader, Kind, is_s2_id
 from scholar.papers.spec_graph import GetCitationGraphInput, GetCitationGraphResult, GraphEdge, GraphNode, GraphStats
-from scholar.runtime.aio import off_loop
 from scholar.store.cache import Cache
 
 NODE_FIELDS = ("paperId", "title", "year", "citationCount", "externalIds", "fieldsOfStudy", "authors")

@@ -6,13 +6,13 @@ they are S2 ids already), so the recommendations API always gets the id form it 
 
 from __future__ import annotations
 
+from scholar.aio import off_loop
 from scholar.errors import NotFoundError
 from scholar.papers.common import cache_key, fit, s2_key
 from scholar.papers.fields import FIELDS
 from scholar.papers.mapping import from_s2, shorten_for_list
 from scholar.papers.neighbours import GraphReader, is_s2_id
 from scholar.papers.spec_graph import RecommendPapersInput, RecommendPapersResult
-from scholar.runtime.aio import off_loop
 from scholar.sources import s2
 from scholar.store.cache import Cache
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from scholar.aio import off_loop
 from scholar.errors import InvalidArgumentError
 from scholar.papers.fields import BULK_UNSUPPORTED, FIELDS
 from scholar.papers.mapping import from_s2, shorten_for_list
 from scholar.papers.spec import SearchPapersInput, SearchPapersResult
-from scholar.runtime.aio import off_loop
 from scholar.sources import s2
 from scholar.store.cache import Cache
 

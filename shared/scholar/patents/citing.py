@@ -7,13 +7,13 @@ give. Coverage is incomplete by nature, and the answer says so.
 
 from __future__ import annotations
 
+from scholar.aio import off_loop
 from scholar.errors import InvalidArgumentError, NotFoundError, ScholarError
 from scholar.ids import InvalidIdError, parse_paper_id
 from scholar.patents.models import CitingPatent, CitingPatentsResult
 from scholar.patents.search import SEARCH_PATH, parse_search, quote_term
 from scholar.patents.spec import GetCitingPatentsInput
 from scholar.records import PatentRecord
-from scholar.runtime.aio import off_loop
 from scholar.sources import epo_ops, s2
 from scholar.store.cache import Cache
 

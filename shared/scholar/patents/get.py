@@ -11,14 +11,15 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from scholar.aio import off_loop
 from scholar.errors import NotFoundError, ScholarError
-from scholar.patent_numbers import parse_patent_number, standardise
+from scholar.patent_numbers import parse_patent_number
 from scholar.patents import citations as npl
 from scholar.patents.models import Citations, FamilyMember, LegalEvent, PatentResult, SectionFailure
 from scholar.patents.sections import ABSENT, SERVED_BY, load
 from scholar.patents.spec import GetPatentInput
 from scholar.records import PatentRecord
-from scholar.runtime.aio import off_loop
+from scholar.sources.epo_ops_numbers import standardise
 from scholar.store.cache import DAY, Cache
 
 MAX_RESULT_CHARS = 80_000

@@ -8,10 +8,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from scholar.catalogue import CallContext, Handler
-from scholar.patent_numbers import parse_patent_number, standardise
+from scholar.patent_numbers import parse_patent_number
 from scholar.patents import citing, get, pdf_jobs, search
 from scholar.patents.models import CitingPatentsResult, PatentResult, SearchPatentsResult
 from scholar.patents.spec import FetchPatentPdfInput, GetCitingPatentsInput, GetPatentInput, SearchPatentsInput
+from scholar.sources.epo_ops_numbers import standardise
 
 
 async def search_patents(args: SearchPatentsInput, ctx: CallContext) -> SearchPatentsResult:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 
+from scholar.aio import off_loop
 from scholar.errors import InvalidArgumentError, NotFoundError, UpstreamError
 from scholar.patents.models import SearchPatentsResult
 from scholar.patents.spec import MAX_REACHABLE, SearchPatentsInput
 from scholar.records import PatentRecord
-from scholar.runtime.aio import off_loop
 from scholar.sources import epo_ops, epo_ops_biblio
 from scholar.store.cache import Cache
 

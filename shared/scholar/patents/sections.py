@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from scholar.aio import off_loop
 from scholar.errors import NotFoundError
 from scholar.patent_numbers import PatentNumber
 from scholar.patents import fulltext, inpadoc
 from scholar.patents.citations import parse_references
-from scholar.runtime.aio import off_loop
 from scholar.sources import epo_ops, epo_ops_biblio
 from scholar.store.cache import DAY, Cache
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from scholar import aio
 from scholar.catalogue import CallContext, Handler
 from scholar.fulltext import jobs, keeping
 from scholar.fulltext.models import KeepOptions
 from scholar.research.download_spec import DownloadPaperInput
-from scholar.runtime import aio
 
 
 async def download_paper(args: DownloadPaperInput, ctx: CallContext) -> BaseModel:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from scholar.catalogue import WRITE_OPEN, ToolSpec
 from scholar.fulltext.kept import DownloadPaperResult
 from scholar.fulltext.models import Prefer
-from scholar.library.models import COLLECTION_PATTERN, DEFAULT_COLLECTION
+from scholar.store.library_models import COLLECTION_PATTERN, DEFAULT_COLLECTION
 
 
 class DownloadPaperInput(BaseModel):

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from scholar.aio import off_loop
 from scholar.catalogue import CallContext, Handler
 from scholar.errors import InvalidArgumentError, NotFoundError
 from scholar.library.find import Found, find_items
 from scholar.library.keep import add_paper
-from scholar.library.models import MAX_TAGS, LibraryItem
 from scholar.records import Paper
 from scholar.research.hits import AUTHORS, fit
 from scholar.research.library_spec import (
@@ -34,8 +34,8 @@ from scholar.research.library_spec import (
     LibraryUpdateInput,
     LibraryUpdateResult,
 )
-from scholar.runtime.aio import off_loop
 from scholar.store.library import LibraryStore
+from scholar.store.library_models import MAX_TAGS, LibraryItem
 
 
 def record_of(item: LibraryItem) -> LibraryRecord:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 
+from scholar.aio import off_loop
 from scholar.catalogue import CallContext, Handler
 from scholar.errors import InvalidArgumentError, NotFoundError
 from scholar.library.index import Filters
 from scholar.library.index_cache import holder
-from scholar.library.models import LibraryItem
 from scholar.research.library_index_spec import (
     LibraryExportInput,
     LibraryExportResult,
@@ -25,8 +25,8 @@ from scholar.research.library_index_spec import (
     LibrarySearchResult,
 )
 from scholar.research.pages import decode_cursor, encode_cursor
-from scholar.runtime.aio import off_loop
 from scholar.store.library import LibraryStore
+from scholar.store.library_models import LibraryItem
 
 MAX_TITLE = 300
 # A snippet is 16 tokens, but one token may be a long unbroken string (a URL, an encoded blob in a body).

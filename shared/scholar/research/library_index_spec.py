@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from scholar.catalogue import READ_ONLY_LOCAL, Annotations, ToolSpec
-from scholar.library.models import COLLECTION_PATTERN, TAG_PATTERN
+from scholar.store.library_models import COLLECTION_PATTERN, TAG_PATTERN
 
 MAX_QUERY = 500
 # Inline snapshots stay well under the gateway's request cap (4 MiB); larger ones go by export reference.

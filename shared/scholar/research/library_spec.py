@@ -14,14 +14,14 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.catalogue import Annotations, ToolSpec
-from scholar.library.models import (
+from scholar.records import Paper
+from scholar.store.library_models import (
     COLLECTION_PATTERN,
     DEFAULT_COLLECTION,
     MAX_NOTES_CHARS,
     TAG_PATTERN,
     PdfVersion,
 )
-from scholar.records import Paper
 
 MAX_IDS = 50
 MAX_TAGS_PER_CALL = 20

@@ -11,6 +11,7 @@ import re
 
 from pydantic import BaseModel
 
+from scholar.aio import off_loop
 from scholar.catalogue import CallContext, Handler
 from scholar.errors import InvalidArgumentError
 from scholar.fulltext import artifacts, jobs, reading
@@ -18,7 +19,6 @@ from scholar.fulltext.models import Job
 from scholar.fulltext.read_options import READ_TOOL, ReadOptions
 from scholar.ids import MAX_ID_LENGTH, InvalidIdError, parse_paper_id
 from scholar.research.read_spec import ReadPaperInput
-from scholar.runtime.aio import off_loop
 
 IDENTIFIER_FIELD = "identifier"
 _URL = re.compile(r"^https?://", re.IGNORECASE)

@@ -20,6 +20,8 @@ from typing import Any
 from scholar import http
 from scholar.config import get_settings
 from scholar.errors import ScholarError, UpstreamError
+from scholar.sources.registry import base_url
+from scholar.store.secrets import aget_secret
 
 logger = logging.getLogger(__name__)
 
@@ -84,9 +86,9 @@ def check_scores(data: Any, count: int) -> list[float]:
 
 async def _batch(question: str, documents: Sequence[str]) -> list[float]:
     settings = get_settings()
-    key = settings.secrets.rerank_api_key
+    key = await aget_secret("rerank_api_key", settings)
     headers = {"Authorization": f"Bearer {key.get_secret_value()}"} if key else {}
-    path = "" if settings.base_url(SOURCE).endswith("/rerank") else "/rerank"
+    path = "" if base_url(SOURCE, settings).endswith("/rerank") else "/rerank"
     body = {"model": model_name(), "query": question, "documents": list(documents), "top_n": len(documents)}
     data = await http.post_json(SOURCE, path, body, what="rerank", headers=headers, budget_s=2.0)
     return check_scores(data, len(documents))

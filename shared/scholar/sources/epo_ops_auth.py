@@ -17,10 +17,11 @@ import time
 import weakref
 
 from scholar import http
+from scholar.aio import off_loop
 from scholar.config import get_settings
 from scholar.errors import ForbiddenError, UnavailableError
-from scholar.runtime.aio import off_loop
 from scholar.store.cache import Cache
+from scholar.store.secrets import get_secret
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +53,8 @@ def configured() -> bool:
 
 
 def _basic() -> str:
-    secrets = get_settings().secrets
-    key, secret = secrets.get(KEY_SETTING), secrets.get(SECRET_SETTING)
+    settings = get_settings()
+    key, secret = get_secret(KEY_SETTING, settings), get_secret(SECRET_SETTING, settings)
     if key is None or secret is None:
         raise UnavailableError(
             "EPO OPS credentials are not configured, so patent tools are unavailable", source=SOURCE, hint=SETTINGS_HINT

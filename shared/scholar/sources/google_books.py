@@ -17,11 +17,11 @@ import httpx
 from pydantic import BaseModel, Field
 
 from scholar import http
-from scholar.config import get_settings
+from scholar.aio import off_loop
 from scholar.errors import ForbiddenError, NotFoundError, RateLimitedError, UpstreamError
 from scholar.ids import InvalidIdError, parse_isbn
-from scholar.runtime.aio import off_loop
 from scholar.store.cache import Cache, unless_known_missing
+from scholar.store.secrets import aget_secret
 
 SOURCE = "google_books"
 PUBLIC_BOOKS = "https://books.google.com"
@@ -146,7 +146,7 @@ def _raise_refusal(response: httpx.Response, what: str) -> None:
 
 async def _volume_listing(isbn13: str) -> Volume:
     """Ask Google Books for the volume holding ``isbn13`` (a 404 and an empty listing are both not_found)."""
-    key = get_settings().secrets.google_books_api_key
+    key = await aget_secret("google_books_api_key")
     headers = {API_KEY_HEADER: key.get_secret_value()} if key is not None else None
     what = f"volume with ISBN {isbn13}"
     response = await http.request(SOURCE, "GET", "/books/v1/volumes", params={"q": f"isbn:{isbn13}"}, headers=headers)

@@ -18,9 +18,9 @@ import httpx
 from pydantic import BaseModel, Field
 
 from scholar import http
+from scholar.aio import off_loop
 from scholar.errors import ForbiddenError, NotFoundError, UpstreamError
 from scholar.ids import InvalidIdError, isbn13_to_isbn10, parse_isbn
-from scholar.runtime.aio import off_loop
 from scholar.store.cache import Cache, unless_known_missing
 from scholar.urlpath import segment
 

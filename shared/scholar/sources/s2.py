@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scholar import http
-from scholar.config import get_settings
 from scholar.errors import UpstreamError
+from scholar.store.secrets import get_secret
 from scholar.urlpath import segment
 
 SOURCE = "s2"
@@ -16,7 +16,7 @@ BATCH_SIZE = 500
 
 
 def _headers() -> dict[str, str]:
-    key = get_settings().secrets.s2_api_key
+    key = get_secret("s2_api_key")
     return {"x-api-key": key.get_secret_value()} if key else {}
 
 

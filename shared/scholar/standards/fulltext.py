@@ -13,8 +13,8 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from scholar import http
+from scholar.aio import off_loop
 from scholar.errors import ScholarError, TooLargeError, UpstreamError
-from scholar.runtime.aio import off_loop
 from scholar.sources import rfc_editor
 from scholar.standards import texts
 from scholar.standards.documents import Document, document_for

@@ -16,9 +16,9 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
+from scholar.aio import off_loop
 from scholar.config import get_settings
 from scholar.errors import NotFoundError
-from scholar.runtime.aio import off_loop
 from scholar.store import aws
 from scholar.store.blobs import BlobStore
 from scholar.store.boundary import boto_errors
@@ -51,6 +51,7 @@ _memory: OrderedDict[tuple[str, str], tuple[float, str]] = OrderedDict()
 _memory_lock = threading.Lock()
 
 
+@aws.on_reset
 def forget_memory() -> None:
     """Drop the in-memory copies (a new table, a test, a local stack restart)."""
     with _memory_lock:

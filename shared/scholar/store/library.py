@@ -28,10 +28,10 @@ from scholar.errors import (
     NotFoundError,
     UnavailableError,
 )
-from scholar.library.models import Collection, LibraryItem
 from scholar.store import aws
 from scholar.store.boundary import boto_errors, error_code
 from scholar.store.library_actions import FULL_BYTES, FULL_ITEMS, delete_actions, key, plan_writes
+from scholar.store.library_models import Collection, LibraryItem
 from scholar.store.library_rows import (
     COLLECTION,
     ITEM,

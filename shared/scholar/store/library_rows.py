@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from scholar.errors import InvalidArgumentError, TooLargeError
-from scholar.library.models import Collection, LibraryItem
+from scholar.store.library_models import Collection, LibraryItem
 
 META = "meta"
 ITEM = "item#"

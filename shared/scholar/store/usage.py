@@ -277,6 +277,12 @@ def wait_written(timeout_s: float = WAIT_WRITTEN_S) -> bool:
         return _queue_changed.wait_for(lambda: not _queued and not _writing, timeout_s)
 
 
+@aws.on_reset
+def _before_reset() -> None:
+    wait_written()  # rows queued behind their calls go to the endpoint they were meant for
+    forget_markers()  # the hour markers belong to the old tables
+
+
 def _sort_key(at: float) -> str:
     return f"{int(at * 1000):013d}"
 

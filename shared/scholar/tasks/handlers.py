@@ -6,9 +6,9 @@ import logging
 import time
 from typing import Any
 
+from scholar.aio import off_loop
 from scholar.catalogue import CallContext, Handler
 from scholar.errors import InternalError, NotFoundError
-from scholar.runtime.aio import off_loop
 from scholar.runtime.invocation import Outcome
 from scholar.runtime.outcome import finish_task
 from scholar.runtime.reconcile import reconcile

@@ -1,8 +1,8 @@
-"""The records of a caller's library: one item per paper, the PDF versions kept for it, collections.
+"""The LibraryTable's records: one item per paper of a caller, the PDF versions kept for it, collections.
 
-This module is the contract between the library's storage (scholar.store.library), its index
-(scholar.library.index), its tools (scholar.research.library_*) and the PDF pipeline's download_paper
-step (scholar.fulltext). Pydantic only.
+The store owns its row models (scholar.store.library reads and writes them); they are also the contract of
+the library's index (scholar.library.index), its tools (scholar.research.library_*) and the PDF pipeline's
+download_paper step (scholar.fulltext). Pydantic only.
 """
 
 from __future__ import annotations
