@@ -32,7 +32,7 @@ STORES = {cls.__name__: cls for cls in (Cache, TaskStore, BlobStore, UsageStore)
 BLOCKING_HELPERS = {
     "scholar.fulltext.jobs": {"cached_answer", "queue", "cancel_task"},
     "scholar.runtime.reconcile": {"reconcile"},
-    "scholar.runtime.queue": {"enqueue_retry"},
+    "scholar.runtime.queue": {"enqueue_retry", "queue_deduplicated", "start_task"},
     "scholar.runtime.outcome": {"finish_task"},
     "scholar.store.secrets": {"get_secret", "get_secret_parameter"},
     "scholar.store.limiter": {"reserve"},

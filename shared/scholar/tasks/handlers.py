@@ -12,8 +12,7 @@ from scholar.errors import InternalError, NotFoundError
 from scholar.runtime.invocation import Outcome
 from scholar.runtime.outcome import finish_task
 from scholar.runtime.reconcile import reconcile
-from scholar.store.tasks import TaskItem, TaskStore
-from scholar.tasks.models import TERMINAL
+from scholar.store.tasks import TERMINAL, TaskItem, TaskStore
 from scholar.tasks.spec import GetTaskResultInput, ListTasksInput, TaskList, TaskResult, TaskSummary
 
 logger = logging.getLogger(__name__)
