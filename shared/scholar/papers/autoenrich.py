@@ -11,7 +11,6 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from scholar.aio import off_loop
 from scholar.errors import NotFoundError, ScholarError
 from scholar.ids import InvalidIdError, parse_isbn
 from scholar.papers import biblio
@@ -47,17 +46,17 @@ async def crossref_biblio(doi: str, cache: Cache) -> Bibliographic | None:
         RateLimitedError / UpstreamError: Crossref failed.
     """
     key = f"crossref:{doi}"
-    known = await off_loop(cache.get_first, ("record", key), ("negative", key))
+    known = await cache.aget_first(("record", key), ("negative", key))
     if known is not None:
         namespace, value = known
         return Bibliographic.model_validate(value) if namespace == "record" else None
     try:
         message = await crossref.get_work(doi)
     except NotFoundError:
-        await off_loop(cache.put, "negative", key, True)
+        await cache.aput("negative", key, True)
         return None
     found = biblio.from_crossref(message)
-    await off_loop(cache.put, "record", key, found.model_dump(mode="json"))
+    await cache.aput("record", key, found.model_dump(mode="json"))
     return found
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from scholar.aio import off_loop
 from scholar.errors import InvalidArgumentError, NotFoundError, UpstreamError
 from scholar.patents.models import SearchPatentsResult
 from scholar.patents.spec import MAX_REACHABLE, SearchPatentsInput
@@ -115,7 +114,7 @@ async def search_patents(args: SearchPatentsInput) -> SearchPatentsResult:
     rng = page_range(args.offset, args.limit)
     cache = Cache()
     key = f"patents:{rng}:{cql}"
-    held = await off_loop(cache.get, "search", key)
+    held = await cache.aget("search", key)
     if isinstance(held, dict):
         return SearchPatentsResult.model_validate(held)
     try:
@@ -124,7 +123,7 @@ async def search_patents(args: SearchPatentsInput) -> SearchPatentsResult:
     except NotFoundError:
         result = SearchPatentsResult(total_count=0, offset=args.offset, limit=args.limit, references=[],
                                      effective_query=cql)
-        await off_loop(cache.put, "search", key, result.model_dump(mode="json"))
+        await cache.aput("search", key, result.model_dump(mode="json"))
         return result
     except UpstreamError as err:
         if err.status in (400, 413):
@@ -132,7 +131,7 @@ async def search_patents(args: SearchPatentsInput) -> SearchPatentsResult:
                                        hint="Simplify the query; the CQL sent is the effective_query.") from err
         raise
     result = fit(parse_search(response.content, args.offset, args.limit, cql))
-    await off_loop(cache.put, "search", key, result.model_dump(mode="json"))
+    await cache.aput("search", key, result.model_dump(mode="json"))
     return result
 
 

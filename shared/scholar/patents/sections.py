@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from scholar.aio import off_loop
 from scholar.errors import NotFoundError
 from scholar.patent_numbers import PatentNumber
 from scholar.patents import fulltext, inpadoc
@@ -81,7 +80,7 @@ async def load(number: PatentNumber, part: str) -> dict[str, Any]:
     cache = Cache()
     namespace, ttl = CACHE[part]
     key = cache_key(number, part)
-    held = await off_loop(cache.get, namespace, key) or await off_loop(cache.get, "negative", key)
+    held = await cache.aget(namespace, key) or await cache.aget("negative", key)
     if isinstance(held, dict):
         return held
     path, service = _request(number, part)
@@ -93,8 +92,8 @@ async def load(number: PatentNumber, part: str) -> dict[str, Any]:
         value = PARSERS[part](response.content)
     if value is None:
         absent = {ABSENT: f"EPO OPS holds no {part} for {number.docdb}"}
-        await off_loop(cache.put, "negative", key, absent)
+        await cache.aput("negative", key, absent)
         return absent
-    await off_loop(cache.put, namespace, key, value, ttl_s=ttl)
+    await cache.aput(namespace, key, value, ttl_s=ttl)
     return value
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholar.aio import off_loop
 from scholar.catalogue import CallContext, Handler
 from scholar.errors import InvalidArgumentError, NotFoundError
 from scholar.library.find import Found, find_items
@@ -89,8 +88,8 @@ async def library_list(args: LibraryListInput, ctx: CallContext) -> LibraryListR
     store = LibraryStore(ctx.principal)
     filters = {"collection": args.collection, "tag": args.tag, "year_start": args.year_start,
                "year_end": args.year_end}
-    items, cursor = await off_loop(store.list, limit=args.limit, cursor=args.cursor, **filters)
-    total, _ = await off_loop(store.usage)
+    items, cursor = await store.alist(limit=args.limit, cursor=args.cursor, **filters)
+    total, _ = await store.ausage()
     entries = [_dump(entry_of(i)) for i in items]
     kept, truncated = fit(entries)
     if truncated and kept:
@@ -114,7 +113,7 @@ async def library_update(args: LibraryUpdateInput, ctx: CallContext) -> LibraryU
 
     if change(item) == item:
         return LibraryUpdateResult(item=record_of(item), changed=False)
-    stored = await off_loop(store.update, item.item_id, change)
+    stored = await store.aupdate(item.item_id, change)
     return LibraryUpdateResult(item=record_of(stored), changed=True)
 
 
@@ -140,7 +139,7 @@ async def library_remove(args: LibraryRemoveInput, ctx: CallContext) -> LibraryR
                                                               "message": found.message}))
             continue
         item_id = found.item.item_id
-        removed = item_id not in done and await off_loop(store.delete, item_id)
+        removed = item_id not in done and await store.adelete(item_id)
         done.add(item_id)
         results.append(LibraryRemoveEntry(id=found.identifier, status="removed" if removed else "not_found",
                                           item_id=item_id))
@@ -155,15 +154,15 @@ async def library_collections(args: LibraryCollectionsInput, ctx: CallContext) -
         if name is None:
             raise InvalidArgumentError(f"action {args.action} needs name", field="name")
         if args.action == "create":
-            await off_loop(store.create_collection, name)
+            await store.acreate_collection(name)
         elif args.action == "delete":
-            await off_loop(store.delete_collection, name)
+            await store.adelete_collection(name)
         elif args.new_name is None:
             raise InvalidArgumentError("action rename needs new_name", field="new_name")
         else:
-            moved = await off_loop(store.rename_collection, name, args.new_name)
-    collections = await off_loop(store.collections)
-    total, _ = await off_loop(store.usage)
+            moved = await store.arename_collection(name, args.new_name)
+    collections = await store.acollections()
+    total, _ = await store.ausage()
     return LibraryCollectionsResult(
         action=args.action, moved=moved, library_items=total,
         collections=[CollectionEntry(name=c.name, items=c.items, created_at=c.created_at) for c in collections])

@@ -17,7 +17,6 @@ import time
 import weakref
 
 from scholar import http
-from scholar.aio import off_loop
 from scholar.config import get_settings
 from scholar.errors import ForbiddenError, UnavailableError
 from scholar.store.cache import Cache
@@ -96,7 +95,7 @@ async def access_token(*, rejected: str | None = None) -> str:
             return token
         if token is not None:
             _process.clear()
-            await off_loop(cache.delete, "result", _CACHE_KEY)
+            await cache.adelete("result", _CACHE_KEY)
         return await _new_token(cache)
 
 
@@ -125,6 +124,6 @@ async def _new_token(cache: Cache) -> str:
     keep_s = max(1, lifetime - REFRESH_MARGIN_S)
     held = {"token": token, "expires_at": time.time() + keep_s}
     _process["token"] = held
-    await off_loop(cache.put, "result", _CACHE_KEY, held, ttl_s=keep_s)
+    await cache.aput("result", _CACHE_KEY, held, ttl_s=keep_s)
     logger.info("new EPO OPS access token (valid %ss)", lifetime)
     return str(token)

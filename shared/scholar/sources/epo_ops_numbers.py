@@ -7,7 +7,6 @@ expiry (namespace ``alias``): a publication's docdb number never changes.
 
 from __future__ import annotations
 
-from scholar.aio import off_loop
 from scholar.errors import NotFoundError
 from scholar.patent_numbers import PatentNumber, invalid
 from scholar.sources import epo_ops, epo_ops_biblio
@@ -28,7 +27,7 @@ async def standardise(number: PatentNumber) -> PatentNumber:
     original = number.original or number.compact
     key = f"patent-number:{original}{number.kind or ''}"
     cache = Cache()
-    held = await off_loop(cache.get, NUMBER_CACHE_NAMESPACE, key)
+    held = await cache.aget(NUMBER_CACHE_NAMESPACE, key)
     if isinstance(held, dict):
         return PatentNumber(held["country"], held["number"], held.get("kind"))
     reference = f"{number.country}.({original[2:]})" + (f".{number.kind}" if number.kind else "")
@@ -48,5 +47,5 @@ async def standardise(number: PatentNumber) -> PatentNumber:
         raise invalid(original, "the EPO number service returned no docdb form for it")
     found = found.with_kind(found.kind or number.kind)
     docdb = {"country": found.country, "number": found.number, "kind": found.kind}
-    await off_loop(cache.put, NUMBER_CACHE_NAMESPACE, key, docdb)
+    await cache.aput(NUMBER_CACHE_NAMESPACE, key, docdb)
     return found

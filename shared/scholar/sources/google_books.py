@@ -17,7 +17,6 @@ import httpx
 from pydantic import BaseModel, Field
 
 from scholar import http
-from scholar.aio import off_loop
 from scholar.errors import ForbiddenError, NotFoundError, RateLimitedError, UpstreamError
 from scholar.ids import InvalidIdError, parse_isbn
 from scholar.store.cache import Cache, unless_known_missing
@@ -173,8 +172,8 @@ async def volume_by_isbn(isbn: str, cache: Cache | None = None) -> Volume:
     """
     cache = cache or Cache()
     isbn13 = parse_isbn(isbn)
-    if (hit := await off_loop(cache.get, "result", f"gb-volume:{isbn13}")) is not None:
+    if (hit := await cache.aget("result", f"gb-volume:{isbn13}")) is not None:
         return Volume.model_validate(hit)
     volume = await unless_known_missing(cache, f"gb-isbn:{isbn13}", lambda: _volume_listing(isbn13))
-    await off_loop(cache.put, "result", f"gb-volume:{isbn13}", volume.model_dump(mode="json"))
+    await cache.aput("result", f"gb-volume:{isbn13}", volume.model_dump(mode="json"))
     return volume

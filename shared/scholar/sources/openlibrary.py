@@ -18,7 +18,6 @@ import httpx
 from pydantic import BaseModel, Field
 
 from scholar import http
-from scholar.aio import off_loop
 from scholar.errors import ForbiddenError, NotFoundError, UpstreamError
 from scholar.ids import InvalidIdError, isbn13_to_isbn10, parse_isbn
 from scholar.store.cache import Cache, unless_known_missing
@@ -387,7 +386,7 @@ async def get_edition(edition_id: str, cache: Cache | None = None) -> Edition:
         ForbiddenError, RateLimitedError, UpstreamError: the request failed.
     """
     cache = cache or Cache()
-    if (hit := await off_loop(cache.get, "record", f"ol-edition:{edition_id}")) is not None:
+    if (hit := await cache.aget("record", f"ol-edition:{edition_id}")) is not None:
         return Edition.model_validate(hit)
     data = await unless_known_missing(
         cache,
@@ -396,7 +395,7 @@ async def get_edition(edition_id: str, cache: Cache | None = None) -> Edition:
     )
     edition = edition_from_json(data)
     edition.id = edition.id or edition_id
-    await off_loop(cache.put, "record", f"ol-edition:{edition.id}", edition.model_dump(mode="json"))
+    await cache.aput("record", f"ol-edition:{edition.id}", edition.model_dump(mode="json"))
     return edition
 
 
@@ -409,9 +408,9 @@ async def get_edition_by_isbn(isbn: str, cache: Cache | None = None) -> Edition:
     """
     cache = cache or Cache()
     isbn13 = parse_isbn(isbn)
-    if (edition_id := await off_loop(cache.get, "alias", f"isbn:{isbn13}")) is not None:
+    if (edition_id := await cache.aget("alias", f"isbn:{isbn13}")) is not None:
         return await get_edition(str(edition_id), cache)
-    if await off_loop(cache.get, "negative", f"ol-isbn:{isbn13}") is not None:
+    if await cache.aget("negative", f"ol-isbn:{isbn13}") is not None:
         raise NotFoundError(f"{SOURCE} has no edition with ISBN {isbn13}", source=SOURCE, status=404)
     data: dict[str, Any] | None = None
     for form in dict.fromkeys(f for f in (isbn13, isbn13_to_isbn10(isbn13)) if f):
@@ -421,13 +420,13 @@ async def get_edition_by_isbn(isbn: str, cache: Cache | None = None) -> Edition:
         except NotFoundError:
             continue
     if data is None:
-        await off_loop(cache.put, "negative", f"ol-isbn:{isbn13}", {"status": 404})
+        await cache.aput("negative", f"ol-isbn:{isbn13}", {"status": 404})
         raise NotFoundError(f"{SOURCE} has no edition with ISBN {isbn13}", source=SOURCE, status=404)
     edition = edition_from_json(data)
     if not edition.id:
         raise UpstreamError(f"{SOURCE} answered ISBN {isbn13} with a record without an edition key", source=SOURCE)
-    await off_loop(cache.put, "record", f"ol-edition:{edition.id}", edition.model_dump(mode="json"))
-    await off_loop(cache.put, "alias", f"isbn:{isbn13}", edition.id)
+    await cache.aput("record", f"ol-edition:{edition.id}", edition.model_dump(mode="json"))
+    await cache.aput("alias", f"isbn:{isbn13}", edition.id)
     return edition
 
 
@@ -438,30 +437,30 @@ async def get_work(work_id: str, cache: Cache | None = None) -> Work:
         NotFoundError: Open Library has no such work.
     """
     cache = cache or Cache()
-    if (hit := await off_loop(cache.get, "record", f"ol-work:{work_id}")) is not None:
+    if (hit := await cache.aget("record", f"ol-work:{work_id}")) is not None:
         return Work.model_validate(hit)
     data = await unless_known_missing(
         cache, f"ol-work:{work_id}", lambda: _get_record(f"/works/{segment(work_id)}.json", what=f"work {work_id}")
     )
     work = work_from_json(data)
     work.id = work.id or work_id
-    await off_loop(cache.put, "record", f"ol-work:{work.id}", work.model_dump(mode="json"))
+    await cache.aput("record", f"ol-work:{work.id}", work.model_dump(mode="json"))
     return work
 
 
 async def _author_name(author_id: str, cache: Cache) -> str | None:
-    if (hit := await off_loop(cache.get, "record", f"ol-author:{author_id}")) is not None:
+    if (hit := await cache.aget("record", f"ol-author:{author_id}")) is not None:
         return hit.get("name")
-    if await off_loop(cache.get, "negative", f"ol-author:{author_id}") is not None:
+    if await cache.aget("negative", f"ol-author:{author_id}") is not None:
         return None
     try:
         data = await _get_record(f"/authors/{segment(author_id)}.json", what=f"author {author_id}")
     except NotFoundError:
         # A dangling author reference: the book record is complete without that name.
-        await off_loop(cache.put, "negative", f"ol-author:{author_id}", {"status": 404})
+        await cache.aput("negative", f"ol-author:{author_id}", {"status": 404})
         return None
     name = text_value(data.get("name")) or text_value(data.get("personal_name"))
-    await off_loop(cache.put, "record", f"ol-author:{author_id}", {"name": name})
+    await cache.aput("record", f"ol-author:{author_id}", {"name": name})
     return name
 
 
@@ -481,7 +480,7 @@ async def list_editions(work_id: str, *, offset: int = 0, limit: int = 50, cache
     """
     cache = cache or Cache()
     key = f"ol-editions:{work_id}:{offset}:{limit}"
-    if (hit := await off_loop(cache.get, "list", key)) is not None:
+    if (hit := await cache.aget("list", key)) is not None:
         return EditionsPage.model_validate(hit)
     data = await unless_known_missing(cache, f"ol-editions:{work_id}", lambda: _get(
         f"/works/{segment(work_id)}/editions.json",
@@ -499,7 +498,7 @@ async def list_editions(work_id: str, *, offset: int = 0, limit: int = 50, cache
         limit=limit,
         total=data["size"] if isinstance(data.get("size"), int) else None,
     )
-    await off_loop(cache.put, "list", key, page.model_dump(mode="json"))
+    await cache.aput("list", key, page.model_dump(mode="json"))
     return page
 
 
