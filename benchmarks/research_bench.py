@@ -80,9 +80,9 @@ def _install(fake, fixtures: Path) -> None:
 
 def _search(question: str):
     from scholar import aio
-    from scholar.research.pages import ResultSets
-    from scholar.research.search import search
-    from scholar.research.search_spec import SearchInput
+    from scholar.research.search.federated import search
+    from scholar.research.search.pages import ResultSets
+    from scholar.research.search.spec import SearchInput
 
     return aio.run(search(SearchInput(query=question, limit=20), "bench", sets=ResultSets()))
 
@@ -154,7 +154,7 @@ def synthetic_records(fixtures: Path, count: int = 2000):
 
 
 def merge_throughput(fixtures: Path, runs: int = 3) -> None:
-    from scholar.research.merge import Pool
+    from scholar.research.search.merge import Pool
 
     records = synthetic_records(fixtures)
     rates, works = [], 0

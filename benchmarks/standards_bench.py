@@ -160,7 +160,7 @@ def queries(records: list, count: int, seed: int = 11) -> tuple[list[str], list[
 
 
 def measure_catalogue(records: list, n_queries: int) -> None:
-    from scholar.standards.catalogue import Catalogue, build_catalogue
+    from scholar.standards.catalogue_db import Catalogue, build_catalogue
     from scholar.standards.linking import link
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -221,7 +221,7 @@ def test_the_rule_reader_sees_function_level_imports_and_importlib_strings(tmp_p
     probe = tmp_path / "probe.py"
     probe.write_text(
         "import importlib\n"
-        "HOOK = 'scholar.health.landing'\n"
+        "HOOK = 'scholar.health.landing_view'\n"
         "def f(family):\n"
         "    from scholar.runtime import queue\n"
         "    importlib.import_module('scholar.mcp.app')\n"
@@ -229,5 +229,7 @@ def test_the_rule_reader_sees_function_level_imports_and_importlib_strings(tmp_p
         "    return importlib.import_module(f'functions.{family}.app')\n"
     )
     names = [n for _, n in _imports(probe, "scholar.store.probe")]
-    assert names == ["importlib", "scholar.runtime", "scholar.mcp.app", "scholar.health.landing", "functions.{}.app"]
+    assert names == [
+        "importlib", "scholar.runtime", "scholar.mcp.app", "scholar.health.landing_view", "functions.{}.app",
+    ]
     assert [n for n in names if _upward("store", n)] == names[1:]  # each would be an upward arrow from store/

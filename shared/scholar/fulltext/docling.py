@@ -37,7 +37,6 @@ _PICTURE_PROMPT = (
     "main finding, in a few sentences."
 )
 
-TaskState = Literal["pending", "started", "success", "failure"]
 Converter = Literal["docling", "docling_vlm"]
 
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from scholar.catalogue import CallContext, QueuedResult
 from scholar.config import get_settings
 from scholar.errors import InvalidArgumentError, NotFoundError, UnavailableError
-from scholar.fulltext import artifacts, results
+from scholar.fulltext import answer_builder, artifacts
 from scholar.fulltext.fetch import web_access
 from scholar.fulltext.models import Job
 from scholar.fulltext.ssrf import vet_url
@@ -63,8 +63,8 @@ def convert_job(tool: str, pdf_path: str, **options: object) -> Job:
     return Job(kind="convert", tool=tool, pdf_path=pdf_path, **options)
 
 
-def _converter(job: Job) -> results.Converter:
-    return results.converter_for(job.use_vlm, get_settings())
+def _converter(job: Job) -> answer_builder.Converter:
+    return answer_builder.converter_for(job.use_vlm, get_settings())
 
 
 def cached_answer(job: Job) -> BaseModel | None:
@@ -77,7 +77,9 @@ def cached_answer(job: Job) -> BaseModel | None:
                 hint="Fetch the PDF again with fetch_paper_pdf or fetch_pdf_by_url.",
             )
         md_path = artifacts.md_key(sha, _converter(job))
-        return results.build(job, md=(md_path, _converter(job)), cached=True) if artifacts.exists(md_path) else None
+        if not artifacts.exists(md_path):
+            return None
+        return answer_builder.build(job, md=(md_path, _converter(job)), cached=True)
     if job.kind == "paper":
         key = artifacts.paper_cache_key(job.identifier or "")
     else:
@@ -87,11 +89,11 @@ def cached_answer(job: Job) -> BaseModel | None:
         return None
     metadata, pdf = found
     if job.tool == "fetch_paper_pdf" or not job.convert:
-        return results.build(job, metadata=metadata, pdf=pdf, cached=True)
+        return answer_builder.build(job, metadata=metadata, pdf=pdf, cached=True)
     md_path = artifacts.md_key(pdf.sha256, _converter(job))
     if not artifacts.exists(md_path):
         return None
-    return results.build(job, metadata=metadata, pdf=pdf, md=(md_path, _converter(job)), cached=True)
+    return answer_builder.build(job, metadata=metadata, pdf=pdf, md=(md_path, _converter(job)), cached=True)
 
 
 def queue(job: Job, ctx: CallContext) -> QueuedResult:

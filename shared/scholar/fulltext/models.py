@@ -68,16 +68,6 @@ class StoredPdf(BaseModel):
     source_url: str
 
 
-class StoredMarkdown(BaseModel):
-    """A conversion in the artifact bucket."""
-
-    md_path: str = Field(description="Artifact reference: md/<sha256>[.<converter>].md")
-    converter: Converter
-    vlm_used: bool = False
-    page_count: int | None = None
-    total_chars: int
-
-
 Prefer = Literal["published", "preprint"]
 
 

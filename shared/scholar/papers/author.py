@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scholar.papers.common import cache_key
+from scholar.papers.cache_keys import cache_key
 from scholar.papers.fields import COMPACT
 from scholar.papers.mapping import from_s2
 from scholar.papers.spec_graph import AuthorProfile, GetAuthorInput, GetAuthorResult

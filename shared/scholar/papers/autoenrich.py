@@ -14,7 +14,7 @@ from typing import Any
 from scholar.errors import NotFoundError, ScholarError
 from scholar.ids import InvalidIdError, parse_isbn
 from scholar.papers import biblio
-from scholar.papers.common import failed
+from scholar.papers.budget import failed
 from scholar.records import Bibliographic, FailedSource, Paper
 from scholar.sources import crossref, openlibrary
 from scholar.store.cache import Cache

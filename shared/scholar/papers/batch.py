@@ -14,8 +14,8 @@ from collections import Counter
 from scholar.errors import InvalidArgumentError, ScholarError
 from scholar.ids import InvalidIdError, PaperId, parse_paper_id
 from scholar.papers import autoenrich
+from scholar.papers.budget import MAX_RESULT_CHARS, failed
 from scholar.papers.chapters import split_citation
-from scholar.papers.common import MAX_RESULT_CHARS, failed
 from scholar.papers.fields import FIELDS
 from scholar.papers.mapping import shorten_for_list
 from scholar.papers.resolve import resolve_papers

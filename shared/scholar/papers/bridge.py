@@ -14,8 +14,9 @@ import time
 from dataclasses import dataclass, field
 
 from scholar.errors import NotFoundError
-from scholar.papers.common import cache_key, s2_key
+from scholar.papers.cache_keys import cache_key
 from scholar.papers.fields import COMPACT
+from scholar.papers.lookup import s2_key
 from scholar.papers.mapping import from_s2
 from scholar.papers.neighbours import GraphReader, Kind, is_s2_id
 from scholar.papers.spec_graph import BridgeStats, FindBridgePapersInput, FindBridgePapersResult, GraphEdge

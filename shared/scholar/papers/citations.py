@@ -10,8 +10,11 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from scholar.papers import autoenrich
-from scholar.papers.common import MAX_RESULT_CHARS, cache_key, check_years, filter_fields, has_filters, passes, s2_key
+from scholar.papers.budget import MAX_RESULT_CHARS
+from scholar.papers.cache_keys import cache_key
 from scholar.papers.fields import FIELDS
+from scholar.papers.filters import check_years, filter_fields, has_filters, passes
+from scholar.papers.lookup import s2_key
 from scholar.papers.mapping import from_s2, shorten_for_list
 from scholar.papers.spec_graph import (
     CitedItem,

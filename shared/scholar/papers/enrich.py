@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from scholar.errors import NotFoundError, ScholarError
-from scholar.papers.common import failed
+from scholar.papers.budget import failed
 from scholar.papers.lookup import get_paper, parse_identifier
 from scholar.papers.spec_export import Concept, EnrichPaperInput, EnrichPaperResult, Funder, OpenAccess, Topic
 from scholar.records import FailedSource

@@ -15,7 +15,10 @@ import time
 from typing import Any
 
 from scholar.errors import NotFoundError
-from scholar.papers.common import MAX_RESULT_CHARS, cache_key, check_years, has_filters, passes, s2_key
+from scholar.papers.budget import MAX_RESULT_CHARS
+from scholar.papers.cache_keys import cache_key
+from scholar.papers.filters import check_years, has_filters, passes
+from scholar.papers.lookup import s2_key
 from scholar.papers.neighbours import MAX_PAGE, GraphReader, Kind, is_s2_id
 from scholar.papers.spec_graph import GetCitationGraphInput, GetCitationGraphResult, GraphEdge, GraphNode, GraphStats
 from scholar.store.cache import Cache

@@ -7,8 +7,10 @@ they are S2 ids already), so the recommendations API always gets the id form it 
 from __future__ import annotations
 
 from scholar.errors import NotFoundError
-from scholar.papers.common import cache_key, fit, s2_key
+from scholar.papers.budget import fit
+from scholar.papers.cache_keys import cache_key
 from scholar.papers.fields import FIELDS
+from scholar.papers.lookup import s2_key
 from scholar.papers.mapping import from_s2, shorten_for_list
 from scholar.papers.neighbours import GraphReader, is_s2_id
 from scholar.papers.spec_graph import RecommendPapersInput, RecommendPapersResult

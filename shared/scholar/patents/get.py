@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from scholar.catalogue import MAX_RESULT_CHARS
 from scholar.errors import NotFoundError, ScholarError
 from scholar.patent_numbers import parse_patent_number
 from scholar.patents import citations as npl
@@ -21,7 +22,6 @@ from scholar.records import PatentRecord
 from scholar.sources.epo_ops_numbers import standardise
 from scholar.store.cache import DAY, Cache
 
-MAX_RESULT_CHARS = 80_000
 MAX_LEGAL_EVENTS = 300
 CITATIONS_TTL_S = 7 * DAY
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from scholar.catalogue import MAX_RESULT_CHARS
 from scholar.errors import InvalidArgumentError, NotFoundError, UpstreamError
 from scholar.patents.models import SearchPatentsResult
 from scholar.patents.spec import MAX_REACHABLE, SearchPatentsInput
@@ -21,7 +22,6 @@ from scholar.store.cache import Cache
 SEARCH_PATH = epo_ops.path("published-data", "search", "biblio")
 DATE_FIELDS = {"publication": "pd", "filing": "ad", "priority": "prd"}
 OPS_COUNT_CAP = 10_000
-MAX_RESULT_CHARS = 80_000
 ABSTRACT_SHORT_CHARS = 200
 LEAN_PARTIES, LEAN_CLASSES = 3, 5
 _CPC = re.compile(r"^[A-HY]\d{2}[A-Z](?:\d{1,4}(?:/\d{1,6})?)?$")
