@@ -124,13 +124,24 @@ def _ep(body: str) -> str | None:
     return digits.zfill(7) if re.fullmatch(r"\d{4,7}", digits) else None
 
 
-def _wo(body: str) -> str | None:
-    # WO2024/123456 and WO 2024123456 (year + 6 digits, since 2004); WO 02/054790, WO02054790 (two-digit year).
-    slash = re.fullmatch(r"(\d{2}|" + _YEAR + r")\s*/\s*(\d{1,6})", body)
-    if slash:
-        return slash.group(1) + slash.group(2).zfill(6)
-    digits = _SEPARATORS.sub("", body)
-    return digits if re.fullmatch(_YEAR + r"\d{6}|\d{8}", digits) else None
+def _year_serial(year: str, separator: str, plain: str) -> Callable[[str], str | None]:
+    """A rule for ``<year><separator><serial>`` numbers (the serial padded to 6 digits), or ``plain`` digits."""
+    split = re.compile(rf"({year})\s*{separator}\s*(\d{{1,6}})")
+
+    def rule(body: str) -> str | None:
+        parts = split.fullmatch(body)
+        if parts:
+            return parts.group(1) + parts.group(2).zfill(6)
+        digits = _SEPARATORS.sub("", body)
+        return digits if re.fullmatch(plain, digits) else None
+
+    return rule
+
+
+# WO2024/123456 and WO 2024123456 (year + 6 digits, since 2004); WO 02/054790, WO02054790 (two-digit year).
+_wo = _year_serial(r"\d{2}|" + _YEAR, "/", _YEAR + r"\d{6}|\d{8}")
+# JP 2020-123456 A (year + 6 digits); granted JP 6123456 B2 (7 digits).
+_jp = _year_serial(_YEAR, "-", _YEAR + r"\d{6}|\d{6,7}")
 
 
 def _us(body: str) -> str | None:
@@ -146,15 +157,6 @@ def _us(body: str) -> str | None:
     if re.fullmatch(r"(?:RE|PP|D|H|T)\d{4,6}", digits):
         return digits  # reissues, plant and design patents
     return None
-
-
-def _jp(body: str) -> str | None:
-    # JP 2020-123456 A (year + 6 digits); granted JP 6123456 B2 (7 digits).
-    dashed = re.fullmatch(r"(" + _YEAR + r")\s*-\s*(\d{1,6})", body)
-    if dashed:
-        return dashed.group(1) + dashed.group(2).zfill(6)
-    digits = _SEPARATORS.sub("", body)
-    return digits if re.fullmatch(_YEAR + r"\d{6}|\d{6,7}", digits) else None
 
 
 def _kr(body: str) -> str | None:
