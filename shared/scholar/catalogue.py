@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
 
 _PACKAGE = Path(__file__).resolve().parent
 # DESIGN §4: a result stays under 80,000 characters by default (long text is paged, long lists take a cursor).
@@ -73,13 +76,23 @@ class ToolSpec:
     queue_on_rate_limit: bool = False
     # Credentials the tool needs (names of settings); the tool is hidden while one is missing.
     requires: tuple[str, ...] = ()
+    # The most characters of the tool's JSON answer, for a tool whose answer can be long: the same constant its
+    # paging or cutting enforces. Sent as _meta["anthropic/maxResultSizeChars"] so clients keep such answers whole.
+    max_result_chars: int | None = None
+    # The tool answers with the result of queued work (get_task_result): as long as any tool that may queue.
+    relays_results: bool = False
 
     @property
     def may_queue(self) -> bool:
         return self.queue_on_rate_limit or self.task_support != "forbidden"
 
+    def listing_chars(self) -> int:
+        """What this tool costs a model before any call: its description plus its input schema as compact JSON."""
+        return len(self.description) + len(json.dumps(self.input_schema(), separators=(",", ":")))
+
     def input_schema(self) -> dict[str, Any]:
-        return copy.deepcopy(_schema(self.input_model))
+        """The JSON schema of the arguments (``inputSchema``): optional parameters are a plain type, not required."""
+        return copy.deepcopy(_input_schema(self.input_model))
 
     def output_schema(self) -> dict[str, Any]:
         """The JSON schema of structuredContent: the result, a queued answer (when the tool may queue), or the error.
@@ -136,9 +149,33 @@ class ErrorEnvelope(BaseModel):
     error: ErrorBody
 
 
+class _ArgumentsSchema(GenerateJsonSchema):
+    """Input schemas as a client should read them: an optional parameter is its plain type, not required.
+
+    Pydantic spells ``x: int | None = None`` as ``anyOf [integer, null]`` with ``"default": null``; what a
+    caller needs is "an integer, or leave it out" (scholar.validation reads a JSON null for it as left out).
+    """
+
+    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
+        return self.generate_inner(schema["schema"])
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        json_schema = super().default_schema(schema)
+        if json_schema.get("default", ...) is None:
+            del json_schema["default"]
+        return json_schema
+
+
 @cache
 def _schema(model: type[BaseModel]) -> dict[str, Any]:
     return _without_titles(TypeAdapter(model).json_schema(by_alias=True))
+
+
+@cache
+def _input_schema(model: type[BaseModel]) -> dict[str, Any]:
+    schema = _without_titles(TypeAdapter(model).json_schema(by_alias=True, schema_generator=_ArgumentsSchema))
+    schema.pop("title", None)  # the model's class name: nothing a caller uses
+    return schema
 
 
 def _without_titles(node: Any, *, is_property: bool = False) -> Any:
@@ -196,6 +233,13 @@ def all_tools() -> dict[str, ToolSpec]:
     return dict(sorted(specs.items()))
 
 
+def result_size_hint(spec: ToolSpec) -> int | None:
+    """The most characters of ``spec``'s answer, when it can be long (``_meta["anthropic/maxResultSizeChars"]``)."""
+    if spec.relays_results:
+        return max((s.max_result_chars or 0 for s in all_tools().values() if s.may_queue), default=0) or None
+    return spec.max_result_chars
+
+
 def get_tool(name: str) -> ToolSpec | None:
     return all_tools().get(name)
 
@@ -205,3 +249,94 @@ def family_tools(family: str) -> dict[str, ToolSpec]:
     """One family's tools; imports only that family's spec (a family function never loads the others)."""
     specs = importlib.import_module(f"scholar.{family}.spec").TOOLS
     return {spec.name: spec for spec in sorted(specs, key=lambda s: s.name) if spec.family == family}
+
+
+# ---------------------------------------------------------------- profiles: what a connection lists
+
+DEFAULT_PROFILE = "default"
+ALL_PROFILE = "all"
+# Polling a queued answer: listed beside any tool that may answer {queued: true, task_id}.
+POLL_TOOL = "get_task_result"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named set of tools a connection lists (``?profile=`` / ``SCHOLAR_PROFILE``); every tool stays reachable."""
+
+    name: str
+    summary: str
+    tools: tuple[str, ...] = ()
+    every_tool: bool = False
+
+
+# The default surface carries the research workflow, find → read → cite → keep, and stays small (DESIGN §3: at
+# most 20,000 characters of descriptions and input schemas); every other tool is one profile or toolset away.
+# "fetch" (ChatGPT's connector contract) is named before its spec lands: names the catalogue lacks are skipped.
+PROFILES: dict[str, Profile] = {
+    profile.name: profile
+    for profile in (
+        Profile(
+            DEFAULT_PROFILE,
+            "The research workflow: find, read, cite and keep papers, and poll queued work",
+            tools=("search", "fetch", "get_paper", "read_paper", "generate_citations", "download_paper",
+                   "library_add", "library_get", "library_list", "library_search", "library_update",
+                   "library_remove", "library_export", POLL_TOOL, "get_server_info"),
+        ),
+        Profile(ALL_PROFILE, "Every tool of every family", every_tool=True),
+    )
+}
+
+
+def profile_tools(name: str) -> tuple[str, ...]:
+    """The catalogue's tools of profile ``name``, sorted (``()`` for an unknown profile)."""
+    profile = PROFILES.get(name)
+    if profile is None:
+        return ()
+    tools = all_tools()
+    return tuple(tools) if profile.every_tool else tuple(sorted(n for n in set(profile.tools) if n in tools))
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which tools a connection lists: a profile, toolsets (families), or both (their union).
+
+    Toolsets alone list exactly those families; neither lists the default profile. Wherever a listed tool may
+    answer queued, ``get_task_result`` is listed too (a queued answer is useless without it).
+    """
+
+    profile: str | None = None
+    toolsets: frozenset[str] | None = None
+
+    @property
+    def effective_profile(self) -> str | None:
+        return self.profile if self.profile or self.toolsets is not None else DEFAULT_PROFILE
+
+    @property
+    def unknown_profile(self) -> bool:
+        return self.effective_profile is not None and self.effective_profile not in PROFILES
+
+    def tool_names(self) -> frozenset[str]:
+        return _selected(self.effective_profile, self.toolsets)
+
+    def describe(self) -> str:
+        """How a person names this selection: ``profile default``, ``toolsets arxiv, books`` or both."""
+        parts = [f"profile {self.effective_profile}"] if self.effective_profile else []
+        if self.toolsets is not None:
+            parts.append(f"toolsets {', '.join(sorted(self.toolsets)) or '(none)'}")
+        return " + ".join(parts)
+
+
+@cache
+def _selected(profile: str | None, toolsets: frozenset[str] | None) -> frozenset[str]:
+    tools = all_tools()
+    names = set(profile_tools(profile) if profile else ())
+    if toolsets is not None:
+        names |= {name for name, spec in tools.items() if spec.family in toolsets}
+    if POLL_TOOL in tools and any(tools[name].may_queue for name in names):
+        names.add(POLL_TOOL)
+    return frozenset(names)
+
+
+def listing_of(name: str) -> tuple[str, ...]:
+    """The profiles whose listing holds tool ``name`` (every tool is at least in ``all``)."""
+    return tuple(profile for profile in PROFILES if name in profile_tools(profile))

@@ -16,6 +16,8 @@ ENV_PREFIX = "SCHOLAR_"
 UPSTREAM_PROXY_BASE_ENV = "SCHOLAR_UPSTREAM_PROXY_BASE"
 READ_ONLY_ENV = "SCHOLAR_READ_ONLY"
 TOOLSETS_ENV = "SCHOLAR_TOOLSETS"
+# The named profile a connection lists when its URL names none (scholar.catalogue.PROFILES; default "default").
+PROFILE_ENV = "SCHOLAR_PROFILE"
 CONTACT_EMAIL_ENV = "SCHOLAR_CONTACT_EMAIL"
 HOST_ENV = "SCHOLAR_HOST"
 PORT_ENV = "SCHOLAR_PORT"
@@ -120,6 +122,7 @@ class Settings(BaseModel):
     contact_email: str | None = None
     read_only: bool = False
     toolsets: frozenset[str] | None = None
+    profile: str | None = None
     host: str = "127.0.0.1"
     port: int = Field(default=3000, ge=1, le=65535)
     upstream_proxy_base: str | None = None
@@ -185,6 +188,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         contact_email=env.get(CONTACT_EMAIL_ENV) or None,
         read_only=_flag(env, READ_ONLY_ENV, False),
         toolsets=frozenset(t.strip() for t in toolsets.split(",") if t.strip()) if toolsets else None,
+        profile=(env.get(PROFILE_ENV) or "").strip() or None,
         host=env.get(HOST_ENV) or "127.0.0.1",
         port=int(env.get(PORT_ENV) or 3000),
         upstream_proxy_base=env.get(UPSTREAM_PROXY_BASE_ENV) or None,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import types
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from functools import cache
+from typing import Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
@@ -18,13 +20,18 @@ def validate_arguments(model: type[M], arguments: Mapping[str, Any] | None, *, t
 
     Strict validation of the JSON form: ``"5"`` or ``true`` for an integer and ``"yes"`` for a boolean are
     refused, while what JSON can only spell as a string (dates, enum members) is read from its string, as
-    the schema says. (Strict *python* mode would refuse those strings too.)
+    the schema says. (Strict *python* mode would refuse those strings too.) A JSON ``null`` for an optional
+    parameter is read as leaving it out (its schema is the plain type, not required: scholar.catalogue), so
+    clients that send every parameter, unset ones as null, are served; a null for a required one is refused.
 
     Raises:
         InvalidArgumentError: the first failure names the field and the rule (all of them in ``details``).
     """
+    given = dict(arguments or {})
+    absent = _null_means_absent(model)
+    given = {key: value for key, value in given.items() if not (value is None and key in absent)}
     try:
-        return model.model_validate_json(json.dumps(dict(arguments or {}), allow_nan=False), strict=True)
+        return model.model_validate_json(json.dumps(given, allow_nan=False), strict=True)
     except ValueError as exc:  # ValidationError is a ValueError; json.dumps refuses NaN/Infinity
         if isinstance(exc, ValidationError):
             raise invalid_argument(exc, tool=tool) from exc
@@ -50,3 +57,24 @@ def invalid_argument(exc: ValidationError, *, tool: str) -> InvalidArgumentError
         field=first["field"],
         details={"errors": problems},
     )
+
+
+@cache
+def _null_means_absent(model: type[BaseModel]) -> frozenset[str]:
+    """Optional parameters (by wire name) whose type has no null: a JSON null for them is the parameter left out.
+
+    A parameter whose type admits None keeps its null (its model gives it a meaning, which for a default of None
+    is the same as leaving it out).
+    """
+    return frozenset(
+        field.alias or name for name, field in model.model_fields.items()
+        if not field.is_required() and not _admits_none(field.annotation)
+    )
+
+
+def _admits_none(annotation: Any) -> bool:
+    if annotation is None or annotation is type(None):
+        return True
+    if get_origin(annotation) in (Union, types.UnionType):
+        return any(_admits_none(arg) for arg in get_args(annotation))
+    return False
