@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from scholar.catalogue import READ_ONLY_LOCAL, READ_ONLY_OPEN, ToolSpec
+from scholar.catalogue import MAX_RESULT_CHARS, READ_ONLY_LOCAL, READ_ONLY_OPEN, ToolSpec
 
 START_CEILING = 10_000
 # One slice stays within the 80,000-character result budget (DESIGN §4) with room for the other fields.
@@ -23,15 +23,11 @@ MAX_IDS = 10
 _NO_CONTROL = r"^[^\x00-\x08\x0B\x0C\x0E-\x1F]*$"
 _DAY = r"^(\d{4}-\d{2}-\d{2})?$"
 
-ArxivIdText = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=100,
-        description='arXiv id: new style "2401.12345", versioned "2401.12345v2", legacy "hep-th/9901001"; '
-        "arXiv:…, arxiv.org/abs|pdf URLs and the DOI 10.48550/arXiv.… are accepted too.",
-    ),
-]
+ARXIV_ID_FORMS = (
+    'New-style "2401.12345", versioned "2401.12345v2" or legacy "hep-th/9901001"; arXiv:id, arxiv.org abs or pdf '
+    "URLs and the DOI 10.48550/arXiv.id work too"
+)
+ArxivIdText = Annotated[str, Field(min_length=1, max_length=100)]
 Group = Literal["cs", "econ", "eess", "math", "physics", "q-bio", "q-fin", "stat"]
 
 
@@ -62,41 +58,36 @@ class SearchInput(BaseModel):
             min_length=1,
             max_length=1000,
             pattern=_NO_CONTROL,
-            description="arXiv query. Field prefixes: ti: title, au: author, abs: abstract, co: comment, "
-            "jr: journal ref, cat: category, all: every field (bare words search all:). Quote phrases and "
-            'multi-word names: ti:"diffusion model", au:"hinton g" (or au:hinton_g). Combine with upper-case '
-            "AND, OR, ANDNOT and parentheses; terms side by side are ANDed. cat: takes a subject class "
-            "(cat:cs.CL) or a whole archive (cat:astro-ph = every astro-ph.* class plus pre-split papers). "
-            'Example: au:bengio AND (ti:attention OR abs:"self-attention") ANDNOT cat:stat.ML',
+            description="Prefixes ti: title, au: author, abs: abstract, co: comment, jr: journal ref, cat: "
+            'category, all: every field (bare words). Quote phrases and names: ti:"diffusion model", au:"hinton g". '
+            "Combine with AND, OR, ANDNOT and parentheses; terms side by side are ANDed. cat: takes a class "
+            '(cat:cs.CL) or an archive (cat:astro-ph). Example: au:bengio AND (ti:attention OR abs:"self-attention") '
+            "ANDNOT cat:stat.ML",
         ),
     ]
     category: Annotated[
         str | None,
         Field(
             max_length=40,
-            description='Limit to one category: a subject class ("cs.CL", "math.AG", "hep-th") matches exactly; '
-            'an archive code ("cs", "math", "astro-ph", "cond-mat", "physics") matches every subject class in '
-            'it plus papers filed before it was split. "physics" is the physics.* archive only; astro-ph, '
-            "cond-mat, hep-*, quant-ph … are archives of their own. See arxiv_list_categories.",
+            description="A subject class (cs.CL, hep-th) matches exactly; an archive (cs, math, astro-ph, cond-mat) "
+            "matches its classes plus papers filed before the split; physics is physics.* only (astro-ph, hep-*, "
+            "quant-ph ... are archives of their own). See arxiv_list_categories.",
         ),
     ] = None
     max_results: Annotated[
-        int, Field(ge=1, le=50, description="Papers per page (1-50). Abstracts are long: keep this small.")
+        int, Field(ge=1, le=50, description="Papers per page; abstracts are long: keep it small")
     ] = 10
     sort_by: Literal["relevance", "submitted", "updated"] = Field(
-        default="relevance", description='"relevance", "submitted" (submission date) or "updated" (last revision).'
+        default="relevance", description="submitted: submission date; updated: last revision"
     )
-    sort_order: Literal["ascending", "descending"] = Field(
-        default="descending", description='"descending" gives the newest / best matches first.'
-    )
+    sort_order: Literal["ascending", "descending"] = "descending"
     start: Annotated[
         int,
         Field(
             ge=0,
             le=START_CEILING,
-            description="Offset of the first paper (0-10000); start=10 with max_results=10 gives matches 11-20. "
-            "Matches past offset 10000 cannot be paged to: split the search into submitted_from/submitted_to "
-            "windows and page within each.",
+            description="Offset of the first paper. Past 10,000 split the search into submitted_from / "
+            "submitted_to windows and page within each",
         ),
     ] = 0
     submitted_from: Annotated[
@@ -104,7 +95,7 @@ class SearchInput(BaseModel):
         Field(
             pattern=_DAY,
             max_length=10,
-            description="First submission day to include, YYYY-MM-DD (UTC, inclusive). Omit for no lower bound.",
+            description="First submission day, YYYY-MM-DD (UTC, inclusive)",
         ),
     ] = None
     submitted_to: Annotated[
@@ -112,9 +103,8 @@ class SearchInput(BaseModel):
         Field(
             pattern=_DAY,
             max_length=10,
-            description="Last submission day to include, YYYY-MM-DD (UTC, inclusive). Windows that meet "
-            "(…-01-15, then 01-16-…) leave no gap; a paper submitted exactly at the midnight seam shows up "
-            "in both, so de-duplicate collected results by id.",
+            description="Last submission day, YYYY-MM-DD (UTC, inclusive). Windows that meet leave no gap; a paper "
+            "at the midnight seam shows up in both: de-duplicate by id",
         ),
     ] = None
 
@@ -139,8 +129,7 @@ class GetPapersInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     paper_ids: ArxivIdText | Annotated[list[ArxivIdText], Field(min_length=1, max_length=MAX_IDS)] = Field(
-        description="One arXiv id or a list of up to 10, fetched in a single request. New-style, versioned "
-        'and legacy ids are accepted: "2401.12345", "2401.12345v2", "hep-th/9901001".'
+        description=f"One arXiv id or a list of up to 10. {ARXIV_ID_FORMS}"
     )
 
 
@@ -164,21 +153,12 @@ class GetPapersResult(BaseModel):
 class ReadPaperInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    paper_id: ArxivIdText
+    paper_id: Annotated[str, Field(min_length=1, max_length=100, description=ARXIV_ID_FORMS)]
     max_characters: Annotated[int, Field(ge=1, le=MAX_CHARACTERS)] | None = Field(
         default=DEFAULT_MAX_CHARACTERS,
-        description="Characters of cleaned body to return (default 60,000, at most 75,000; null means the "
-        "most, 75,000). Math-heavy papers run to several hundred thousand characters: page with start.",
+        description="Characters of body in this slice (null: the most)",
     )
-    start: Annotated[
-        int,
-        Field(
-            ge=0,
-            le=50_000_000,
-            description="Offset into the cleaned body (default 0). With max_characters=60000, start=60000 "
-            "gives characters 60,000-119,999; body_characters is the total.",
-        ),
-    ] = 0
+    start: Annotated[int, Field(ge=0, le=50_000_000, description="Offset into the body: pass next_start")] = 0
 
     @field_validator("max_characters", mode="after")
     @classmethod
@@ -220,8 +200,7 @@ class ListCategoriesInput(BaseModel):
 
     group: Group | None = Field(
         default=None,
-        description='Only this top-level group ("cs", "econ", "eess", "math", "physics", "q-bio", "q-fin", '
-        '"stat"); "physics" covers astro-ph, cond-mat, gr-qc, hep-*, math-ph, nlin, nucl-*, physics.*, quant-ph.',
+        description="physics covers astro-ph, cond-mat, gr-qc, hep-*, math-ph, nlin, nucl-*, physics.*, quant-ph",
     )
 
 
@@ -242,11 +221,9 @@ TOOLS = (
         name="arxiv_search",
         family="arxiv",
         title="Search arXiv",
-        description="Search arXiv with field prefixes (ti, au, abs, cat, co, jr, all), AND / OR / ANDNOT and "
-        "parentheses, an optional category (subject class or whole archive) and an inclusive UTC submission-date "
-        "window; sorted by relevance, submission or update date. Returns paper metadata with abstracts, the "
-        "effectiveQuery that reproduces the page, totalFound and paging facts; notice says how to recover from "
-        "an empty page or the 10,000 paging ceiling.",
+        description="Search arXiv by field, category and submission window. Returns metadata with abstracts, the "
+        "effectiveQuery that reproduces the page, totalFound and paging facts; notice says how to recover from an "
+        "empty page or the 10,000 paging ceiling.",
         input_model=SearchInput,
         output_model=SearchResult,
         annotations=READ_ONLY_OPEN,
@@ -256,10 +233,9 @@ TOOLS = (
         name="arxiv_get_papers",
         family="arxiv",
         title="Get arXiv papers",
-        description="Metadata for up to 10 arXiv papers by id (new-style, versioned or legacy like "
-        "hep-th/9901001) in one arXiv request: title, authors, abstract, categories, dates, comment, journal "
-        "ref, DOI and links. Ids that return nothing are listed in not_found with a reason; the rest are "
-        "still returned.",
+        description="Metadata of up to 10 arXiv papers in one request: title, authors, abstract, categories, "
+        "dates, comment, journal ref, DOI, links. Ids that return nothing are in not_found with a reason; the rest "
+        "still come back.",
         input_model=GetPapersInput,
         output_model=GetPapersResult,
         annotations=READ_ONLY_OPEN,
@@ -269,22 +245,22 @@ TOOLS = (
         name="arxiv_read_paper",
         family="arxiv",
         title="Read an arXiv paper",
-        description="Full text of an arXiv paper as Markdown with LaTeX math: from arXiv's HTML render, else "
-        "ar5iv's, else the PDF's text layer (source says which). Navigation and page chrome are stripped; "
-        "headings, tables, captions, footnotes and references are kept. Long papers come in slices: page "
-        "with start and max_characters (default 60,000, at most 75,000); body_characters is the total.",
+        description="Full text of an arXiv paper as Markdown with LaTeX math, from arXiv's HTML, else ar5iv, else "
+        "the PDF's text layer (source says which); headings, tables, captions, footnotes and references kept. "
+        "Long papers (math-heavy ones run to several hundred thousand characters) come in slices: page with "
+        "start; body_characters is the total.",
         input_model=ReadPaperInput,
         output_model=ReadPaperResult,
         annotations=READ_ONLY_OPEN,
         queue_on_rate_limit=True,
+        max_result_chars=MAX_RESULT_CHARS,  # a slice of at most MAX_CHARACTERS leaves room for the other fields
     ),
     ToolSpec(
         name="arxiv_list_categories",
         family="arxiv",
         title="List arXiv categories",
-        description="The arXiv subject classes with their names and top-level groups, optionally for one "
-        "group. arxiv_search also accepts a bare archive code (cs, math, astro-ph, cond-mat …) to search a "
-        "whole archive.",
+        description="arXiv subject classes with their names and groups, optionally of one group; arxiv_search also "
+        "takes a bare archive code (cs, astro-ph ...) for a whole archive.",
         input_model=ListCategoriesInput,
         output_model=ListCategoriesResult,
         annotations=READ_ONLY_LOCAL,

@@ -9,15 +9,15 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from scholar.books.models import BookExcerpt, BookList, BookRecommendations, BookResult
 from scholar.catalogue import READ_ONLY_OPEN, WRITE_OPEN, ToolSpec
 
-Limit = Annotated[int, Field(ge=1, le=50, description="Maximum results to return (max 50)")]
+Limit = Annotated[int, Field(ge=1, le=50)]
 Text = Annotated[str, Field(min_length=1, max_length=300)]
 
 
 class SearchBooksInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    query: Text | None = Field(default=None, description="Free-text fallback; use title/author when known")
-    title: Text | None = Field(default=None, description="Book title or partial title (recommended)")
-    author: Text | None = Field(default=None, description="Author name (recommended)")
+    query: Text | None = Field(default=None, description="Free text, when title and author are not known")
+    title: Text | None = Field(default=None, description="Title or part of it")
+    author: Text | None = None
     limit: Limit = 10
 
     @model_validator(mode="after")
@@ -34,17 +34,17 @@ class GetBookInput(BaseModel):
         Field(
             min_length=1,
             max_length=200,
-            description="ISBN-10 or ISBN-13 (hyphens allowed, e.g. 978-0-262-03561-3), an Open Library work id "
-            "(OL17953442W) or edition id (OL26423929M), or an openlibrary.org URL",
+            description="ISBN-10/13 (hyphens allowed), an Open Library work (OL17953442W) or edition (OL26423929M) "
+            "id, or an openlibrary.org URL",
         ),
     ]
-    include_editions: bool = Field(default=False, description="Also list the work's editions (paged)")
-    editions_offset: Annotated[int, Field(ge=0, le=10_000, description="First edition to list (paging)")] = 0
-    editions_limit: Annotated[int, Field(ge=1, le=100, description="Editions per page (max 100)")] = 20
+    include_editions: bool = Field(default=False, description="Also list the work's editions")
+    editions_offset: Annotated[int, Field(ge=0, le=10_000)] = 0
+    editions_limit: Annotated[int, Field(ge=1, le=100)] = 20
     download_cover: bool = Field(
-        default=False, description="Store the cover image and return cover_path plus a short-lived cover_download_url"
+        default=False, description="Store the cover: cover_path and a short-lived cover_download_url"
     )
-    cover_size: Literal["S", "M", "L"] = Field(default="M", description="Cover size: S, M or L")
+    cover_size: Literal["S", "M", "L"] = "M"
 
 
 class GetBookExcerptInput(BaseModel):
@@ -56,7 +56,7 @@ class RecommendBooksInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
     subject: Annotated[
         str,
-        Field(min_length=1, max_length=200, description='Subject or topic, e.g. "machine learning", "algorithms"'),
+        Field(min_length=1, max_length=200, description="A subject, e.g. machine learning"),
     ]
     limit: Limit = 10
 
@@ -66,10 +66,9 @@ TOOLS = (
         name="search_books",
         family="books",
         title="Search books",
-        description="Search books on Open Library by title, author or free text. Prefer title and author: they use "
-        "dedicated indexes. A query alone is tried as a title first, then as free text; a thin multi-word author "
-        "search is broadened to name variants (Frank → Francis). ISBN, publisher and year of each record come from "
-        "one edition. Returns {books, total_found, strategy, broadened}.",
+        description="Books on Open Library by title, author or free text; prefer title and author (dedicated "
+        "indexes). A query alone is tried as a title, then as free text; a thin author search is broadened to name "
+        "variants (Frank → Francis; broadened says so). ISBN, publisher and year come from one edition.",
         input_model=SearchBooksInput,
         output_model=BookList,
         annotations=READ_ONLY_OPEN,
@@ -79,10 +78,8 @@ TOOLS = (
         name="get_book",
         family="books",
         title="Get book",
-        description="Fetch one book by ISBN-10/13 (checksum checked, hyphens allowed) or Open Library work/edition "
-        "id. include_editions lists the work's editions (page with editions_offset/editions_limit); download_cover "
-        "stores the cover and returns a short-lived link (cover fields are null when the book has no cover). "
-        "Adds the Google Books link and snippet when an ISBN is known.",
+        description="One book (ISBN checksums checked), with the Google Books link and snippet when an ISBN is "
+        "known; the editions of its work on request (paged). Cover fields are null when the book has none.",
         input_model=GetBookInput,
         output_model=BookResult,
         annotations=READ_ONLY_OPEN,
@@ -92,8 +89,8 @@ TOOLS = (
         name="get_book_excerpt",
         family="books",
         title="Get book excerpt",
-        description="Google Books description, text snippet, preview availability and preview link for an ISBN. "
-        "not_found when Google Books has no volume with that ISBN.",
+        description="Google Books description, text snippet, preview availability and preview link of an ISBN; "
+        "not_found when Google Books has no such volume.",
         input_model=GetBookExcerptInput,
         output_model=BookExcerpt,
         annotations=WRITE_OPEN,
@@ -104,8 +101,8 @@ TOOLS = (
         name="recommend_books",
         family="books",
         title="Recommend books",
-        description="Popular books on a subject from Open Library's subject pages, most editions first. Records are "
-        "work-level: ISBN and edition fields are null (use get_book on openlibrary_work_id for an edition).",
+        description="Popular books on a subject from Open Library, most editions first. Records are works: ISBN and "
+        "edition fields are null (get_book on openlibrary_work_id gives an edition).",
         input_model=RecommendBooksInput,
         output_model=BookRecommendations,
         annotations=READ_ONLY_OPEN,

@@ -17,6 +17,8 @@ Converter = Literal["builtin", "docling", "docling_vlm"]
 JobKind = Literal["paper", "url", "convert"]
 
 MAX_CHARS_LIMIT = 100_000
+# The most characters of a PDF tool's answer as sent: max_chars of Markdown, its JSON escaping and the other fields.
+PDF_RESULT_CHARS = MAX_CHARS_LIMIT + 20_000
 DEFAULT_MAX_CHARS = 40_000
 
 

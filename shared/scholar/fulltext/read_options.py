@@ -13,6 +13,9 @@ DEFAULT_PAGES = "1-10"
 DEFAULT_READ_CHARS = 100_000
 # Hard cap of one answer: ~2× as JSON text plus structuredContent stays far below runtime/results.py's 5 MiB.
 MAX_READ_CHARS = 200_000
+# The most characters of one read_paper answer as sent (its JSON text): max_chars of Markdown, its escaping in
+# JSON (newlines, quotes, LaTeX backslashes) and the answer's other fields. Advertised as the tool's result size.
+READ_RESULT_CHARS = MAX_READ_CHARS + 20_000
 MIN_READ_CHARS = 1_000
 
 

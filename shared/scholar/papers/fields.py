@@ -10,16 +10,13 @@ from scholar.paper_mapping import S2_RECORD_FIELDS
 
 FieldSet = Literal["compact", "standard", "full"]
 
-# Argument types every papers tool shares (their descriptions become the tool schemas' text).
-PaperIdentifier = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=300,
-        description="Paper identifier: DOI (bare, doi: or https://doi.org/), S2 paper id, ARXIV:id or arXiv URL, "
-        "PMID:id, PMCID:PMC…, CorpusId:id, ACM:id or MAG:id",
-    ),
-]
+# Argument types every papers tool shares (their descriptions become the tool schemas' text). The identifier
+# forms are spelled out once, on get_paper (PAPER_ID_FORMS); every other tool says "any paper identifier".
+PAPER_ID_FORMS = (
+    "DOI (bare, doi: or doi.org URL), S2 paper id, ARXIV:id or arXiv URL, PMID:id, PMCID:PMCid, CorpusId:id, "
+    "ACM:id or MAG:id; any id another tool returned works too"
+)
+PaperIdentifier = Annotated[str, Field(min_length=1, max_length=300, description="Any paper identifier")]
 Year = Annotated[int, Field(ge=1000, le=2100)]
 FieldOfStudy = Annotated[str, Field(min_length=1, max_length=60)]
 

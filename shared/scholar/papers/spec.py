@@ -8,37 +8,34 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.catalogue import READ_ONLY_OPEN, ToolSpec
 from scholar.papers import spec_export, spec_graph
-from scholar.papers.fields import FieldOfStudy, FieldSet, PaperIdentifier, Year
+from scholar.papers.fields import PAPER_ID_FORMS, FieldOfStudy, FieldSet, Year
 from scholar.records import FailedSource, Paper
 
 
 class GetPaperInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    identifier: PaperIdentifier
+    identifier: Annotated[str, Field(min_length=1, max_length=300, description=PAPER_ID_FORMS)]
 
 
 class SearchPapersInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    query: Annotated[str, Field(min_length=1, max_length=500, description="Search terms")]
+    query: Annotated[str, Field(min_length=1, max_length=500)]
     fields: FieldSet = Field(
         default="compact",
-        description="compact: paperId,title,year,venue,citationCount; standard: + authors,externalIds,abstract; "
-        "full: + tldr,openAccessPdf,fieldsOfStudy,referenceCount …",
+        description="compact: paperId, title, year, venue, citationCount; standard: + authors, externalIds, "
+        "abstract; full: + tldr, openAccessPdf, fieldsOfStudy, referenceCount and the rest",
     )
-    limit: Annotated[int, Field(ge=1, le=100, description="Results per page (max 100)")] = 10
-    offset: Annotated[int, Field(ge=0, le=999, description="Pagination offset; offset + limit must stay ≤ 1000")] = 0
-    year_start: Year | None = Field(default=None, description="Earliest publication year")
-    year_end: Year | None = Field(default=None, description="Latest publication year")
+    limit: Annotated[int, Field(ge=1, le=100)] = 10
+    offset: Annotated[int, Field(ge=0, le=999, description="offset + limit <= 1000")] = 0
+    year_start: Year | None = None
+    year_end: Year | None = None
     fields_of_study: list[FieldOfStudy] | None = Field(
         default=None, max_length=10, description='S2 fields of study, e.g. ["Computer Science", "Physics"]'
     )
-    venue: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(default=None, description="Venue name")
-    min_citations: Annotated[int, Field(ge=0, le=10_000_000)] | None = Field(
-        default=None, description="Minimum citation count"
-    )
+    venue: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    min_citations: Annotated[int, Field(ge=0, le=10_000_000)] | None = None
     sort: Literal["relevance", "citations", "year"] = Field(
-        default="relevance",
-        description="relevance, or citations / year (descending; uses S2 bulk search, which supports sorting)",
+        default="relevance", description="citations and year sort descending"
     )
 
 
@@ -63,9 +60,8 @@ _BASE_TOOLS = (
         name="get_paper",
         family="papers",
         title="Get paper",
-        description="Fetch full metadata for one paper by any identifier (DOI, S2 id, arXiv id, PMID, PMCID, "
-        "CorpusId, ACM, MAG). Falls back to OpenAlex and then Crossref when Semantic Scholar has no record; "
-        "`sources` says which answered. Cached for 30 days.",
+        description="Full metadata of one paper (all authors, abstract, ids, venue, counts, open-access link). "
+        "Semantic Scholar first, then OpenAlex, then Crossref; sources says which answered.",
         input_model=GetPaperInput,
         output_model=PaperResult,
         annotations=READ_ONLY_OPEN,
@@ -75,8 +71,8 @@ _BASE_TOOLS = (
         name="search_papers",
         family="papers",
         title="Search papers",
-        description="Search the Semantic Scholar corpus with filters (years, fields of study, venue, minimum "
-        "citations) and sorting by relevance, citations or year. Returns {data, total, offset, next_offset}.",
+        description="Semantic Scholar keyword search with filters and sorting; page with next_offset. For one "
+        "ranked list from every source, use search.",
         input_model=SearchPapersInput,
         output_model=SearchPapersResult,
         annotations=READ_ONLY_OPEN,

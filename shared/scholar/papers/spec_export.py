@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scholar.catalogue import READ_ONLY_OPEN, ToolSpec
+from scholar.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, ToolSpec
 from scholar.papers.fields import FieldSet, PaperIdentifier
 from scholar.records import FailedSource, Paper, PatentRecord
 
@@ -25,8 +25,8 @@ class EnrichPaperInput(BaseModel):
     fields: list[EnrichField] = Field(
         min_length=1,
         max_length=5,
-        description="affiliations (institutions), funders (funders and award ids), oa_status (is_oa, status, "
-        "best URL), topics (OpenAlex topics with field/domain), concepts (legacy OpenAlex concepts, where served)",
+        description="affiliations: institutions; funders: with award ids; oa_status: is_oa, status, best URL; "
+        "topics: with field and domain; concepts: legacy, where OpenAlex serves them",
     )
 
 
@@ -80,12 +80,12 @@ CitationFormat = Literal["bibtex", "csl-json", "ris"]
 
 class GenerateCitationsInput(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
-    paper_ids: list[PaperIdentifier] = Field(min_length=1, max_length=100, description="1–100 papers, any id form")
-    citation_format: CitationFormat = Field(default="bibtex", description="bibtex, csl-json or ris")
+    paper_ids: list[PaperIdentifier] = Field(min_length=1, max_length=100)
+    citation_format: CitationFormat = "bibtex"
     enrich: bool = Field(
         default=True,
-        description="Complete the metadata from Crossref (volume, issue, pages, publisher, ISSN/ISBN, month) "
-        "and OpenAlex (venue), and from Open Library for books",
+        description="Complete volume, issue, pages, publisher, ISSN/ISBN and month from Crossref, venue from "
+        "OpenAlex, books from Open Library",
     )
 
 
@@ -119,10 +119,10 @@ class BatchResolveInput(BaseModel):
     identifiers: list[Annotated[str, Field(min_length=1, max_length=500)]] = Field(
         min_length=1,
         max_length=100,
-        description="Up to 100 ids: DOIs, S2 ids, ARXIV:…, PMID:…, OpenAlex W-ids, ISBN:…, patent numbers "
-        "(EP1234567A1). A trailing chapter or page reference ('…, ch. 3, pp. 45-67') is parsed into chapter_info.",
+        description="Paper ids, OpenAlex W-ids, ISBN:..., patent numbers (EP1234567A1); a trailing chapter or page "
+        "reference (', ch. 3, pp. 45-67') goes to chapter_info",
     )
-    fields: FieldSet = Field(default="standard", description="Field set of paper results")
+    fields: FieldSet = Field(default="standard", description="Field set of the papers (as in search_papers)")
 
 
 class ChapterInfo(BaseModel):
@@ -161,8 +161,8 @@ TOOLS = (
         name="enrich_paper",
         family="papers",
         title="Enrich paper",
-        description="OpenAlex data for a paper: institutions of its authors, funders and awards, open-access "
-        "status (Unpaywall when OpenAlex lacks it), topics and legacy concepts. Any paper id form.",
+        description="OpenAlex data for a paper: its authors' institutions, funders and awards, open-access status "
+        "(Unpaywall when OpenAlex lacks it), topics and legacy concepts.",
         input_model=EnrichPaperInput,
         output_model=EnrichPaperResult,
         annotations=READ_ONLY_OPEN,
@@ -172,22 +172,22 @@ TOOLS = (
         name="generate_citations",
         family="papers",
         title="Generate citations",
-        description="BibTeX, CSL-JSON or RIS for up to 100 papers, from Crossref-grade metadata (volume, issue, "
-        "pages, publisher, ISSN/ISBN, month; conference papers as @inproceedings / paper-conference / CONF, "
-        "preprints as @misc with eprint, books as @book). Ids that fail are listed in `errors`, never in the text.",
+        description="BibTeX, CSL-JSON or RIS for up to 100 papers (conference papers as @inproceedings / "
+        "paper-conference / CONF, preprints as @misc with eprint, books as @book). Ids that fail are listed in "
+        "errors, never in the text.",
         input_model=GenerateCitationsInput,
         output_model=GenerateCitationsResult,
         annotations=READ_ONLY_OPEN,
         queue_on_rate_limit=True,
+        max_result_chars=MAX_RESULT_CHARS,  # papers.generate._fit
     ),
     ToolSpec(
         name="batch_resolve",
         family="papers",
         title="Batch resolve",
-        description="Resolve up to 100 mixed identifiers at once: papers (Semantic Scholar in one batch request, "
-        "then OpenAlex and Crossref by DOI), books (ISBN via Open Library), patent numbers (EPO OPS bulk biblio, "
-        "100 a request; unavailable without EPO credentials). Each item has its own status: ok, not_found, "
-        "invalid_id, upstream_error, rate_limited.",
+        description="Resolve up to 100 mixed identifiers at once: papers (Semantic Scholar in one batch, then "
+        "OpenAlex and Crossref), books (ISBN, Open Library), patent numbers (EPO OPS; unavailable without EPO "
+        "credentials). Each item has its own status.",
         input_model=BatchResolveInput,
         output_model=BatchResolveResult,
         annotations=READ_ONLY_OPEN,

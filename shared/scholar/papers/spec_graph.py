@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scholar.catalogue import READ_ONLY_OPEN, ToolSpec
+from scholar.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, ToolSpec
 from scholar.content import ExtraContentField
 from scholar.papers.fields import FieldOfStudy, FieldSet, PaperIdentifier, Year
 from scholar.records import FailedSource, Paper
@@ -19,23 +19,22 @@ from scholar.records import FailedSource, Paper
 Direction = Literal["citations", "references", "both"]
 GraphFormat = Literal["json", "mermaid", "graphml", "dot"]
 FORMAT_DESCRIPTION = (
-    "json (default): the structured result only; mermaid | graphml | dot: the same structured result plus the "
-    "graph as one more text block (Mermaid for clients that render it, GraphML for Gephi, DOT for Graphviz)"
+    "mermaid, graphml or dot: the graph also as one more text block (Mermaid renders in chat; GraphML for Gephi, "
+    "DOT for Graphviz)"
 )
+FIELD_SET = "Field set of the papers (as in search_papers)"
 
 
 class PaperFilters(BaseModel):
     """Filters applied to the papers a list or graph returns (S2 cannot filter these lists: we do)."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
-    year_start: Year | None = Field(default=None, description="Earliest publication year")
-    year_end: Year | None = Field(default=None, description="Latest publication year")
+    year_start: Year | None = None
+    year_end: Year | None = None
     fields_of_study: list[FieldOfStudy] | None = Field(
-        default=None, max_length=10, description='Keep papers in any of these S2 fields, e.g. ["Computer Science"]'
+        default=None, max_length=10, description="Keep papers in any of these S2 fields"
     )
-    min_citations: Annotated[int, Field(ge=0, le=10_000_000)] | None = Field(
-        default=None, description="Keep papers cited at least this often"
-    )
+    min_citations: Annotated[int, Field(ge=0, le=10_000_000)] | None = None
 
 
 # ---------------------------------------------------------------- get_author
@@ -48,11 +47,11 @@ class GetAuthorInput(BaseModel):
         Field(
             min_length=1,
             max_length=200,
-            description="A numeric S2 author id (profile + publications) or a name (up to 5 candidates)",
+            description="A numeric S2 author id, or a name",
         ),
     ]
-    limit: Annotated[int, Field(ge=1, le=100, description="Publications per page (id lookup)")] = 20
-    offset: Annotated[int, Field(ge=0, le=9_999, description="Publications offset (id lookup)")] = 0
+    limit: Annotated[int, Field(ge=1, le=100, description="Publications per page")] = 20
+    offset: Annotated[int, Field(ge=0, le=9_999)] = 0
 
 
 class AuthorProfile(BaseModel):
@@ -85,16 +84,16 @@ class GetAuthorResult(BaseModel):
 
 class CitationListInput(PaperFilters):
     identifier: PaperIdentifier
-    fields: FieldSet = Field(default="compact", description="Field set of the listed papers")
-    offset: Annotated[int, Field(ge=0, le=9_000, description="Offset into S2's list (use next_offset)")] = 0
+    fields: FieldSet = Field(default="compact", description=FIELD_SET)
+    offset: Annotated[int, Field(ge=0, le=9_000, description="Pass next_offset")] = 0
 
 
 class GetCitationsInput(CitationListInput):
-    limit: Annotated[int, Field(ge=1, le=1000, description="Max papers returned (max 1000)")] = 20
+    limit: Annotated[int, Field(ge=1, le=1000)] = 20
 
 
 class GetReferencesInput(CitationListInput):
-    limit: Annotated[int, Field(ge=1, le=1000, description="Max papers returned (max 1000)")] = 50
+    limit: Annotated[int, Field(ge=1, le=1000)] = 50
 
 
 class CitingItem(BaseModel):
@@ -132,12 +131,12 @@ class GetReferencesResult(ListPaging):
 
 
 class GetCitationGraphInput(PaperFilters):
-    seed_ids: list[PaperIdentifier] = Field(min_length=1, max_length=10, description="1–10 seed papers, any id form")
+    seed_ids: list[PaperIdentifier] = Field(min_length=1, max_length=10)
     direction: Direction = Field(
-        default="citations", description="citations: papers citing the seeds; references: papers they cite; both"
+        default="citations", description="citations: papers citing the seeds; references: papers they cite"
     )
-    depth: Annotated[int, Field(ge=1, le=3, description="BFS depth (1–3)")] = 1
-    max_nodes: Annotated[int, Field(ge=1, le=500, description="Hard cap on nodes (seeds included)")] = 100
+    depth: Annotated[int, Field(ge=1, le=3)] = 1
+    max_nodes: Annotated[int, Field(ge=1, le=500, description="Seeds included")] = 100
     format: GraphFormat = Field(default="json", description=FORMAT_DESCRIPTION)
 
 
@@ -194,11 +193,11 @@ class FindBridgePapersInput(BaseModel):
     source_id: PaperIdentifier
     target_id: PaperIdentifier
     max_depth: Annotated[
-        int, Field(ge=1, le=6, description="Longest path allowed, in citation hops (a direct citation is 1)")
+        int, Field(ge=1, le=6, description="Longest path in citation hops (a direct citation is 1)")
     ] = 4
     direction: Direction = Field(
         default="both",
-        description="references: source cites … cites target; citations: target cites … cites source; both: either",
+        description="references: source cites ... cites target; citations: target cites ... cites source",
     )
     format: GraphFormat = Field(default="json", description=FORMAT_DESCRIPTION)
 
@@ -230,12 +229,12 @@ class FindBridgePapersResult(BaseModel):
 
 class RecommendPapersInput(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
-    positive_ids: list[PaperIdentifier] = Field(min_length=1, max_length=5, description="1–5 example papers")
+    positive_ids: list[PaperIdentifier] = Field(min_length=1, max_length=5, description="Example papers")
     negative_ids: list[PaperIdentifier] | None = Field(
-        default=None, max_length=5, description="Up to 5 papers to steer away from"
+        default=None, max_length=5, description="Papers to steer away from"
     )
-    limit: Annotated[int, Field(ge=1, le=100, description="Number of recommendations")] = 10
-    fields: FieldSet = Field(default="standard", description="Field set of the recommended papers")
+    limit: Annotated[int, Field(ge=1, le=100)] = 10
+    fields: FieldSet = Field(default="standard", description=FIELD_SET)
 
 
 class RecommendPapersResult(BaseModel):
@@ -252,7 +251,7 @@ TOOLS = (
         family="papers",
         title="Get author",
         description="A numeric Semantic Scholar author id gives the profile (affiliations, h-index, counts) and a "
-        "page of publications (limit/offset, next_offset); a name gives up to 5 candidate authors with their ids.",
+        "page of publications (next_offset pages on); a name gives up to 5 candidates with their ids.",
         input_model=GetAuthorInput,
         output_model=GetAuthorResult,
         annotations=READ_ONLY_OPEN,
@@ -262,34 +261,33 @@ TOOLS = (
         name="get_citations",
         family="papers",
         title="Get citations",
-        description="Papers citing a paper (forward citations), paged with offset/next_offset. Year, field-of-study "
-        "and min_citations filters are applied by us: one call reads at most 1,000 rows of the list, so a "
-        "filtered page may be short; continue from next_offset. Returns {data: [{citingPaper}], …}.",
+        description="Papers citing a paper, as data: [{citingPaper}]. The filters apply to the at most 1,000 rows "
+        "one call reads, so a filtered page may be short: continue from next_offset.",
         input_model=GetCitationsInput,
         output_model=GetCitationsResult,
         annotations=READ_ONLY_OPEN,
         queue_on_rate_limit=True,
+        max_result_chars=MAX_RESULT_CHARS,  # papers.citations._fit
     ),
     ToolSpec(
         name="get_references",
         family="papers",
         title="Get references",
-        description="Papers a paper cites (backward references), paged with offset/next_offset, with the same "
-        "filters as get_citations (at most 1,000 rows read per call). Returns {data: [{citedPaper}], …}; "
-        "references S2 could not match carry a title and no paperId.",
+        description="Papers a paper cites, as data: [{citedPaper}], filtered and paged as get_citations is; a "
+        "reference S2 could not match has a title and no paperId.",
         input_model=GetReferencesInput,
         output_model=GetReferencesResult,
         annotations=READ_ONLY_OPEN,
         queue_on_rate_limit=True,
+        max_result_chars=MAX_RESULT_CHARS,  # papers.citations._fit
     ),
     ToolSpec(
         name="get_citation_graph",
         family="papers",
         title="Citation graph",
-        description="Breadth-first citation graph from 1–10 seeds (any id form), following citations, references "
-        "or both to depth 1–3, with year / field / min_citations filters. Stops at max_nodes or a time budget "
-        "and then says truncated: true with what it reached. Start with depth=1 and a small max_nodes. "
-        "format=mermaid|graphml|dot adds the graph as a picture (Mermaid) or a file (GraphML, DOT).",
+        description="Breadth-first citation graph from seed papers along citations, references or both, filtered. "
+        "Stops at max_nodes or a time budget with stats.truncated and what it reached: start with depth=1 and a "
+        "small max_nodes.",
         input_model=GetCitationGraphInput,
         output_model=GetCitationGraphResult,
         annotations=READ_ONLY_OPEN,
@@ -299,10 +297,8 @@ TOOLS = (
         name="find_bridge_papers",
         family="papers",
         title="Find bridge papers",
-        description="Shortest citation path between two papers (any id form) of at most max_depth hops, found by "
-        "searching from both ends. Returns {found, length, path, hops}; found: false means no path within "
-        "max_depth (stats.exhaustive says whether the search was complete). format=mermaid|graphml|dot adds the "
-        "path as a picture.",
+        description="Shortest citation path between two papers, searched from both ends: {found, length, path, "
+        "hops}. found: false means no path within max_depth; stats.exhaustive says whether the search was complete.",
         input_model=FindBridgePapersInput,
         output_model=FindBridgePapersResult,
         annotations=READ_ONLY_OPEN,
@@ -312,11 +308,12 @@ TOOLS = (
         name="recommend_papers",
         family="papers",
         title="Recommend papers",
-        description="Papers similar to 1–5 positive examples and unlike optional negative ones (Semantic Scholar "
-        "recommendations). 3–5 positives on one topic work best.",
+        description="Papers like the positive examples and unlike the negative ones (Semantic Scholar "
+        "recommendations); 3-5 positives on one topic work best.",
         input_model=RecommendPapersInput,
         output_model=RecommendPapersResult,
         annotations=READ_ONLY_OPEN,
         queue_on_rate_limit=True,
+        max_result_chars=MAX_RESULT_CHARS,  # papers.budget.fit
     ),
 )

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.catalogue import WRITE_OPEN, ToolSpec
-from scholar.fulltext.models import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT
+from scholar.fulltext.models import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, PDF_RESULT_CHARS
 from scholar.fulltext.pdf_results import (
     ConvertPdfResult,
     FetchAndConvertResult,
@@ -21,23 +21,10 @@ from scholar.fulltext.pdf_results import (
 
 PDF_PATH_PATTERN = r"^pdfs/[0-9a-f]{64}\.pdf$"
 
-Identifier = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=300,
-        description="Paper identifier: DOI, arXiv id, S2 id, PMID:…, PMCID:…, CorpusId:…, "
-        "or a doi.org / arxiv.org URL",
-    ),
-]
-UseVlm = Annotated[
-    bool,
-    Field(description="Ask docling-serve for VLM enrichment of formulas and figures (slower; needs a VLM configured)"),
-]
-Offset = Annotated[int, Field(ge=0, le=100_000_000, description="First character of the Markdown to return")]
-MaxChars = Annotated[
-    int, Field(ge=1_000, le=MAX_CHARS_LIMIT, description="Most Markdown characters to return (next_offset pages on)")
-]
+Identifier = Annotated[str, Field(min_length=1, max_length=300, description="Any paper identifier")]
+UseVlm = Annotated[bool, Field(description="VLM enrichment of formulas and figures (slower; needs a VLM configured)")]
+Offset = Annotated[int, Field(ge=0, le=100_000_000, description="Pass next_offset")]
+MaxChars = Annotated[int, Field(ge=1_000, le=MAX_CHARS_LIMIT, description="Markdown characters per page")]
 
 
 class FetchPaperPdfInput(BaseModel):
@@ -62,10 +49,10 @@ class FetchPdfByUrlInput(BaseModel):
             default=None,
             max_length=120,
             pattern=r"^[A-Za-z0-9._-]+$",
-            description="A label for the file (e.g. smith2024_attention); artifacts are stored by content hash",
+            description="A label, e.g. smith2024_attention (artifacts are stored by content hash)",
         ),
     ] = None
-    convert: Annotated[bool, Field(description="Also convert the PDF to Markdown")] = True
+    convert: Annotated[bool, Field(description="Also convert it to Markdown")] = True
     use_vlm: UseVlm = False
     offset: Offset = 0
     max_chars: MaxChars = DEFAULT_MAX_CHARS
@@ -78,8 +65,7 @@ class ConvertPdfInput(BaseModel):
         Field(
             max_length=80,
             pattern=PDF_PATH_PATTERN,
-            description="Artifact reference of a PDF returned by fetch_paper_pdf, fetch_and_convert or "
-            "fetch_pdf_by_url (pdfs/<sha256>.pdf); server file paths are not accepted",
+            description="The pdf_path another PDF tool returned; server file paths are not accepted",
         ),
     ]
     use_vlm: UseVlm = False
@@ -87,8 +73,6 @@ class ConvertPdfInput(BaseModel):
     max_chars: MaxChars = DEFAULT_MAX_CHARS
 
 
-_TASK = "Answers at once from stored artifacts; otherwise answers {queued: true, task_id} at once and works in the " \
-    "background: poll get_task_result(task_id) (usually 5-60 s)."
 
 def _pdf_tool(**fields: Any) -> ToolSpec:
     """Every PDF tool writes artifacts (hidden in read-only mode) and may run as a task."""
@@ -99,43 +83,42 @@ TOOLS = (
     _pdf_tool(
         name="fetch_paper_pdf",
         title="Fetch paper PDF",
-        description="Download the open-access PDF of a paper. Tries the Semantic Scholar open-access link, arXiv, "
-        "PubMed Central, every Unpaywall location and OpenAlex locations, in that order, until one is a real PDF "
-        "(HTML landing and block pages are refused); returns an artifact reference (pdf_path) usable with "
-        "convert_pdf_to_markdown, a short-lived download URL, the source that answered and why earlier "
-        "candidates were rejected. When no PDF is found the task fails: not_found only when every source answered "
-        "without one; a throttled or failing source gives a retryable error naming it (details keep the metadata "
-        "and attempts). " + _TASK,
+        description="The open-access PDF of a paper: Semantic Scholar's link, arXiv, PubMed Central, then every "
+        "Unpaywall and OpenAlex location until one is a real PDF (landing and block pages refused). Returns pdf_path "
+        "(for convert_pdf_to_markdown), a short-lived download URL, the source and why earlier candidates failed. "
+        "No PDF is not_found only when every source answered; a throttled or failing one gives a retryable error "
+        "naming it (details keep the metadata and attempts). Answers at once from stored artifacts, else queued "
+        "(usually 5-60 s).",
         input_model=FetchPaperPdfInput,
         output_model=FetchPaperPdfResult,
     ),
     _pdf_tool(
         name="fetch_and_convert",
         title="Fetch and convert paper",
-        description="Full text of a paper as Markdown: resolve the paper, download its open-access PDF (same "
-        "sources as fetch_paper_pdf) and convert it (page markers, headings, paragraphs). Markdown is paged: pass "
-        "next_offset as offset to read on. A job that gets no PDF or no Markdown fails; the error's details keep "
-        "the metadata, attempts and any stored PDF. Start without "
-        "use_vlm; retry with it only if formulas or figures are missing. " + _TASK,
+        description="A paper's open-access PDF (as fetch_paper_pdf finds it) converted to paged Markdown with page "
+        "markers and headings. A job that gets no PDF or no Markdown fails; the error's details keep the metadata, "
+        "attempts and any stored PDF. Start without use_vlm; retry with it only if formulas or figures are missing.",
         input_model=FetchAndConvertInput,
         output_model=FetchAndConvertResult,
+        max_result_chars=PDF_RESULT_CHARS,
     ),
     _pdf_tool(
         name="fetch_pdf_by_url",
         title="Fetch PDF by URL",
-        description="Download a PDF from a public http(s) URL you found (author page, preprint server, "
-        "repository) and, by default, convert it to paged Markdown. Private, loopback and cloud-metadata "
-        "addresses are refused, also after redirects; size and time are capped. " + _TASK,
+        description="A PDF from a public http(s) URL you found (author page, repository), converted to paged "
+        "Markdown unless convert=false. Private, loopback and cloud-metadata addresses are refused, also after "
+        "redirects; size and time are capped.",
         input_model=FetchPdfByUrlInput,
         output_model=FetchPdfByUrlResult,
+        max_result_chars=PDF_RESULT_CHARS,
     ),
     _pdf_tool(
         name="convert_pdf_to_markdown",
         title="Convert PDF to Markdown",
-        description="Convert a PDF that one of the PDF tools returned (its pdf_path, pdfs/<sha256>.pdf) to paged "
-        "Markdown. Standard and VLM conversions are stored separately. Encrypted or image-only PDFs fail with "
-        "reason pdf_extraction_failed. " + _TASK,
+        description="A stored PDF (pdfs/<sha256>.pdf) converted to paged Markdown; standard and VLM conversions are "
+        "kept apart. Encrypted or image-only PDFs fail with reason pdf_extraction_failed.",
         input_model=ConvertPdfInput,
         output_model=ConvertPdfResult,
+        max_result_chars=PDF_RESULT_CHARS,
     ),
 )

@@ -17,14 +17,10 @@ BodyFilter = Annotated[
         min_length=2,
         max_length=20,
         pattern=r"^[A-Za-z0-9]+(/[A-Za-z0-9]+)*$",
-        description="Only standards published by this body: IETF, NIST, W3C, ETSI, ISO, IEC or IEEE. Joint "
-        "standards count for each of their bodies (IEC finds ISO/IEC 27001); 'ISO/IEC' requires both.",
+        description="IETF, NIST, W3C, ETSI, ISO, IEC or IEEE; a joint standard counts for each of its bodies (IEC "
+        "finds ISO/IEC 27001), ISO/IEC needs both",
     ),
 ]
-_COLD = (
-    " Before the first catalogue sync has finished, the call starts it and answers with a task handle "
-    "(queued, task_id): poll get_task_result."
-)
 
 
 class ResolveInput(BaseModel):
@@ -42,34 +38,29 @@ class ResolveInput(BaseModel):
 
 class SearchInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    query: Annotated[str, Field(min_length=1, max_length=300, description="Identifier, title words or free text.")]
+    query: Annotated[str, Field(min_length=1, max_length=300)]
     body: BodyFilter | None = None
     status: Literal["current", "withdrawn", "superseded", "draft", "all"] = Field(
-        default="all",
-        description="current: in force; withdrawn: no longer in force (withdrawn or superseded); superseded; "
-        "draft; all (default).",
+        default="all", description="current: in force; withdrawn: no longer in force (withdrawn or superseded)"
     )
-    limit: Annotated[int, Field(ge=1, le=50, description="Maximum results (max 50).")] = 10
+    limit: Annotated[int, Field(ge=1, le=50)] = 10
 
 
 class GetStandardInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
     identifier: Annotated[
         str,
-        Field(
-            min_length=1, max_length=300, description="Canonical or fuzzy identifier, or an id another tool returned."
-        ),
+        Field(min_length=1, max_length=300, description="Canonical or fuzzy identifier"),
     ]
     fetch_full_text: bool = Field(
-        default=False, description="Also return the text of an open standard (RFCs; NIST and ETSI PDFs and W3C pages "
-        "converted to Markdown), paged by text_offset. A PDF not converted yet answers with a task "
-        "(queued, task_id): poll get_task_result; later pages answer directly."
+        default=False, description="Also a page of the text of an open standard (RFCs; NIST and ETSI PDFs and W3C "
+        "pages as Markdown); a PDF's first conversion answers queued"
     )
-    text_offset: Annotated[int, Field(ge=0, le=50_000_000, description="Character offset of the text page.")] = 0
+    text_offset: Annotated[int, Field(ge=0, le=50_000_000, description="Pass next_offset")] = 0
     max_chars: Annotated[int, Field(ge=1, le=MAX_TEXT_CHARS)] | None = Field(
         default=MAX_TEXT_CHARS,
-        description="Maximum text characters to return (at most 20,000). Null returns the rest of the text in one "
-        "response; only do that when the client can take a whole document.",
+        description="Text characters per page; null returns the rest of the text at once (only for a client that "
+        "takes a whole document)",
     )
 
 
@@ -131,11 +122,10 @@ TOOLS = (
         name="resolve_standard_identifier",
         family="standards",
         title="Resolve standard identifier",
-        description="Normalise a messy standard citation to its canonical identifier and body, from a synced "
-        "catalogue of IETF (RFC/BCP/STD/FYI), NIST (SP, FIPS, IR), W3C, ETSI, ISO, IEC and IEEE. Padding and "
-        "spacing do not matter (rfc9000, RFC 0791); an identifier without year or revision ('ISO 27001', 'NIST SP "
-        "800-53') resolves to the edition in force and lists the others in other_versions. Ambiguous input → "
-        "{ambiguous: true, candidates}; nothing found → canonical, body and record all null." + _COLD,
+        description="A messy standard citation to its canonical identifier and body, from a synced catalogue of "
+        "IETF (RFC, BCP, STD, FYI), NIST (SP, FIPS, IR), W3C, ETSI, ISO, IEC and IEEE. Padding and spacing do not "
+        "matter; without a year or revision it resolves to the edition in force (the others in other_versions). "
+        "Ambiguous → {ambiguous: true, candidates}; nothing found → canonical, body and record null.",
         input_model=ResolveInput,
         output_model=ResolveResult,
         annotations=_CATALOGUE_READ,
@@ -145,10 +135,9 @@ TOOLS = (
         name="search_standards",
         family="standards",
         title="Search standards",
-        description="Search technical standards by identifier, title or free text. Identifier matches come "
-        "first, then BM25 relevance over identifiers, titles and abstracts. Filter by body (joint standards count "
-        "for each body) and by status. Every answer states its completeness: partial, failed_bodies and "
-        "warning name bodies with no data in the catalogue." + _COLD,
+        description="Technical standards by identifier, title or free text: identifier matches first, then BM25 "
+        "over identifiers, titles and abstracts. partial, failed_bodies and warning name bodies with no data in the "
+        "catalogue.",
         input_model=SearchInput,
         output_model=SearchResult,
         annotations=_CATALOGUE_READ,
@@ -158,11 +147,9 @@ TOOLS = (
         name="get_standard",
         family="standards",
         title="Get standard",
-        description="Retrieve one standard's record (status, dates, supersedes / superseded_by, amendments, "
-        "URLs) by canonical or fuzzy identifier. With fetch_full_text, also a page of its text (RFCs, NIST, W3C, "
-        "ETSI; a PDF's first conversion answers with a task to poll; text_offset / max_chars ≤ 20,000 / next_offset); "
-        "a failed text fetch still returns the record with "
-        "full_text_error. not_found means the catalogue has no such standard." + _COLD,
+        description="One standard's record (status, dates, supersedes / superseded_by, amendments, URLs), and a "
+        "page of its text on request. A failed text fetch still returns the record, with full_text_error; not_found "
+        "means the catalogue has no such standard.",
         input_model=GetStandardInput,
         output_model=StandardResult,
         annotations=Annotations(open_world=True),  # full text is fetched from the body on request
@@ -172,9 +159,9 @@ TOOLS = (
         name="get_sync_status",
         family="standards",
         title="Get standards sync status",
-        description="Report the latest standards catalogue sync per body: upstream_ref, added, updated, "
-        "unchanged, withdrawn, errors (empty on success), started_at and finished_at (Unix seconds). runs is "
-        "empty when no sync has run yet.",
+        description="The latest standards catalogue sync per body: upstream_ref, added, updated, unchanged, "
+        "withdrawn, errors, started_at and finished_at (Unix seconds). runs is empty before the first sync, which "
+        "the first standards call starts (it answers queued until the sync is done).",
         input_model=SyncStatusInput,
         output_model=SyncStatusResult,
         annotations=READ_ONLY_LOCAL,

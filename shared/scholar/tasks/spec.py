@@ -18,7 +18,7 @@ class GetTaskResultInput(BaseModel):
 
 class ListTasksInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    limit: Annotated[int, Field(ge=1, le=100, description="Most recent tasks to list")] = 50
+    limit: Annotated[int, Field(ge=1, le=100)] = 50
 
 
 class TaskResult(BaseModel):
@@ -49,12 +49,13 @@ _GET = ToolSpec(
     name="get_task_result",
     family="tasks",
     title="Get task result",
-    description="Poll a background task returned by a queued answer ({queued: true, task_id}). Returns its status "
-    "(pending, running, completed, failed), elapsed time, a hint while it runs, the tool's result once completed, "
-    "or a typed error once failed. Tasks are visible only to the caller that started them.",
+    description="Poll a task of a queued answer ({queued: true, task_id}): its status, elapsed time and a hint while "
+    "it runs, the tool's result once completed, or a typed error once failed. Only the caller that started a task "
+    "sees it.",
     input_model=GetTaskResultInput,
     output_model=TaskResult,
     annotations=READ_ONLY_LOCAL,
+    relays_results=True,
 )
 
 TOOLS = (
@@ -67,6 +68,7 @@ TOOLS = (
         input_model=GetTaskResultInput,
         output_model=TaskResult,
         annotations=READ_ONLY_LOCAL,
+        relays_results=True,
     ),
     ToolSpec(
         name="list_tasks",

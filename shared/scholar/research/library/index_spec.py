@@ -8,14 +8,14 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from scholar.catalogue import READ_ONLY_LOCAL, Annotations, ToolSpec
+from scholar.catalogue import MAX_RESULT_CHARS, READ_ONLY_LOCAL, Annotations, ToolSpec
 from scholar.store.library_models import COLLECTION_PATTERN, TAG_PATTERN
 
 MAX_QUERY = 500
 # Inline snapshots stay well under the gateway's request cap (4 MiB); larger ones go by export reference.
 MAX_INLINE_JSONL = 3_000_000
 ExportFormat = Literal["bibtex", "csl-json", "ris", "jsonl"]
-Collection = Annotated[str, Field(pattern=COLLECTION_PATTERN, description="A collection name, e.g. inbox")]
+Collection = Annotated[str, Field(pattern=COLLECTION_PATTERN)]
 # Imports add and update the caller's own items; they never delete, and a second import of the same file is a no-op.
 IMPORT = Annotations(read_only=False, destructive=False, idempotent=True, open_world=False)
 
@@ -25,18 +25,17 @@ class LibrarySearchInput(BaseModel):
     query: Annotated[
         str,
         Field(min_length=1, max_length=MAX_QUERY,
-              description='Words to find in titles, authors, abstracts, notes, tags and converted full text. FTS5 '
-              'syntax works too: "exact phrase", OR, NOT, prefix*, field filters such as notes: or body:'),
+              description="Words to find; FTS5 syntax works too: a quoted phrase, OR, NOT, prefix*, notes: or body:"),
     ]
-    collection: Collection | None = Field(default=None, description="Only items in this collection")
-    tag: Annotated[str | None, Field(default=None, pattern=TAG_PATTERN, description="Only items with this tag")] = None
-    year_start: Annotated[int | None, Field(default=None, ge=1600, le=2100, description="Earliest year")] = None
-    year_end: Annotated[int | None, Field(default=None, ge=1600, le=2100, description="Latest year")] = None
-    limit: Annotated[int, Field(ge=1, le=50, description="Hits per page (max 50)")] = 10
+    collection: Collection | None = None
+    tag: Annotated[str | None, Field(default=None, pattern=TAG_PATTERN)] = None
+    year_start: Annotated[int | None, Field(default=None, ge=1600, le=2100)] = None
+    year_end: Annotated[int | None, Field(default=None, ge=1600, le=2100)] = None
+    limit: Annotated[int, Field(ge=1, le=50)] = 10
     cursor: Annotated[
         str | None,
         Field(default=None, min_length=1, max_length=200,
-              description="The next_cursor of a previous answer, with the same query and filters"),
+              description="next_cursor of the previous answer (same query and filters)"),
     ] = None
 
     @field_validator("query")
@@ -75,10 +74,9 @@ class LibrarySearchResult(BaseModel):
 class LibraryExportInput(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
     format: ExportFormat = Field(
-        default="bibtex",
-        description="bibtex, csl-json, ris, or jsonl (a lossless snapshot library_import reads back)",
+        default="bibtex", description="jsonl: a lossless snapshot library_import reads back"
     )
-    collection: Collection | None = Field(default=None, description="Export only this collection (default: everything)")
+    collection: Collection | None = Field(default=None, description="Only this collection")
 
 
 class LibraryExportResult(BaseModel):
@@ -100,16 +98,14 @@ class LibraryImportInput(BaseModel):
     jsonl: Annotated[
         str | None,
         Field(default=None, min_length=1, max_length=MAX_INLINE_JSONL,
-              description="A snapshot written by library_export format=jsonl (header line, then one item per line)"),
+              description="A snapshot of library_export format=jsonl"),
     ] = None
     reference: Annotated[
         str | None,
         Field(default=None, min_length=1, max_length=200,
-              description="Instead of jsonl: the reference (exports/…) of a jsonl export of yours"),
+              description="Instead of jsonl: the exports/... reference of a jsonl export of yours"),
     ] = None
-    collection: Collection | None = Field(
-        default=None, description="Put every imported item in this collection instead of its own"
-    )
+    collection: Collection | None = Field(default=None, description="Put every item in this collection")
 
     @model_validator(mode="after")
     def _one_source(self) -> LibraryImportInput:
@@ -133,9 +129,8 @@ TOOLS = (
         name="library_search",
         family="research",
         title="Search your library",
-        description="Full-text search over your saved papers: titles, authors, abstracts, your notes and tags, and the "
-        "Markdown of every paper converted to text. Ranked by BM25 with a snippet and the fields that matched; "
-        "filter by collection, tag and years; page with next_cursor. Only your own library is searched.",
+        description="Full-text search of your saved papers: titles, authors, abstracts, notes, tags and the Markdown "
+        "of converted papers. Ranked by BM25 with a snippet and the fields that matched; page with next_cursor.",
         input_model=LibrarySearchInput,
         output_model=LibrarySearchResult,
         annotations=READ_ONLY_LOCAL,
@@ -144,21 +139,21 @@ TOOLS = (
         name="library_export",
         family="research",
         title="Export your library",
-        description="Export a collection or your whole library as BibTeX, CSL-JSON, RIS or a JSONL snapshot (every "
-        "field of every item; library_import reads it back without loss). A small export comes back as content; "
-        "a larger one is stored and answered with a reference and a download link valid for 15 minutes.",
+        description="A collection or your whole library as BibTeX, CSL-JSON, RIS or a JSONL snapshot. A small "
+        "export comes back as content; a larger one is stored and answered with a reference and a download link "
+        "valid for 15 minutes.",
         input_model=LibraryExportInput,
         output_model=LibraryExportResult,
         annotations=READ_ONLY_LOCAL,
+        max_result_chars=MAX_RESULT_CHARS,  # library.export.INLINE_BUDGET, else a stored reference
     ),
     ToolSpec(
         name="library_import",
         family="research",
         title="Import a library snapshot",
-        description="Import a JSONL snapshot from library_export (inline as jsonl, or by its reference). Every line is "
-        "checked first (a bad one is named by its line number and nothing is written); items keep their ids, an "
-        "item you already have is replaced only by a newer copy, so importing twice changes nothing. Answers "
-        "how many items were added, updated and skipped.",
+        description="Import a JSONL snapshot of library_export. Every line is checked first (a bad one is named by "
+        "its line number and nothing is written); items keep their ids and one you have is replaced only by a "
+        "newer copy, so importing twice changes nothing. Answers how many were added, updated and skipped.",
         input_model=LibraryImportInput,
         output_model=LibraryImportResult,
         annotations=IMPORT,

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scholar.catalogue import Annotations, ToolSpec
+from scholar.catalogue import MAX_RESULT_CHARS, Annotations, ToolSpec
 from scholar.records import Paper
 from scholar.store.library_models import (
     COLLECTION_PATTERN,
@@ -28,18 +28,12 @@ MAX_TAGS_PER_CALL = 20
 LIST_LIMIT = 100
 
 Identifier = Annotated[
-    str,
-    Field(min_length=1, max_length=300,
-          description="A library item id (lib_…) or any paper identifier: DOI, arXiv id, S2 paper id, PMID:…, "
-          "PMCID:…, CorpusId:…, or an id a search result listed"),
+    str, Field(min_length=1, max_length=300, description="A library item id (lib_...) or any paper identifier")
 ]
-CollectionName = Annotated[
-    str, Field(pattern=COLLECTION_PATTERN,
-               description="Collection name: letters, digits, space and ._-/ (up to 80 characters)"),
-]
-TagName = Annotated[str, Field(pattern=TAG_PATTERN, description="A tag: letters, digits and ._:-/ (up to 50)")]
+CollectionName = Annotated[str, Field(pattern=COLLECTION_PATTERN)]
+TagName = Annotated[str, Field(pattern=TAG_PATTERN)]
 Tags = Annotated[list[TagName], Field(max_length=MAX_TAGS_PER_CALL)]
-Notes = Annotated[str, Field(max_length=MAX_NOTES_CHARS, description="Your notes on the paper (Markdown welcome)")]
+Notes = Annotated[str, Field(max_length=MAX_NOTES_CHARS, description="Your notes (Markdown)")]
 
 # The caller's own records: nothing outside the library changes, so no write tag (read-only mode keeps them).
 _ADD = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
@@ -86,7 +80,7 @@ class LibraryAddInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
     identifier: Identifier
     collection: CollectionName = DEFAULT_COLLECTION
-    tags: Tags = Field(default_factory=list, description="Tags to give the paper (added to any it has)")
+    tags: Tags = Field(default_factory=list, description="Added to any it has")
     notes: Notes | None = None
 
 
@@ -97,8 +91,7 @@ class LibraryAddResult(BaseModel):
 
 class LibraryGetInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    ids: Annotated[list[Identifier], Field(min_length=1, max_length=MAX_IDS,
-                                           description="Item ids or paper identifiers (up to 50)")]
+    ids: Annotated[list[Identifier], Field(min_length=1, max_length=MAX_IDS)]
 
 
 class LibraryGetEntry(BaseModel):
@@ -118,11 +111,11 @@ class LibraryListInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
     collection: CollectionName | None = None
     tag: TagName | None = None
-    year_start: Annotated[int | None, Field(default=None, ge=1000, le=2100, description="Earliest year")] = None
-    year_end: Annotated[int | None, Field(default=None, ge=1000, le=2100, description="Latest year")] = None
-    limit: Annotated[int, Field(ge=1, le=LIST_LIMIT, description="Items per page (max 100)")] = 20
+    year_start: Annotated[int | None, Field(default=None, ge=1000, le=2100)] = None
+    year_end: Annotated[int | None, Field(default=None, ge=1000, le=2100)] = None
+    limit: Annotated[int, Field(ge=1, le=LIST_LIMIT)] = 20
     cursor: Annotated[str | None, Field(default=None, min_length=1, max_length=500,
-                                        description="The next_cursor of a previous answer (same filters)")] = None
+                                        description="next_cursor of the previous answer (same filters)")] = None
 
 
 class LibraryListResult(BaseModel):
@@ -135,11 +128,11 @@ class LibraryListResult(BaseModel):
 class LibraryUpdateInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: Identifier
-    add_tags: Tags = Field(default_factory=list, description="Tags to add")
-    remove_tags: Tags = Field(default_factory=list, description="Tags to remove")
+    add_tags: Tags = Field(default_factory=list)
+    remove_tags: Tags = Field(default_factory=list)
     notes: Annotated[str | None, Field(default=None, max_length=MAX_NOTES_CHARS,
-                                       description="Replace the notes (an empty string clears them)")] = None
-    collection: CollectionName | None = Field(default=None, description="Move the item to this collection")
+                                       description="Replaces the notes; an empty string clears them")] = None
+    collection: CollectionName | None = Field(default=None, description="Move the item here (created if needed)")
 
 
 class LibraryUpdateResult(BaseModel):
@@ -149,8 +142,7 @@ class LibraryUpdateResult(BaseModel):
 
 class LibraryRemoveInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    ids: Annotated[list[Identifier], Field(min_length=1, max_length=MAX_IDS,
-                                           description="Item ids or paper identifiers to remove (up to 50)")]
+    ids: Annotated[list[Identifier], Field(min_length=1, max_length=MAX_IDS)]
 
 
 class LibraryRemoveEntry(BaseModel):
@@ -167,11 +159,9 @@ class LibraryRemoveResult(BaseModel):
 
 class LibraryCollectionsInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    action: Literal["list", "create", "rename", "delete"] = Field(
-        default="list", description="list; create name; rename name to new_name (moves its items); delete name "
-        "(only when empty)")
+    action: Literal["list", "create", "rename", "delete"] = "list"
     name: CollectionName | None = None
-    new_name: CollectionName | None = Field(default=None, description="The new name (rename only)")
+    new_name: CollectionName | None = Field(default=None, description="rename only")
 
 
 class CollectionEntry(BaseModel):
@@ -188,35 +178,33 @@ class LibraryCollectionsResult(BaseModel):
 
 
 def _spec(name: str, title: str, description: str, input_model: type[BaseModel], output_model: type[BaseModel],
-          annotations: Annotations) -> ToolSpec:
+          annotations: Annotations, max_result_chars: int | None = None) -> ToolSpec:
     return ToolSpec(name=name, family="research", title=title, description=description, input_model=input_model,
-                    output_model=output_model, annotations=annotations)
+                    output_model=output_model, annotations=annotations, max_result_chars=max_result_chars)
 
 
 TOOLS = (
     _spec("library_add", "Add to library",
-          "Save a paper in your library by any identifier (DOI, arXiv id, S2 id, PMID, a search result id). The "
-          "full record is stored: every author, the abstract, all ids. Adding the same paper again (by any of its "
-          "ids) is the same item: its tags are added, notes replaced, collection kept. Default collection: inbox.",
+          "Save a paper in your library with its full record (every author, the abstract, all ids). Adding it "
+          "again, by any of its ids, is the same item: tags are added, notes replaced, collection kept.",
           LibraryAddInput, LibraryAddResult, _ADD),
     _spec("library_get", "Get from library",
-          "Your saved papers in full (record, tags, notes, kept PDFs), by item id or any paper identifier; up to 50 "
-          "at once, each with a status (ok, not_found …). Only your own library is visible.",
+          "Your saved papers in full (record, tags, notes, kept PDFs), each with a status; cut to the size budget "
+          "with truncated and omitted. Only your own library is visible.",
           LibraryGetInput, LibraryGetResult, _GET),
     _spec("library_list", "List library",
-          "List your saved papers as compact entries, filtered by collection, tag and year range; page with "
-          "next_cursor (keep the same filters). Use library_get for the full records.",
-          LibraryListInput, LibraryListResult, _LIST),
+          "Your saved papers as compact entries, filtered by collection, tag and years; page with next_cursor. "
+          "library_get gives the full records.",
+          LibraryListInput, LibraryListResult, _LIST, MAX_RESULT_CHARS),  # papers.budget.fit
     _spec("library_update", "Update library item",
-          "Change one saved paper: add_tags, remove_tags, notes (replaces them; \"\" clears) and collection "
-          "(moves it, creating the collection if needed). Concurrent updates never lose one another.",
+          "Change one saved paper's tags, notes or collection. Concurrent updates never lose one another.",
           LibraryUpdateInput, LibraryUpdateResult, _UPDATE),
     _spec("library_remove", "Remove from library",
-          "Remove saved papers (item ids or paper identifiers, up to 50) from your library, with their tags and "
-          "notes; kept PDF files stay in the artifact store. Each id gets a status (removed, not_found …).",
+          "Remove saved papers with their tags and notes (kept PDF files stay in the artifact store); each id gets "
+          "a status.",
           LibraryRemoveInput, LibraryRemoveResult, _REMOVE),
     _spec("library_collections", "Library collections",
-          "Your collections and their item counts (action list, the default); create a collection, rename one "
-          "(moving its items; new_name must not exist) or delete one (only when empty).",
+          "Your collections with their item counts; or create one, rename one (moving its items; new_name must not "
+          "exist) or delete one (only when empty).",
           LibraryCollectionsInput, LibraryCollectionsResult, _COLLECTIONS),
 )

@@ -18,8 +18,7 @@ class SourceHealthInput(BaseModel):
             default=None,
             min_length=1,
             max_length=40,
-            description="One source name (e.g. s2, openalex, crossref, arxiv_api; _local: calls answered without "
-            "asking any source); omit for every source with calls",
+            description="One source (s2, openalex, arxiv_api ...; _local: calls answered without a source)",
         ),
     ] = None
 
@@ -48,7 +47,14 @@ class ServerInfoInput(BaseModel):
 class FamilyInfo(BaseModel):
     name: str
     tools: int = Field(description="Tools of this family")
-    listed: bool = Field(description="Whether the configured toolsets include this family")
+    listed: bool = Field(description="Whether the deployment's own listing holds tools of this family")
+
+
+class ProfileInfo(BaseModel):
+    name: str
+    summary: str
+    tools: list[str] = Field(description="What a connection with ?profile=<name> lists (read-only mode and keys aside)")
+    listing_chars: int = Field(description="Their descriptions and input schemas as compact JSON: what a model reads")
 
 
 class SourceInfo(BaseModel):
@@ -73,7 +79,14 @@ class ServerInfo(BaseModel):
     paging_limits: dict[str, int] = Field(description="Largest page per paged argument: <tool>.<argument> → maximum")
     batch_sizes: dict[str, int] = Field(description="Identifiers per upstream batch request")
     read_only: bool = Field(description="Write tools (tag write) are hidden")
-    toolsets: list[str] | None = Field(default=None, description="Families in force (SCHOLAR_TOOLSETS); none: all")
+    profiles: list[ProfileInfo]
+    profile: str | None = Field(
+        default=None, description="The profile the deployment lists (SCHOLAR_PROFILE, else default unless toolsets)"
+    )
+    toolsets: list[str] | None = Field(
+        default=None, description="Families the deployment lists (SCHOLAR_TOOLSETS); a URL's ?profile= or ?toolsets= "
+        "replaces both for its connection"
+    )
     principal: str = Field(description="Your caller identity as a salted hash (the same one usage records carry)")
 
 
@@ -82,9 +95,10 @@ TOOLS = (
         name="get_server_info",
         family="research",
         title="Get server info",
-        description="Describe this server: version and build, families and their tool counts, every upstream source "
-        "with whether its credential is configured (never the value), MCP protocol versions served, the result size "
-        "budget, paging limits, batch sizes, read-only mode, the toolsets in force and your own hashed caller id.",
+        description="This server: version and build, families with their tool counts, the profiles and what each "
+        "lists (every tool is one ?profile=all or ?toolsets=<family> away), each upstream source and whether its "
+        "credential is set (never the value), protocol versions, size budget, paging limits, batch sizes, read-only "
+        "mode and your hashed caller id.",
         input_model=ServerInfoInput,
         output_model=ServerInfo,
         annotations=READ_ONLY_LOCAL,
@@ -93,10 +107,9 @@ TOOLS = (
         name="source_health",
         family="research",
         title="Source health",
-        description="Health of the upstream sources this server depends on, from its own per-call records: per "
-        "source the last hour, 24 h and 7 d figures (calls, success rate, p50/p95 latency, error mix) and the "
-        "doctor's findings (started_failing, went_quiet, lost_abstracts, slowed, throttled, or not_enough_history). "
-        "Use it when a source errors or returns thin results. Filter with source.",
+        description="Health of each upstream source from this server's own call records: the last hour, 24 h and 7 d "
+        "(calls, success rate, p50/p95 latency, error mix) and the doctor's findings (started_failing, went_quiet, "
+        "lost_abstracts, slowed, throttled, not_enough_history). Use it when a source errors or returns thin results.",
         input_model=SourceHealthInput,
         output_model=SourceHealthResult,
         annotations=READ_ONLY_LOCAL,

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from scholar.catalogue import READ_ONLY_OPEN, ToolSpec
+from scholar.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, ToolSpec
 from scholar.records import FailedSource
 
 MAX_QUESTION = 1000
@@ -19,35 +19,34 @@ class SearchInput(BaseModel):
     query: Annotated[
         str | None,
         Field(default=None, min_length=1, max_length=MAX_QUESTION,
-              description='The research question or keywords, as you would say it. Quoted phrases ("graph neural '
-              'network") and field prefixes (ti:, au:, TITLE:) are passed on as written. Omit only with cursor.'),
+              description="The question or keywords as you would say them; quoted phrases and field prefixes (ti:, "
+              "au:) pass through. Omit only with cursor."),
     ] = None
-    limit: Annotated[int, Field(ge=1, le=50, description="Results per page (max 50)")] = 10
+    limit: Annotated[int, Field(ge=1, le=50)] = 10
     cursor: Annotated[
         str | None,
         Field(default=None, min_length=1, max_length=200,
-              description="The next_cursor of a previous answer: the next page of the same ranking"),
+              description="next_cursor of the previous answer (the same ranking)"),
     ] = None
     intent: Intent | None = Field(
         default=None,
-        description="Lean ranking and expansion: foundational (highly cited, follows references), recent (newer "
-        "first, follows citations), survey, methods or datasets",
+        description="Leans ranking and expansion: foundational: highly cited, follows references; recent: newer "
+        "first, follows citations",
     )
-    sort: Sort = Field(default="relevance", description="Order of the results: relevance, citations or date")
-    year_start: Annotated[int | None, Field(default=None, ge=1600, le=2100, description="Earliest year")] = None
-    year_end: Annotated[int | None, Field(default=None, ge=1600, le=2100, description="Latest year")] = None
+    sort: Sort = "relevance"
+    year_start: Annotated[int | None, Field(default=None, ge=1600, le=2100)] = None
+    year_end: Annotated[int | None, Field(default=None, ge=1600, le=2100)] = None
     venue: Annotated[str | None, Field(default=None, min_length=1, max_length=200,
-                                       description="Only papers whose venue contains this text")] = None
-    open_access_only: bool = Field(default=False, description="Only papers with an open-access copy")
+                                       description="Venue contains this text")] = None
+    open_access_only: bool = False
     fields_of_study: Annotated[
         list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
-        Field(default=None, max_length=10, description="Only papers in any of these fields or categories"),
+        Field(default=None, max_length=10, description="Any of these fields or categories"),
     ] = None
-    min_citations: Annotated[int | None, Field(default=None, ge=0, le=10_000_000,
-                                               description="Only papers cited at least this often")] = None
+    min_citations: Annotated[int | None, Field(default=None, ge=0, le=10_000_000)] = None
     sources: Annotated[
         list[Literal["s2", "openalex", "crossref", "arxiv_api", "europepmc", "inspire"]] | None,
-        Field(default=None, min_length=1, max_length=6, description="Ask only these sources (default: all)"),
+        Field(default=None, min_length=1, max_length=6, description="Ask only these sources"),
     ] = None
     expand: bool = Field(default=True, description="Follow the best papers' references, citations and related work")
 
@@ -118,14 +117,14 @@ TOOLS = (
         name="search",
         family="research",
         title="Research search",
-        description="Ask one research question and get one ranked, de-duplicated list from Semantic Scholar, "
-        "OpenAlex, Crossref, arXiv, Europe PMC and INSPIRE-HEP at once. The same paper found by several sources "
-        "is one result (found_by names them); the best papers' references, citations and related work join the "
-        "pool, which is ranked once (BM25 or a configured reranker, plus citations, sources and recency as "
-        "explained signals). Filters and limit apply after ranking; page with next_cursor. partial and "
-        "failed_sources say which sources failed; if every source fails the call is an error.",
+        description="One research question, one ranked, de-duplicated list from Semantic Scholar, OpenAlex, "
+        "Crossref, arXiv, Europe PMC and INSPIRE-HEP. A paper several sources found is one result (found_by); the "
+        "best papers' references, citations and related work join the pool before one ranking (BM25 or a reranker, "
+        "plus citation, source and recency signals). Filters and limit apply after ranking; page with next_cursor. "
+        "partial and failed_sources name failed sources; if all fail the call is an error.",
         input_model=SearchInput,
         output_model=SearchResult,
         annotations=READ_ONLY_OPEN,
+        max_result_chars=MAX_RESULT_CHARS,  # search.hits.fit
     ),
 )
