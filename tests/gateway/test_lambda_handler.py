@@ -82,7 +82,7 @@ def test_the_toolsets_query_narrows_tools_list(lambda_context):
 
 
 def test_invalid_arguments_are_a_tool_error_naming_the_field(lambda_context):
-    event = with_body(load_event("api_rest_v1_tools_call"), call("search_papers", {"query": "", "limit": 5}))
+    event = with_body(load_event("api_rest_v1_tools_call"), call("search", {"query": "", "limit": 5}))
 
     status, body = invoke(event, lambda_context)
 

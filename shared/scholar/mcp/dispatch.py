@@ -10,11 +10,11 @@ from typing import Any
 import anyio
 from mcp import types
 
-from scholar.catalogue import ToolSpec
+from scholar.catalogue import ALL_PROFILE, PROFILES, Selection, ToolSpec, listing_of
 from scholar.config import get_settings
 from scholar.content import split_extra_content
 from scholar.errors import InternalError, InvalidArgumentError, ScholarError
-from scholar.mcp.tools import visible
+from scholar.mcp.tools import reachable
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.invoke import invoke_family
 from scholar.validation import validate_arguments
@@ -48,12 +48,32 @@ def success_result(result: dict[str, Any]) -> types.CallToolResult:
     return types.CallToolResult(content=[*text_content(result), *blocks], structured_content=result)
 
 
+UNKNOWN_PROFILE = "unknown_profile"
+TOOL_NOT_LISTED = "tool_not_listed"
+
+
+def not_listed(spec: ToolSpec, selection: Selection) -> InvalidArgumentError:
+    """A tool this connection does not list: as unknown as any unlisted tool, but saying where it is listed."""
+    profiles = [p for p in listing_of(spec.name) if p != ALL_PROFILE]
+    route = f"?profile={profiles[0]}" if profiles else f"?profile={ALL_PROFILE}"
+    also = f"?profile={selection.effective_profile}&toolsets={spec.family}" if selection.effective_profile else ""
+    return InvalidArgumentError(
+        f"{spec.name} is not listed on this connection ({selection.describe()}); it is in the {spec.family} toolset "
+        f"and the profiles {', '.join(listing_of(spec.name))}",
+        field="name",
+        reason=TOOL_NOT_LISTED,
+        hint=f"Connect with {route} or ?toolsets={spec.family} on the MCP URL"
+        + (f" (or {also} to keep this connection's tools)" if also else "") + ", then call tools/list.",
+        details={"toolset": spec.family, "profiles": list(listing_of(spec.name))},
+    )
+
+
 async def call_tool(
     spec: ToolSpec | None,
     name: str,
     arguments: dict[str, Any] | None,
     principal: str,
-    toolsets: frozenset[str] | None,
+    selection: Selection,
     *,
     one_request_at_a_time: bool = False,
 ) -> types.CallToolResult:
@@ -64,10 +84,16 @@ async def call_tool(
             family call may run on the event loop; a shared server (uvicorn) hands it to a worker thread.
     """
     settings = get_settings()
-    if spec is None or not visible(spec, settings, toolsets):
+    if spec is None or not reachable(spec, settings):
         return error_result(
             InvalidArgumentError(f"unknown tool {name!r}; call tools/list for the available tools", field="name")
         )
+    if selection.unknown_profile:
+        return error_result(InvalidArgumentError(
+            f"unknown profile {selection.effective_profile!r}; profiles: {', '.join(PROFILES)}", field="profile",
+            reason=UNKNOWN_PROFILE, hint="Fix ?profile= on the MCP URL (or SCHOLAR_PROFILE)."))
+    if spec.name not in selection.tool_names():
+        return error_result(not_listed(spec, selection))
     try:
         args = validate_arguments(spec.input_model, arguments, tool=spec.name)
     except InvalidArgumentError as err:

@@ -12,7 +12,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding, compose_tool_call_handler
 from mcp.shared.exceptions import MCPError
 
-from scholar.catalogue import all_tools, get_tool
+from scholar.catalogue import PROFILES, Selection, all_tools, get_tool
 from scholar.config import get_settings
 from scholar.mcp.dispatch import call_tool
 from scholar.mcp.principal import LOCAL_PRINCIPAL, principal_from_scope
@@ -21,6 +21,8 @@ from scholar.mcp.tasks.utility import TaskUtilityMiddleware
 from scholar.mcp.tools import parse_toolsets, visible_tools, wire_tools
 
 SERVER_NAME = "scholar-mcp"
+PROFILE_PARAM = "profile"
+TOOLSETS_PARAM = "toolsets"
 SERVER_VERSION = "0.1.0"
 INSTRUCTIONS = (
     "Scholarly literature, books, patents and technical standards. Identifiers returned by any tool are "
@@ -35,17 +37,18 @@ def _request_scope(ctx: Any) -> dict[str, Any]:
     return getattr(request, "scope", None) or {}
 
 
-def _toolsets(scope: dict[str, Any]) -> frozenset[str] | None:
-    query = scope.get("query_string", b"").decode("latin-1")
-    for part in query.split("&"):
-        key, _, value = part.partition("=")
-        if key == "toolsets" and value:
-            return parse_toolsets(unquote_plus(value))
-    return get_settings().toolsets
+def requested_selection(scope: dict[str, Any]) -> Selection:
+    """The tools this request's connection lists (the landing page shows the same for the same URL).
 
-
-# The landing page lists the same tools as tools/list for the same URL.
-requested_toolsets = _toolsets
+    The URL's ``profile`` and ``toolsets`` replace the deployment's ``SCHOLAR_PROFILE`` / ``SCHOLAR_TOOLSETS`` as a
+    pair: a URL that names either is read alone, so what a URL asks for does not depend on the server's setting.
+    """
+    query = {key: unquote_plus(value) for key, _, value in
+             (part.partition("=") for part in scope.get("query_string", b"").decode("latin-1").split("&")) if value}
+    if PROFILE_PARAM in query or TOOLSETS_PARAM in query:
+        return Selection(query.get(PROFILE_PARAM, "").strip() or None, parse_toolsets(query.get(TOOLSETS_PARAM)))
+    settings = get_settings()
+    return Selection(settings.profile, settings.toolsets)
 
 
 @cache
@@ -61,7 +64,11 @@ def _listing(names: tuple[str, ...]) -> dict[str, Any]:
 
 
 async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> dict[str, Any]:
-    specs = visible_tools(get_settings(), _toolsets(_request_scope(ctx)))
+    selection = requested_selection(_request_scope(ctx))
+    if selection.unknown_profile:
+        raise MCPError(code=types.INVALID_PARAMS, message=f"unknown profile {selection.effective_profile!r}; "
+                       f"profiles: {', '.join(PROFILES)}", data={"profiles": list(PROFILES)})
+    specs = visible_tools(get_settings(), selection)
     return dict(_listing(tuple(spec.name for spec in specs)))  # a fresh top level: the SDK adds keys to it
 
 
@@ -73,7 +80,7 @@ async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.C
         params.name,
         params.arguments,
         principal,
-        _toolsets(scope),
+        requested_selection(scope),
         # Under Mangum (API Gateway event in the scope) one invocation is one request.
         one_request_at_a_time="aws.event" in scope,
     )

@@ -7,23 +7,28 @@ from functools import cache
 
 from mcp import types
 
-from scholar.catalogue import ToolSpec, all_tools
+from scholar.catalogue import Selection, ToolSpec, all_tools, result_size_hint
 from scholar.config import Settings
 
 WRITE_TAG = "write"
+# Clients that honour it keep a tool's result whole up to this many characters (Claude Code; ceiling 500,000).
+MAX_RESULT_META = "anthropic/maxResultSizeChars"
 
 
-def visible(spec: ToolSpec, settings: Settings, toolsets: frozenset[str] | None) -> bool:
-    """Hidden: write tools in read-only mode, tools whose credentials are missing, families outside the toolsets."""
+def reachable(spec: ToolSpec, settings: Settings) -> bool:
+    """Hidden from every listing: write tools in read-only mode and tools whose credentials are missing."""
     if settings.read_only and WRITE_TAG in spec.tags:
         return False
-    if any(not settings.secrets.has(name) for name in spec.requires):
-        return False
-    return toolsets is None or spec.family in toolsets
+    return all(settings.secrets.has(name) for name in spec.requires)
 
 
-def visible_tools(settings: Settings, toolsets: frozenset[str] | None) -> list[ToolSpec]:
-    return [spec for spec in all_tools().values() if visible(spec, settings, toolsets)]
+def visible(spec: ToolSpec, settings: Settings, selection: Selection | None) -> bool:
+    """Listed: reachable, and in the connection's selection (``None``: no selection filter, every reachable tool)."""
+    return reachable(spec, settings) and (selection is None or spec.name in selection.tool_names())
+
+
+def visible_tools(settings: Settings, selection: Selection | None) -> list[ToolSpec]:
+    return [spec for spec in all_tools().values() if visible(spec, settings, selection)]
 
 
 @cache
@@ -47,6 +52,7 @@ def wire_tool(name: str) -> types.Tool:
         execution=types.ToolExecution(
             task_support="optional" if spec.may_queue and spec.task_support == "forbidden" else spec.task_support
         ),
+        meta={MAX_RESULT_META: hint} if (hint := result_size_hint(spec)) else None,
     )
 
 
