@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import get_args
 
-from scholar.catalogue import all_tools, families
+from scholar.catalogue import PROFILES, all_tools, families, listing_of, profile_tools, result_size_hint
 from scholar.errors import ErrorCode
 from scholar.reference import ToolReference, tool_reference
 
@@ -29,9 +29,19 @@ def render() -> str:
         "# Tool reference",
         "",
         f"Generated from the catalogue by `{COMMAND}`; do not edit by hand (a test fails when this file is stale).",
-        f"{len(refs)} tools. Which of them a deployment shows depends on read-only mode (hides `write` tools), missing",
-        "credentials (e.g. `patent` tools without EPO keys) and `?toolsets=` / `SCHOLAR_TOOLSETS`.",
+        f"{len(refs)} tools. What a connection lists is a profile (`?profile=` on the MCP URL, else",
+        "`SCHOLAR_PROFILE`, else `default`), families (`?toolsets=papers,arxiv` / `SCHOLAR_TOOLSETS`: exactly those,",
+        "with `get_task_result` where one of their tools may answer queued), or both",
+        "(`?profile=default&toolsets=arxiv`: their union); a URL that names either replaces the server's settings.",
+        "Read-only mode hides `write` tools and missing credentials hide the tools that need them (e.g. `patent` tools",
+        "without EPO keys). Every tool stays reachable: calling one the connection does not list answers",
+        "`invalid_argument` (reason `tool_not_listed`) naming its profiles and toolset.",
         "",
+        "An optional parameter may be left out or sent as `null`, which reads as left out (two seed parameters give",
+        "null a meaning of its own, said in their descriptions: `arxiv_read_paper.max_characters`,",
+        "`get_standard.max_chars`).",
+        "",
+        *_profiles(),
         "Every tool answers `structuredContent` matching its `outputSchema` plus the same JSON as text. A failure is",
         "a result with `isError: true` and `{\"error\": {\"code\", \"message\", \"retryable\", \"retry_after_s\"?,",
         "\"source\"?, \"status\"?, \"reason\"?, \"recovery\": {\"hint\"}}}`; codes: "
@@ -48,15 +58,31 @@ def render() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _profiles() -> list[str]:
+    """The profiles: what each holds and what its listing costs a model."""
+    tools = all_tools()
+    lines = ["## Profiles", "", "| profile | tools | characters a model reads | holds |", "|---|---|---|---|"]
+    for name, profile in PROFILES.items():
+        names = profile_tools(name)
+        chars = sum(tools[n].listing_chars() for n in names)
+        held = profile.summary if profile.every_tool else f"{profile.summary}: " + ", ".join(
+            f"[`{n}`](#{n})" for n in names)
+        lines.append(f"| `{name}` | {len(names)} | {chars:,} | {held} |")
+    return lines + ["", "Characters a model reads: each tool's description plus its input schema as compact JSON.", ""]
+
+
 def _tool(ref: ToolReference, reasons: list[str]) -> list[str]:
     lines = [f"### {ref.name}", "", f"**{ref.title}** — {_cell(ref.description)}", ""]
-    facts = [f"annotations: {', '.join(ref.annotations) or 'none'}"]
+    spec = all_tools()[ref.name]
+    facts = [f"profiles: {', '.join(listing_of(ref.name))}", f"annotations: {', '.join(ref.annotations) or 'none'}"]
     if ref.tags:
         facts.append(f"tags: {', '.join(ref.tags)}")
     if ref.may_queue:
         facts.append(
             "may answer `{queued: true, task_id, poll_after_s}` (poll `get_task_result`, or run as an MCP task)"
         )
+    if hint := result_size_hint(spec):
+        facts.append(f"answers up to {hint:,} characters (`_meta[\"anthropic/maxResultSizeChars\"]`)")
     lines += [f"- {fact}" for fact in facts] + [""]
     if ref.parameters:
         lines += ["| parameter | type | default | bounds | meaning |", "|---|---|---|---|---|"]

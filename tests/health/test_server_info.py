@@ -8,7 +8,16 @@ import jsonschema
 from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 
 from functions.research.app import lambda_handler
-from scholar.catalogue import MAX_RESULT_CHARS, all_tools, families, get_tool
+from scholar.catalogue import (
+    ALL_PROFILE,
+    DEFAULT_PROFILE,
+    MAX_RESULT_CHARS,
+    PROFILES,
+    all_tools,
+    families,
+    get_tool,
+    profile_tools,
+)
 from scholar.health.records import hash_principal
 from scholar.research.operations.server_info import PROTOCOL_VERSIONS, SIZE_BUDGET_CHARS
 
@@ -61,3 +70,25 @@ def test_modes_limits_and_batches_are_reported(env, lambda_context):
 def test_the_protocol_versions_are_the_sdk_s_and_the_size_budget_is_the_families():
     assert tuple(SUPPORTED_PROTOCOL_VERSIONS) == PROTOCOL_VERSIONS
     assert SIZE_BUDGET_CHARS == MAX_RESULT_CHARS
+
+
+def test_the_profiles_and_what_each_lists_are_reported(env, lambda_context):
+    info = server_info(lambda_context)
+
+    profiles = {p["name"]: p for p in info["profiles"]}
+    assert set(profiles) == set(PROFILES)
+    assert profiles[DEFAULT_PROFILE]["tools"] == list(profile_tools(DEFAULT_PROFILE))
+    assert profiles[ALL_PROFILE]["tools"] == list(all_tools())
+    assert profiles[DEFAULT_PROFILE]["listing_chars"] < profiles[ALL_PROFILE]["listing_chars"]
+    assert info["profile"] == DEFAULT_PROFILE and "toolsets" not in info  # absent optional fields are omitted
+    assert {f["name"] for f in info["families"] if f["listed"]} == {
+        all_tools()[name].family for name in profile_tools(DEFAULT_PROFILE)}
+
+
+def test_the_deployments_profile_setting_is_reported(env, lambda_context):
+    env.set(SCHOLAR_PROFILE=ALL_PROFILE)
+
+    info = server_info(lambda_context)
+
+    assert info["profile"] == ALL_PROFILE
+    assert all(f["listed"] for f in info["families"])

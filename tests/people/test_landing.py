@@ -10,7 +10,7 @@ import pytest
 
 from functions.gateway.app import lambda_handler
 from scholar import aio
-from scholar.catalogue import all_tools
+from scholar.catalogue import ALL_PROFILE, DEFAULT_PROFILE, PROFILES, Selection, all_tools, profile_tools
 from scholar.config import get_settings
 from scholar.mcp import landing
 from scholar.mcp.tools import WRITE_TAG, visible_tools
@@ -73,19 +73,37 @@ def test_get_root_answers_an_html_page_with_this_deployments_mcp_url_twice_in_a_
     assert len(page.encode()) < MAX_PAGE_BYTES
 
 
-def test_the_page_lists_every_visible_tool_grouped_by_family_with_its_parameters(lambda_context):
+def test_the_page_lists_the_default_profile_grouped_by_family_and_names_what_it_leaves_out(lambda_context):
     page = get_root(lambda_context)["body"]
 
-    visible = visible_tools(get_settings(), None)
-    assert tools_on(page) == {spec.name for spec in visible}
+    visible = visible_tools(get_settings(), Selection())
+    assert tools_on(page) == {spec.name for spec in visible} == set(profile_tools(DEFAULT_PROFILE))
     assert {f"family-{spec.family}" for spec in visible} <= parsed(page).ids
+    assert "This URL lists: profile default." in page
+    assert "arxiv_search" in page and 'id="tool-arxiv_search"' not in page  # named as not listed, not described
+
+
+def test_the_page_shows_what_each_profile_holds(lambda_context):
+    page = get_root(lambda_context)["body"]
+
+    assert {f"profile-{name}" for name in PROFILES} <= parsed(page).ids
+    assert "<code>?profile=all</code>" in page
+    for name in profile_tools(DEFAULT_PROFILE):
+        assert f"<code>{name}</code>" in page
+
+
+def test_the_profile_query_lists_every_tool_with_its_parameters(lambda_context):
+    page = get_root(lambda_context, profile=ALL_PROFILE)["body"]
+
+    assert tools_on(page) == {spec.name for spec in visible_tools(get_settings(), None)}
     assert "<code>seed_ids</code>" in page and "mermaid" in page  # get_citation_graph's parameters
+    assert "https://abcdef1234.execute-api.us-east-1.amazonaws.com/v1/mcp?profile=all" in page
 
 
 def test_read_only_mode_hides_write_tools_on_the_page_as_in_tools_list(env, lambda_context):
     env.set(SCHOLAR_READ_ONLY="true")
 
-    shown = tools_on(get_root(lambda_context)["body"])
+    shown = tools_on(get_root(lambda_context, profile=ALL_PROFILE)["body"])
 
     writes = {name for name, spec in all_tools().items() if WRITE_TAG in spec.tags}
     assert writes and not (shown & writes)
@@ -95,7 +113,8 @@ def test_read_only_mode_hides_write_tools_on_the_page_as_in_tools_list(env, lamb
 def test_the_toolsets_query_narrows_the_page_and_its_snippets(lambda_context):
     page = get_root(lambda_context, toolsets="arxiv")["body"]
 
-    assert tools_on(page) == {spec.name for spec in visible_tools(get_settings(), frozenset({"arxiv"}))} != set()
+    arxiv = Selection(toolsets=frozenset({"arxiv"}))
+    assert tools_on(page) == {spec.name for spec in visible_tools(get_settings(), arxiv)} != set()
     assert "https://abcdef1234.execute-api.us-east-1.amazonaws.com/v1/mcp?toolsets=arxiv" in page
 
 
@@ -103,7 +122,7 @@ def test_snippets_cover_the_common_clients_and_carry_the_api_key_header_when_the
     env.set(SCHOLAR_AUTH_MODE="ApiKey")
     url = "https://api.example.org/prod/mcp"
 
-    page = landing.render_page(get_settings(), None, url, [])
+    page = landing.render_page(get_settings(), Selection(), url, [])
 
     assert parsed(page).clients == ["Claude Code", "Claude Desktop", "Cursor", "VS Code", "MCP Inspector"]
     assert f"claude mcp add --transport http scholar {url} --header &#34;x-api-key: &lt;your-api-key&gt;&#34;" in page
@@ -121,7 +140,7 @@ def test_a_jwt_deployment_asks_for_a_bearer_token(env):
 
 
 def test_everything_the_page_prints_is_escaped():
-    page = landing.render_page(get_settings(), None, 'https://h/mcp"><script>alert(1)</script>', [])
+    page = landing.render_page(get_settings(), Selection(), 'https://h/mcp"><script>alert(1)</script>', [])
 
     assert "<script>" not in page
     assert "&lt;script&gt;" in page
@@ -159,7 +178,7 @@ def test_the_page_is_built_once_per_url_and_mode():
 def test_without_the_health_package_the_page_shows_no_source_status(monkeypatch):
     monkeypatch.delitem(sys.modules, landing.HEALTH_HOOK_MODULE, raising=False)
 
-    page = landing.render_page(get_settings(), None, "http://h/mcp", landing.source_status())
+    page = landing.render_page(get_settings(), Selection(), "http://h/mcp", landing.source_status())
 
     assert 'id="status"' not in page
 
@@ -170,7 +189,7 @@ def test_with_the_health_hook_each_sources_status_is_shown(monkeypatch):
                                                                      "detail": "5xx in the last hour"}]
     monkeypatch.setitem(sys.modules, landing.HEALTH_HOOK_MODULE, hook)
 
-    page = landing.render_page(get_settings(), None, "http://h/mcp", landing.source_status())
+    page = landing.render_page(get_settings(), Selection(), "http://h/mcp", landing.source_status())
 
     assert 'id="status"' in page
     assert '<td class="status-down">down</td><td>5xx in the last hour</td>' in page

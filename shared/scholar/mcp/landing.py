@@ -1,11 +1,11 @@
 """The landing page: ``GET /`` tells a person in a browser what this server offers and how to connect.
 
-Generated from the catalogue (the tools a ``tools/list`` on the same URL would show: same toolsets, same
-read-only mode), with connection snippets carrying this server's own MCP URL, rebuilt from the request
-(Host, API Gateway stage or base path). The Host header is the client's to choose: it is checked against a
-host-name pattern (else ``localhost`` is shown), Jinja2 escapes everything it prints, and the per-URL page
-cache is bounded. No JavaScript: the Content-Security-Policy allows none. Jinja2 is imported on the first
-page only (gateway cold start).
+Generated from the catalogue (the tools a ``tools/list`` on the same URL would show: same profile and
+toolsets, same read-only mode) with what each profile holds, and connection snippets carrying this server's own
+MCP URL, rebuilt from the request (Host, API Gateway stage or base path). The Host header is the client's to
+choose: it is checked against a host-name pattern (else ``localhost`` is shown), Jinja2 escapes everything it
+prints, and the per-URL page cache is bounded. No JavaScript: the Content-Security-Policy allows none. Jinja2 is
+imported on the first page only (gateway cold start).
 """
 
 from __future__ import annotations
@@ -22,9 +22,16 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from scholar.catalogue import families
+from scholar.catalogue import PROFILES, Selection, families, profile_tools
 from scholar.config import Settings, get_settings
-from scholar.mcp.server import INSTRUCTIONS, SERVER_NAME, SERVER_VERSION, requested_toolsets
+from scholar.mcp.server import (
+    INSTRUCTIONS,
+    PROFILE_PARAM,
+    SERVER_NAME,
+    SERVER_VERSION,
+    TOOLSETS_PARAM,
+    requested_selection,
+)
 from scholar.mcp.tools import visible_tools
 from scholar.reference import ToolReference, tool_reference
 
@@ -38,6 +45,8 @@ MAX_CACHED_PAGES = 32
 HEALTH_TTL_S = 60.0  # a page that shows source status is rebuilt this often; one without it never
 _HOST_RE = re.compile(r"^[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?$")
 _PREFIX_RE = re.compile(r"^(/[A-Za-z0-9._~-]+)*$")
+# The query parameters that choose the listing, carried into the MCP URL the page shows.
+_SELECTION_RE = re.compile(rf"(?:{PROFILE_PARAM}|{TOOLSETS_PARAM})=[A-Za-z0-9_,%-]+")
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; " \
       "frame-ancestors 'none'"
 AUTH_TEXT = {
@@ -59,6 +68,14 @@ class Snippet:
 
 
 @dataclass(frozen=True)
+class ProfileView:
+    name: str
+    summary: str
+    tools: tuple[str, ...]  # those this deployment can serve (read-only mode and credentials applied)
+    chars: int  # their descriptions and input schemas: what a client's model reads before its first question
+
+
+@dataclass(frozen=True)
 class SourceStatus:
     source: str
     status: str
@@ -69,7 +86,7 @@ _pages: OrderedDict[tuple[Any, ...], tuple[float, bytes]] = OrderedDict()
 
 
 async def respond(scope: Mapping[str, Any], send: Any) -> None:
-    """Answer ``GET /`` (or ``HEAD /``) with the page for this URL, toolsets and mode."""
+    """Answer ``GET /`` (or ``HEAD /``) with the page for this URL, selection and mode."""
     page = landing_page(scope)
     headers = [
         (b"content-type", b"text/html; charset=utf-8"),
@@ -86,16 +103,16 @@ async def respond(scope: Mapping[str, Any], send: Any) -> None:
 def landing_page(scope: Mapping[str, Any]) -> bytes:
     """The page's bytes, from the bounded per-deployment cache when it holds them."""
     settings = get_settings()
-    toolsets = requested_toolsets(dict(scope))
+    selection = requested_selection(dict(scope))
     url = mcp_url(scope)
-    key = (url, toolsets, settings.read_only, settings.auth_mode, tuple(sorted(settings.secrets.values)))
+    key = (url, selection, settings.read_only, settings.auth_mode, tuple(sorted(settings.secrets.values)))
     now = time.monotonic()
     hit = _pages.get(key)
     if hit is not None and hit[0] > now:
         _pages.move_to_end(key)
         return hit[1]
     statuses = source_status()
-    page = render_page(settings, toolsets, url, statuses).encode()
+    page = render_page(settings, selection, url, statuses).encode()
     _pages[key] = (now + HEALTH_TTL_S if statuses else float("inf"), page)
     while len(_pages) > MAX_CACHED_PAGES:
         _pages.popitem(last=False)
@@ -112,8 +129,8 @@ def mcp_url(scope: Mapping[str, Any]) -> str:
     scheme = scheme if scheme in ("http", "https") else "https"
     prefix = _base_path(scope.get("aws.event") or {}, str(scope.get("path", "/")))
     query = scope.get("query_string", b"").decode("latin-1")
-    toolsets = [part for part in query.split("&") if part.startswith("toolsets=") and len(part) > len("toolsets=")]
-    suffix = f"?{toolsets[0]}" if toolsets and re.fullmatch(r"toolsets=[A-Za-z0-9_,%]+", toolsets[0]) else ""
+    kept = [part for part in query.split("&") if _SELECTION_RE.fullmatch(part)]
+    suffix = "?" + "&".join(kept) if kept else ""
     return f"{scheme}://{host}{prefix}/mcp{suffix}"
 
 
@@ -146,10 +163,20 @@ def source_status() -> list[SourceStatus]:
             for r in rows]
 
 
-def render_page(settings: Settings, toolsets: frozenset[str] | None, url: str,
-                statuses: list[SourceStatus]) -> str:
+def profile_views(settings: Settings) -> list[ProfileView]:
+    """Each profile with the tools this deployment can serve of it."""
+    views = []
+    for name, profile in PROFILES.items():
+        specs = [spec for spec in visible_tools(settings, None) if spec.name in profile_tools(name)]
+        views.append(ProfileView(name=name, summary=profile.summary, tools=tuple(s.name for s in specs),
+                                 chars=sum(spec.listing_chars() for spec in specs)))
+    return views
+
+
+def render_page(settings: Settings, selection: Selection, url: str, statuses: list[SourceStatus]) -> str:
     """The HTML page (pure: no request, no cache)."""
-    refs = [tool_reference(spec) for spec in visible_tools(settings, toolsets)]
+    refs = [tool_reference(spec) for spec in visible_tools(settings, selection)]
+    unlisted = sorted(spec.name for spec in visible_tools(settings, None) if spec.name not in selection.tool_names())
     groups: dict[str, list[ToolReference]] = {family: [] for family in families()}
     for ref in refs:
         groups.setdefault(ref.family, []).append(ref)
@@ -157,7 +184,8 @@ def render_page(settings: Settings, toolsets: frozenset[str] | None, url: str,
         name=SERVER_NAME, version=SERVER_VERSION, instructions=INSTRUCTIONS, url=url,
         auth=AUTH_TEXT.get(settings.auth_mode, AUTH_TEXT["ApiKey"]), auth_mode=settings.auth_mode,
         groups=[(family, tools) for family, tools in groups.items() if tools], tool_count=len(refs),
-        read_only=settings.read_only, toolsets=sorted(toolsets) if toolsets else None,
+        read_only=settings.read_only, selection=selection.describe(), unknown_profile=selection.unknown_profile,
+        profiles=profile_views(settings), unlisted=unlisted, profile_names=list(PROFILES),
         snippets=snippets(url, settings.auth_mode), statuses=statuses,
     )
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from importlib import metadata
 
-from scholar.catalogue import MAX_RESULT_CHARS, all_tools, families
+from scholar.catalogue import MAX_RESULT_CHARS, PROFILES, Selection, all_tools, families, profile_tools
 from scholar.config import Settings, get_settings
 from scholar.health.records import hash_principal
-from scholar.research.operations.spec import FamilyInfo, ServerInfo, SourceInfo
+from scholar.research.operations.spec import FamilyInfo, ProfileInfo, ServerInfo, SourceInfo
 from scholar.sources import openalex, s2
 from scholar.sources.registry import SOURCES
 
@@ -73,18 +73,29 @@ def _paging_limits() -> dict[str, int]:
     return limits
 
 
+def _profiles() -> list[ProfileInfo]:
+    tools = all_tools()
+    return [
+        ProfileInfo(name=name, summary=profile.summary, tools=list(profile_tools(name)),
+                    listing_chars=sum(tools[n].listing_chars() for n in profile_tools(name)))
+        for name, profile in PROFILES.items()
+    ]
+
+
 def server_info(principal: str) -> ServerInfo:
     """Describe this deployment to ``principal`` (who sees only the hash of their own id)."""
     settings = get_settings()
     tools = all_tools()
-    in_force = settings.toolsets
+    # The deployment's own selection: a connection's URL (?profile=, ?toolsets=) never reaches a family function.
+    selection = Selection(settings.profile, settings.toolsets)
+    listed = {tools[name].family for name in selection.tool_names()}
     return ServerInfo(
         name="scholar-mcp",
         version=_version(),
         build=settings.build,
         families=[
             FamilyInfo(
-                name=f, tools=sum(1 for s in tools.values() if s.family == f), listed=in_force is None or f in in_force
+                name=f, tools=sum(1 for s in tools.values() if s.family == f), listed=f in listed
             )
             for f in families()
         ],
@@ -95,6 +106,8 @@ def server_info(principal: str) -> ServerInfo:
         paging_limits=_paging_limits(),
         batch_sizes={"s2.paper_batch": s2.BATCH_SIZE, "openalex.or_filter": openalex.OR_FILTER_MAX},
         read_only=settings.read_only,
-        toolsets=sorted(in_force) if in_force is not None else None,
+        profiles=_profiles(),
+        profile=selection.effective_profile,
+        toolsets=sorted(settings.toolsets) if settings.toolsets is not None else None,
         principal=hash_principal(principal, settings.principal_salt),
     )

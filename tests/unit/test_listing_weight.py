@@ -1,0 +1,124 @@
+"""What every client pays before its first question (DESIGN §3): the listing's weight, kept by design.
+
+The bars are limits we keep, read from the catalogue (no timing): the default profile ≤ 20,000 characters of
+descriptions + input schemas as compact JSON and still the whole research workflow; every tool ≤ 40,000. Optional
+parameters are a plain type that is not required, and a JSON null for one reads as leaving it out.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis_jsonschema import from_schema
+
+from scholar.catalogue import ALL_PROFILE, DEFAULT_PROFILE, PROFILES, all_tools, profile_tools
+from scholar.errors import InvalidArgumentError
+from scholar.validation import validate_arguments
+
+TOOLS = all_tools()
+DEFAULT_MAX_CHARS = 20_000
+ALL_MAX_CHARS = 40_000
+# Named in the default profile before the resources branch declares it (ChatGPT's connector contract).
+RESERVED = frozenset({"fetch"})
+# find → read → cite → keep, and polling what was queued.
+WORKFLOW = {"find": {"search"}, "read": {"read_paper"}, "cite": {"generate_citations"},
+            "keep": {"library_add", "download_paper"}, "poll": {"get_task_result"}}
+# Seed parameters whose null means something of its own (seed 004: the most; seed 001: the whole text).
+NULL_WITH_A_MEANING = {("arxiv_read_paper", "max_characters"), ("get_standard", "max_chars")}
+ONE_DRAW = settings(max_examples=3, deadline=None, database=None, derandomize=True,
+                    suppress_health_check=list(HealthCheck))
+
+
+def listing_chars(names: tuple[str, ...]) -> int:
+    return sum(TOOLS[name].listing_chars() for name in names)
+
+
+def test_listing_chars_is_the_description_plus_the_compact_input_schema():
+    spec = TOOLS["search"]
+
+    assert spec.listing_chars() == len(spec.description) + len(json.dumps(spec.input_schema(), separators=(",", ":")))
+
+
+def test_the_default_profile_fits_its_bar_and_carries_the_research_workflow():
+    names = profile_tools(DEFAULT_PROFILE)
+
+    assert listing_chars(names) <= DEFAULT_MAX_CHARS
+    for step, tools in WORKFLOW.items():
+        assert tools <= set(names), step
+
+
+def test_every_tool_listed_fits_its_bar():
+    assert listing_chars(profile_tools(ALL_PROFILE)) <= ALL_MAX_CHARS
+    assert profile_tools(ALL_PROFILE) == tuple(TOOLS)
+
+
+def test_every_tool_a_profile_names_is_in_the_catalogue_but_the_reserved_fetch():
+    for profile in PROFILES.values():
+        assert set(profile.tools) - set(TOOLS) <= RESERVED, profile.name
+
+
+def _nulls(node: Any) -> list[Any]:
+    if isinstance(node, dict):
+        own = [node] if node.get("type") == "null" or ("default" in node and node["default"] is None) else []
+        return own + [n for value in node.values() for n in _nulls(value)]
+    if isinstance(node, list):
+        return [n for value in node for n in _nulls(value)]
+    return []
+
+
+@pytest.mark.parametrize("name", list(TOOLS))
+def test_no_input_schema_spells_an_optional_parameter_as_nullable(name):
+    schema = TOOLS[name].input_schema()
+
+    assert _nulls(schema) == []
+    assert "title" not in schema  # the model's class name tells a caller nothing
+
+
+def test_the_parameters_whose_null_has_a_meaning_are_the_two_seeds_name():
+    found = {
+        (name, field_name)
+        for name, spec in TOOLS.items()
+        for field_name, field in spec.input_model.model_fields.items()
+        if not field.is_required() and field.default is not None and _accepts_null(spec.input_model, field_name)
+    }
+
+    assert found == NULL_WITH_A_MEANING
+
+
+def _accepts_null(model: Any, field_name: str) -> bool:
+    field = model.model_fields[field_name]
+    return type(None) in getattr(field.annotation, "__args__", ())
+
+
+def _outcome(model: Any, arguments: dict[str, Any], tool: str) -> Any:
+    try:
+        return validate_arguments(model, arguments, tool=tool).model_dump()
+    except InvalidArgumentError as err:
+        return err.code, err.field
+
+
+@pytest.mark.parametrize("name", list(TOOLS))
+def test_a_null_for_an_optional_parameter_is_the_parameter_left_out(name):
+    spec = TOOLS[name]
+    schema = spec.input_schema()
+    optional = [p for p in schema.get("properties", {}) if p not in schema.get("required", [])
+                and (name, p) not in NULL_WITH_A_MEANING]
+
+    @ONE_DRAW
+    @given(from_schema(schema))
+    def check(arguments: dict[str, Any]) -> None:
+        left_out = {k: v for k, v in arguments.items() if k not in optional}
+        with_nulls = {**left_out, **dict.fromkeys(optional)}
+        assert _outcome(spec.input_model, with_nulls, name) == _outcome(spec.input_model, left_out, name)
+
+    check()
+
+
+def test_a_null_for_a_required_parameter_is_still_refused_naming_it():
+    with pytest.raises(InvalidArgumentError) as caught:
+        validate_arguments(TOOLS["get_paper"].input_model, {"identifier": None}, tool="get_paper")
+
+    assert caught.value.field == "identifier"
