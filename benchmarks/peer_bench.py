@@ -5,8 +5,8 @@ Three figures each, and the ratio ours / peer (below 1: ours is ahead):
 
 - cold import of the server module in a fresh interpreter (ours: ``functions.gateway.app`` as shipped,
   unchecked-hash .pyc, see imports_bench; the peer: ``scholar_mcp.server``, .pyc as pip compiled them);
-- tools/list through each SDK's in-memory client (ours: ``mcp.Client`` on our low-level server;
-  the peer: ``fastmcp.Client`` on ``make_server()``);
+- tools/list through each SDK's in-memory client (ours: ``mcp.Client`` on our low-level server, per profile;
+  the peer: ``fastmcp.Client`` on ``make_server()``), run by benchmarks.listing_bench;
 - a cached ``get_paper`` over each server's HTTP endpoint, both against the same fake upstream
   (tests/fakes/upstream.py, the recorded responses): ours is the local stack (uvicorn → gateway → moto
   Lambda → papers → moto DynamoDB); the peer is its own ``serve --transport http`` setup (uvicorn on
@@ -75,7 +75,8 @@ async def main(server, n):
             await client.list_tools()
             out.append((time.perf_counter() - began) * 1000)
     size = len(json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]))
-    print(json.dumps({"tools": len(tools), "bytes": size, "ms": out}))
+    chars = sum(len(t.description or "") + len(json.dumps(t.inputSchema, separators=(",", ":"))) for t in tools)
+    print(json.dumps({"tools": len(tools), "bytes": size, "chars": chars, "ms": out}))
 
 server = make_server()  # outside the loop: the peer finalizes its instructions synchronously
 asyncio.run(main(server, int(sys.argv[1])))
@@ -98,7 +99,8 @@ async def main(n):
             await client.list_tools()
             out.append((time.perf_counter() - began) * 1000)
     size = len(json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]))
-    print(json.dumps({"tools": len(tools), "bytes": size, "ms": out}))
+    chars = sum(len(t.description or "") + len(json.dumps(t.input_schema, separators=(",", ":"))) for t in tools)
+    print(json.dumps({"tools": len(tools), "bytes": size, "chars": chars, "ms": out}))
 
 anyio.run(main, int(sys.argv[1]))
 """
@@ -155,15 +157,47 @@ def cold_imports(python: Path, runs: int, cache: Path) -> None:
     _ratio("cold import", ours, peer)
 
 
-def in_memory_list(python: Path, calls: int, cache: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": f"{REPO / 'shared'}{os.pathsep}{REPO}"}
-    ours = json.loads(subprocess.run([sys.executable, "-c", OUR_LIST, str(calls)], env=env, cwd=REPO, check=True,
-                                     capture_output=True, text=True).stdout.strip().splitlines()[-1])
-    peer = json.loads(subprocess.run([str(python), "-c", PEER_LIST, str(calls)], env=_peer_env(cache), cwd=cache,
-                                     check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1])
-    report(f"in-memory tools/list, ours ({ours['tools']} tools, {ours['bytes'] // 1000} kB)", ours["ms"])
-    report(f"in-memory tools/list, peer ({peer['tools']} tools, {peer['bytes'] // 1000} kB)", peer["ms"])
-    _ratio("in-memory tools/list", ours["ms"], peer["ms"])
+def our_list(calls: int, profile: str) -> dict:
+    """Our in-memory tools/list in a fresh interpreter, listing ``profile`` (SCHOLAR_PROFILE): tools, bytes, ms."""
+    env = {**os.environ, "PYTHONPATH": f"{REPO / 'shared'}{os.pathsep}{REPO}", "SCHOLAR_PROFILE": profile}
+    env.pop("SCHOLAR_TOOLSETS", None)
+    out = subprocess.run([sys.executable, "-c", OUR_LIST, str(calls)], env=env, cwd=REPO, check=True,
+                         capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def peer_list(python: Path, calls: int, cache: Path) -> dict:
+    """The peer's in-memory tools/list (fastmcp.Client on make_server()): tools, bytes, ms."""
+    out = subprocess.run([str(python), "-c", PEER_LIST, str(calls)], env=_peer_env(cache), cwd=cache, check=True,
+                         capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def in_memory_list(python: Path, calls: int, cache: Path, profiles: tuple[str, ...] = ("default", "all"),
+                   rounds: int = 3) -> None:
+    """Each of our profiles' in-memory tools/list beside the peer's, in the same run (bar: default ratio ≤ 1.0).
+
+    The runs alternate (peer, then each profile, ``rounds`` times) so that a change of load on a shared machine
+    falls on both sides alike; the samples of a side are pooled.
+    """
+    per_round = max(1, calls // rounds)
+    peer_ms: list[float] = []
+    ours_ms: dict[str, list[float]] = {profile: [] for profile in profiles}
+    shapes: dict[str, dict] = {}
+    for _ in range(rounds):
+        peer = peer_list(python, per_round, cache)
+        peer_ms += peer["ms"]
+        for profile in profiles:
+            ours = our_list(per_round, profile)
+            ours_ms[profile] += ours["ms"]
+            shapes[profile] = ours
+    report(f"in-memory tools/list, peer ({peer['tools']} tools, {peer['bytes'] // 1000} kB, "
+           f"{peer['chars']:,} chars)", peer_ms)
+    for profile in profiles:
+        shape = shapes[profile]
+        report(f"in-memory tools/list, ours {profile} ({shape['tools']} tools, {shape['bytes'] // 1000} kB, "
+               f"{shape['chars']:,} chars)", ours_ms[profile])
+        _ratio(f"in-memory tools/list, profile {profile}", ours_ms[profile], peer_ms)
 
 
 def _free_port() -> int:
@@ -265,8 +299,7 @@ def main(fixtures: Path, runs: int = RUNS, calls: int = CALLS) -> None:
     shutil.rmtree(cache, ignore_errors=True)
     cache.mkdir(parents=True)
     cold_imports(python, runs, cache)
-    in_memory_list(python, calls, cache)
-    over_http(python, fixtures, calls, cache)
+    over_http(python, fixtures, calls, cache)  # the in-memory tools/list, per profile: benchmarks.listing_bench
 
 
 if __name__ == "__main__":

@@ -108,7 +108,7 @@ class ToolSpec:
         combined: dict[str, Any] = {"type": "object", "anyOf": schemas}
         if defs:
             combined["$defs"] = defs
-        return _without_model_descriptions(combined)
+        return _compact_output(_without_model_descriptions(combined))
 
 
 Handler = Callable[[Any, CallContext], Awaitable[BaseModel]]
@@ -215,6 +215,31 @@ def _without_model_descriptions(node: Any, *, is_property: bool = False) -> Any:
     if isinstance(node, list):
         return [_without_model_descriptions(item) for item in node]
     return node
+
+
+def _compact_output(node: Any, *, is_properties: bool = False) -> Any:
+    """The same constraints in fewer bytes (the SDK serialises every byte of tools/list twice per call).
+
+    ``default`` is dropped (a validator ignores it; the result fields' meaning is in their descriptions), and
+    ``anyOf [{"type": T, ...}, {"type": "null"}]`` becomes ``{"type": [T, "null"], ...}`` where that is the same
+    constraint: a typed form without ``enum``, ``const`` or a reference (their keywords would refuse the null).
+    """
+    if isinstance(node, list):
+        return [_compact_output(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if is_properties:
+        return {name: _compact_output(sub) for name, sub in node.items()}
+    out = {key: _compact_output(value, is_properties=key == "properties") for key, value in node.items()
+           if key != "default"}
+    forms = out.get("anyOf")
+    if isinstance(forms, list) and len(forms) == 2 and {"type": "null"} in forms:
+        typed = forms[0] if forms[1] == {"type": "null"} else forms[1]
+        if isinstance(typed.get("type"), str) and not {"enum", "const", "$ref", "anyOf"} & set(typed) \
+                and not set(typed) & set(out):
+            rest = {key: value for key, value in out.items() if key != "anyOf"}
+            return {**rest, **typed, "type": [typed["type"], "null"]}
+    return out
 
 
 def _load(families: Iterable[str], module: str) -> list[Any]:

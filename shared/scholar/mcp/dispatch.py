@@ -73,13 +73,14 @@ async def call_tool(
     name: str,
     arguments: dict[str, Any] | None,
     principal: str,
-    selection: Selection,
+    selection: Selection | None,
     *,
     one_request_at_a_time: bool = False,
 ) -> types.CallToolResult:
     """Run one tools/call and return its result (errors as ``isError`` results, never raised).
 
     Args:
+        selection: what the caller's connection lists (``None``: no selection filter, as in-process callers use).
         one_request_at_a_time: the process serves this request alone (a Lambda invocation), so the blocking
             family call may run on the event loop; a shared server (uvicorn) hands it to a worker thread.
     """
@@ -88,11 +89,11 @@ async def call_tool(
         return error_result(
             InvalidArgumentError(f"unknown tool {name!r}; call tools/list for the available tools", field="name")
         )
-    if selection.unknown_profile:
+    if selection is not None and selection.unknown_profile:
         return error_result(InvalidArgumentError(
             f"unknown profile {selection.effective_profile!r}; profiles: {', '.join(PROFILES)}", field="profile",
             reason=UNKNOWN_PROFILE, hint="Fix ?profile= on the MCP URL (or SCHOLAR_PROFILE)."))
-    if spec.name not in selection.tool_names():
+    if selection is not None and spec.name not in selection.tool_names():
         return error_result(not_listed(spec, selection))
     try:
         args = validate_arguments(spec.input_model, arguments, tool=spec.name)
