@@ -79,7 +79,8 @@ def main(fixtures: Path) -> None:
     print(f"== load == ({clients} clients × {calls} calls per phase, {LATENCY_S * 1000:.0f} ms upstream latency)",
           flush=True)
     with FakeUpstream(fixtures) as fake:
-        env = {"SCHOLAR_UPSTREAM_PROXY_BASE": fake.base_url, "SCHOLAR_PACE_SCALE": "0"}
+        # Every tool listed: the phases call tools outside the default profile (search_papers, get_book).
+        env = {"SCHOLAR_UPSTREAM_PROXY_BASE": fake.base_url, "SCHOLAR_PACE_SCALE": "0", "SCHOLAR_PROFILE": "all"}
         with LocalServer(template=REPO / "template.yaml", extra_env=env) as server:
             aws.reset_clients()
             fake.set_latency(LATENCY_S)

@@ -31,6 +31,7 @@ import pytest
 import respx
 
 from scholar import http
+from scholar.catalogue import ALL_PROFILE
 from scholar.config import get_settings
 from scholar.fulltext import fetch
 from scholar.local import dispatch, moto_dynamodb
@@ -292,6 +293,7 @@ def local_server_fixture(
     handlers: Mapping[str, str] | None = None,
     requires: Sequence[str] = (),
     serve_http: bool = True,
+    profile: str | None = ALL_PROFILE,
 ) -> Any:
     """A fixture that runs the local stack (moto + template.yaml), in front of a fake upstream, pacing off.
 
@@ -314,6 +316,8 @@ def local_server_fixture(
         requires: fixtures to set up first (e.g. a patch the handlers must see).
         serve_http: serve the gateway on uvicorn (a ``LocalServer``, with ``.url`` and ``.stack``); False runs
             only the ``LocalStack`` (invocations and state machines, no HTTP).
+        profile: ``SCHOLAR_PROFILE``: the suites call every tool, so their servers list them all; a test of the
+            default listing asks for it on the URL (``?profile=default``), or passes None here.
     """
 
     @pytest.fixture(scope=scope, name=name)
@@ -331,6 +335,7 @@ def local_server_fixture(
             "SCHOLAR_RETRY_WAIT_S": retry_wait_s,
             "SCHOLAR_CONTACT_EMAIL": contact_email,
             "SCHOLAR_TEST_ALLOW_HOSTS": fake.base_url.removeprefix("http://") if fake and web else None,
+            "SCHOLAR_PROFILE": profile,
         }
         env = {key: value for key, value in given.items() if value is not None} | dict(extra_env or {})
         overrides = {logical: request.getfixturevalue(fixture) for logical, fixture in (handlers or {}).items()}

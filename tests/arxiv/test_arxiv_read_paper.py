@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 
 from scholar.arxiv import reasons
-from scholar.arxiv.spec import ReadPaperInput
+from scholar.arxiv.spec import MAX_CHARACTERS, ReadPaperInput
+from scholar.catalogue import get_tool, result_size_hint
 from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE, UPSTREAM_ERROR, ScholarError
+from scholar.mcp.dispatch import success_result
+from scholar.runtime.results import dump_result
 from tests.arxiv.helpers import HTML_ID, call, feed, html_render, pdf, synthetic_feed
 
 API = "/arxiv_api/api/query"
@@ -61,6 +64,15 @@ def test_a_long_body_is_sliced_and_the_slices_join_up(html_paper):
     last = slices[-1]
     assert last.truncated is False and last.notice is None
     assert sum(len(s.content) for s in slices) == first.body_characters
+
+
+def test_the_longest_slice_as_sent_stays_under_the_tools_advertised_result_size(html_paper):
+    # The most a slice holds, of a real math-heavy render: escaped as JSON text (what the client measures).
+    result = _read(HTML_ID, max_characters=MAX_CHARACTERS)
+
+    sent = success_result(dump_result(result)).content[0].text
+    assert len(result.content) == MAX_CHARACTERS
+    assert len(sent) <= result_size_hint(get_tool("arxiv_read_paper"))
 
 
 def test_a_start_past_the_end_returns_empty_content_with_a_notice(html_paper):

@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from samtranslator.yaml_helper import yaml_parse
 
+from scholar.catalogue import DEFAULT_PROFILE, PROFILES
+
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE = REPO / "template.yaml"
 FAMILIES = {
@@ -110,6 +112,13 @@ def test_the_api_key_requirement_follows_auth_mode() -> None:
     assert template["Parameters"]["AuthMode"]["Default"] == "ApiKey"
     for name in ("ApiKey", "ApiUsagePlan", "ApiUsagePlanKey"):
         assert template["Resources"][name]["Condition"] == "UseApiKey"
+
+
+def test_the_profile_parameter_offers_the_catalogues_profiles_and_defaults_to_the_small_one() -> None:
+    template = _template()
+    parameter = template["Parameters"]["Profile"]
+    assert parameter["AllowedValues"] == list(PROFILES) and parameter["Default"] == DEFAULT_PROFILE
+    assert template["Globals"]["Function"]["Environment"]["Variables"]["SCHOLAR_PROFILE"] == {"Ref": "Profile"}
 
 
 def test_both_tables_expire_items_on_expires_at() -> None:

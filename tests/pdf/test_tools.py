@@ -9,16 +9,19 @@ from typing import Any
 
 import pytest
 
-from scholar.catalogue import WRITE_OPEN, family_tools
+from scholar.catalogue import WRITE_OPEN, family_tools, result_size_hint
 from scholar.config import get_settings
 from scholar.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE, ScholarError
 from scholar.fulltext import artifacts
 from scholar.fulltext.models import MAX_CHARS_LIMIT, PaperSummary, StoredPdf
+from scholar.mcp.dispatch import success_result
 from scholar.mcp.tools import visible_tools
+from scholar.pdftext.convert import convert_pdf
 from scholar.runtime.family import run_tool
 from scholar.runtime.invocation import Invocation
 from scholar.store.tasks import TaskStore
 from tests.conftest import AwsResources, Env
+from tests.fixtures_dir import fixtures_dir
 
 PDF_TOOLS = {"fetch_paper_pdf", "fetch_and_convert", "fetch_pdf_by_url", "convert_pdf_to_markdown"}
 MACHINE_DEFINITION = {"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}
@@ -112,6 +115,22 @@ def test_a_stored_paper_answers_at_once_with_paged_markdown(aws: AwsResources) -
     assert last["markdown"] == MARKDOWN[-10:]
     assert last.get("next_offset") is None and last["truncated"] is False  # absent when there is no next page
     assert tool("fetch_paper_pdf", {"identifier": "arxiv:2312.07559"})["pdf_path"] == pdf.pdf_path
+
+
+def test_the_longest_page_as_sent_stays_under_the_tools_advertised_result_size(aws: AwsResources) -> None:
+    # Given a stored conversion longer than one page may be: a recorded PDF's real Markdown, four times over
+    stored_paper("arxiv:2312.07559")
+    real = convert_pdf(fixtures_dir() / "pdfs" / "arxiv_2501.10120v1_pasa.pdf").markdown
+    artifacts.put_markdown(artifacts.md_key(SHA, "builtin"), real * (MAX_CHARS_LIMIT // len(real) + 1))
+
+    # When the most one page may hold is asked for, of each tool that pages Markdown
+    for name, arguments in (("fetch_and_convert", {"identifier": "arXiv:2312.07559"}),
+                            ("convert_pdf_to_markdown", {"file_path": f"pdfs/{SHA}.pdf"})):
+        answer = tool(name, {**arguments, "max_chars": MAX_CHARS_LIMIT})
+
+        # Then what a client receives stays under the size the tool advertises
+        assert len(answer["markdown"]) == MAX_CHARS_LIMIT
+        assert len(success_result(answer).content[0].text) <= result_size_hint(family_tools("pdf")[name])
 
 
 def test_a_vlm_request_without_docling_says_why_vlm_was_skipped(aws: AwsResources) -> None:

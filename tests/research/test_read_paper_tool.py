@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from scholar.catalogue import READ_ONLY_OPEN, get_tool
+from scholar.catalogue import READ_ONLY_OPEN, get_tool, result_size_hint
 from scholar.config import get_settings
 from scholar.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, ScholarError
 from scholar.fulltext import artifacts, fetch
 from scholar.fulltext.models import PaperSummary, StoredPdf
-from scholar.fulltext.read_options import MAX_READ_CHARS
+from scholar.fulltext.read_options import MAX_READ_CHARS, READ_RESULT_CHARS
 from scholar.mcp.dispatch import success_result
 from scholar.mcp.tools import visible_tools
 from scholar.pdftext.convert import convert_pdf
@@ -133,6 +133,21 @@ def test_a_small_budget_stops_at_a_page_boundary_and_next_pages_reads_on(pasa: s
     assert first["next_pages"] == f"{next_page}-6"
     rest = read({"identifier": PASA_ID, "pages": first["next_pages"], "max_chars": 9000})
     assert markers(rest["markdown"])[0] == next_page
+
+
+def test_the_longest_read_as_sent_stays_under_the_tools_advertised_result_size(pasa: str) -> None:
+    # Given a long paper: the recorded PDF's real pages, repeated (renumbered) well past max_chars
+    pages = re.split(r"(?=<!-- page \d+ -->)", converted(PASA))[1:]
+    long = [MARKER.sub(f"<!-- page {n + 1} -->", page, count=1) for n, page in enumerate(pages * 12)]
+    artifacts.put_markdown(artifacts.md_key(hashlib.sha256(pdf_bytes(PASA)).hexdigest(), "builtin"), "".join(long))
+
+    # When the most one answer may hold is read
+    answer = read({"identifier": PASA_ID, "pages": "1-", "max_chars": MAX_READ_CHARS})
+
+    # Then it is close to max_chars of Markdown, and what a client receives stays under the advertised size
+    sent = success_result(answer).content[0].text
+    assert MAX_READ_CHARS * 0.9 < answer["chars"] <= MAX_READ_CHARS and answer["next_pages"]
+    assert len(sent) <= result_size_hint(get_tool("read_paper")) == READ_RESULT_CHARS
 
 
 def test_a_page_longer_than_the_budget_alone_is_cut_and_says_so(pasa: str) -> None:

@@ -14,7 +14,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis_jsonschema import from_schema
 
-from scholar.catalogue import ALL_PROFILE, DEFAULT_PROFILE, PROFILES, all_tools, profile_tools
+from scholar.catalogue import (
+    ALL_PROFILE,
+    DEFAULT_PROFILE,
+    MAX_RESULT_CHARS,
+    PROFILES,
+    all_tools,
+    profile_tools,
+    result_size_hint,
+)
 from scholar.errors import InvalidArgumentError
 from scholar.validation import validate_arguments
 
@@ -28,6 +36,8 @@ WORKFLOW = {"find": {"search"}, "read": {"read_paper"}, "cite": {"generate_citat
             "keep": {"library_add", "download_paper"}, "poll": {"get_task_result"}}
 # Seed parameters whose null means something of its own (seed 004: the most; seed 001: the whole text).
 NULL_WITH_A_MEANING = {("arxiv_read_paper", "max_characters"), ("get_standard", "max_chars")}
+# Claude Code keeps a result whole up to the tool's maxResultSizeChars, at most this many characters.
+CLIENT_CEILING = 500_000
 ONE_DRAW = settings(max_examples=3, deadline=None, database=None, derandomize=True,
                     suppress_health_check=list(HealthCheck))
 
@@ -122,3 +132,22 @@ def test_a_null_for_a_required_parameter_is_still_refused_naming_it():
         validate_arguments(TOOLS["get_paper"].input_model, {"identifier": None}, tool="get_paper")
 
     assert caught.value.field == "identifier"
+
+
+def test_each_advertised_result_size_is_the_cap_its_code_enforces():
+    from scholar.arxiv.spec import MAX_CHARACTERS
+    from scholar.fulltext.models import MAX_CHARS_LIMIT, PDF_RESULT_CHARS
+    from scholar.fulltext.read_options import MAX_READ_CHARS, READ_RESULT_CHARS
+    from scholar.library.export import INLINE_BUDGET
+    from scholar.research.search import hits
+
+    hints = {name: result_size_hint(spec) for name, spec in TOOLS.items() if result_size_hint(spec)}
+
+    assert hints["search"] == hits.MAX_RESULT_CHARS == MAX_RESULT_CHARS
+    assert hints["read_paper"] == READ_RESULT_CHARS > MAX_READ_CHARS
+    assert hints["fetch_and_convert"] == hints["convert_pdf_to_markdown"] == PDF_RESULT_CHARS > MAX_CHARS_LIMIT
+    assert hints["arxiv_read_paper"] == MAX_RESULT_CHARS > MAX_CHARACTERS
+    assert hints["library_export"] == MAX_RESULT_CHARS > INLINE_BUDGET
+    # A task's result is the answer of whichever tool queued it.
+    assert hints["get_task_result"] == max(result_size_hint(s) or 0 for s in TOOLS.values() if s.may_queue)
+    assert all(hint <= CLIENT_CEILING for hint in hints.values())

@@ -28,7 +28,9 @@ INSTRUCTIONS = (
     "Scholarly literature, books, patents and technical standards. Identifiers returned by any tool are "
     "accepted by every other tool. Long work answers {queued: true, task_id}: poll get_task_result (clients "
     "that speak MCP Tasks get a task instead). "
-    "Errors come as {error: {code, message, retryable, recovery}}; a failing source is never 'no results'."
+    "Errors come as {error: {code, message, retryable, recovery}}; a failing source is never 'no results'. "
+    "A connection lists one profile of tools (default: the research workflow); every other tool is reachable with "
+    "?profile=all or ?toolsets=<families> on the MCP URL (get_server_info names the profiles)."
 )
 
 

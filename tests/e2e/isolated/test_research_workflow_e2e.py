@@ -21,6 +21,7 @@ import pytest
 from bibtexparser.bparser import BibTexParser
 from mcp import Client
 
+from scholar.catalogue import DEFAULT_PROFILE, profile_tools
 from scholar.pdftext.convert import convert_pdf
 from tests.e2e.polling import call_ok, poll_task
 from tests.fakes.upstream import FakeUpstream
@@ -68,7 +69,10 @@ def test_an_agent_searches_keeps_finds_by_a_body_word_reads_page_by_page_and_exp
     word = _body_only_word(record)
 
     async def main() -> dict[str, Any]:
-        async with Client(local_server.url) as client:
+        # The whole workflow inside the default listing: what every client sees first.
+        async with Client(f"{local_server.url}?profile={DEFAULT_PROFILE}") as client:
+            listed_tools = {tool.name for tool in (await client.list_tools()).tools}
+            assert listed_tools == set(profile_tools(DEFAULT_PROFILE)), listed_tools
             found = await call_ok(client, "search", {"query": "hypoxia lysyl oxidase collagen cross-linking tissues",
                                                  "limit": 5, "expand": False})
             hit = next(h for h in found["results"] if (h["title"] or "").startswith("Developing functional"))
