@@ -155,7 +155,10 @@ def test_the_standards_sync_schedule_targets_its_function_with_a_dead_letter_que
 def test_the_api_serves_post_mcp_and_get_root_with_access_logs(deployed):
     (api,) = deployed.resources_of("AWS::ApiGateway::RestApi").values()
     paths = api["Properties"]["Body"]["paths"]
-    assert set(paths) == {"/", "/mcp"} and "post" in paths["/mcp"] and "get" in paths["/"]
+    # The OAuth routes are Fn::If [UseOAuth, …, NoValue]: CloudFormation drops them in this (ApiKey) deployment.
+    assert set(paths) == {"/", "/mcp", "/.well-known/{proxy+}", "/oauth/{proxy+}"}
+    assert "post" in paths["/mcp"] and "get" in paths["/"]
+    assert paths["/oauth/{proxy+}"]["Fn::If"][0] == "UseOAuth"
     (stage,) = deployed.resources_of("AWS::ApiGateway::Stage").values()
     assert stage["Properties"]["AccessLogSetting"]["DestinationArn"] == {"Fn::GetAtt": ["ApiAccessLogGroup", "Arn"]}
 
