@@ -56,12 +56,14 @@ class Browser:
     def __init__(self, login: str) -> None:
         self.login = login
         self.visits: list[str] = []
+        self.requests = 0
         self.result: AuthorizationCodeResult | None = None
 
     async def open(self, url: str) -> None:
         self.visits.append(url)
         async with httpx.AsyncClient(timeout=30, trust_env=False) as http:
             response = await http.get(str(httpx.URL(url).copy_add_param("login_hint", self.login)))
+            self.requests += 1
             for _ in range(5):
                 assert response.status_code == 302, response.text
                 location = response.headers["location"]
@@ -71,6 +73,7 @@ class Browser:
                                                           iss=params.get("iss"))
                     return
                 response = await http.get(location)
+                self.requests += 1
         raise AssertionError("the sign-in never came back to the client")
 
     async def callback(self) -> AuthorizationCodeResult:
