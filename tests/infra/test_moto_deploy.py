@@ -8,6 +8,7 @@ checked in the transformed template instead (what CloudFormation in AWS would re
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,9 @@ class Deployed:
         return {name: r for name, r in self.stack.transformed["Resources"].items() if r["Type"] == kind}
 
 
-@pytest.fixture(scope="module")
-def deployed() -> Iterator[Deployed]:
+@contextmanager
+def deployment(stack_name: str, parameters: dict[str, str]) -> Iterator[Deployed]:
+    """template.yaml deployed into a fresh in-process moto with ``parameters``."""
     with pytest.MonkeyPatch.context() as patch:
         for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
                             "AWS_DEFAULT_REGION": REGION, "AWS_REGION": REGION}.items():
@@ -47,9 +49,14 @@ def deployed() -> Iterator[Deployed]:
             patch.delenv(name, raising=False)
         # As the local stack runs it: state machines created through the API land where moto executes them.
         with moto.mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
-            stack = deploy_template(TEMPLATE, stack_name=STACK, region=REGION,
-                                    parameters={"S2ApiKeyParameter": "/scholar/s2-key"})
+            stack = deploy_template(TEMPLATE, stack_name=stack_name, region=REGION, parameters=parameters)
             yield Deployed(stack, boto3.session.Session(region_name=REGION))
+
+
+@pytest.fixture(scope="module")
+def deployed() -> Iterator[Deployed]:
+    with deployment(STACK, {"S2ApiKeyParameter": "/scholar/s2-key"}) as stack:
+        yield stack
 
 
 def _sam_functions() -> list[str]:

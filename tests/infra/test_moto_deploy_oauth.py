@@ -8,29 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import boto3
-import moto
 import pytest
 
-from scholar.local.deploy import deploy_template
-from tests.infra.test_moto_deploy import REGION, TEMPLATE, Deployed
+from tests.infra.test_moto_deploy import Deployed, deployment
 
 STACK = "scholar-oauthtest"
 
 
 @pytest.fixture(scope="module")
 def deployed() -> Iterator[Deployed]:
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                            "AWS_DEFAULT_REGION": REGION, "AWS_REGION": REGION}.items():
-            patch.setenv(name, value)
-        for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"):
-            patch.delenv(name, raising=False)
-        with moto.mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
-            stack = deploy_template(TEMPLATE, stack_name=STACK, region=REGION, parameters={
-                "AuthMode": "OAuth", "OidcIssuerUrl": "https://id.example.org", "OidcClientId": "scholar",
-                "OidcClientSecretParameter": "/scholar/oidc-secret"})
-            yield Deployed(stack, boto3.session.Session(region_name=REGION))
+    with deployment(STACK, {"AuthMode": "OAuth", "OidcIssuerUrl": "https://id.example.org", "OidcClientId": "scholar",
+                            "OidcClientSecretParameter": "/scholar/oidc-secret"}) as stack:
+        yield stack
 
 
 def test_the_auth_function_gets_its_table_key_and_provider(deployed):

@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from scholar.bearer.urls import base_path
 from scholar.catalogue import families
 from scholar.config import Settings, get_settings
 from scholar.mcp.server import INSTRUCTIONS, SERVER_NAME, SERVER_VERSION, requested_toolsets
@@ -37,7 +38,6 @@ HEALTH_HOOK_MODULE = "scholar.health.landing"
 MAX_CACHED_PAGES = 32
 HEALTH_TTL_S = 60.0  # a page that shows source status is rebuilt this often; one without it never
 _HOST_RE = re.compile(r"^[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?$")
-_PREFIX_RE = re.compile(r"^(/[A-Za-z0-9._~-]+)*$")
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; " \
       "frame-ancestors 'none'"
 AUTH_TEXT = {
@@ -112,23 +112,11 @@ def mcp_url(scope: Mapping[str, Any]) -> str:
         host = "localhost"
     scheme = headers.get("x-forwarded-proto", scope.get("scheme", "http"))
     scheme = scheme if scheme in ("http", "https") else "https"
-    prefix = _base_path(scope.get("aws.event") or {}, str(scope.get("path", "/")))
+    prefix = base_path(scope.get("aws.event") or {}, str(scope.get("path", "/")))
     query = scope.get("query_string", b"").decode("latin-1")
     toolsets = [part for part in query.split("&") if part.startswith("toolsets=") and len(part) > len("toolsets=")]
     suffix = f"?{toolsets[0]}" if toolsets and re.fullmatch(r"toolsets=[A-Za-z0-9_,%]+", toolsets[0]) else ""
     return f"{scheme}://{host}{prefix}/mcp{suffix}"
-
-
-def _base_path(event: Mapping[str, Any], path: str) -> str:
-    """The stage or custom-domain base path in front of our own paths (REST v1 and HTTP v2 events)."""
-    context = event.get("requestContext") or {}
-    full = context.get("path") or event.get("rawPath") or ""
-    if full and full.rstrip("/").endswith(path.rstrip("/")):
-        prefix = full.rstrip("/")[: len(full.rstrip("/")) - len(path.rstrip("/"))]
-    else:
-        stage = context.get("stage") or ""
-        prefix = f"/{stage}" if stage and stage != "$default" else ""
-    return prefix if _PREFIX_RE.match(prefix) else ""
 
 
 def source_status() -> list[SourceStatus]:
