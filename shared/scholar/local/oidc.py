@@ -10,7 +10,6 @@ nonce, a JWKS), so ``scholar.auth.upstream`` runs exactly as against Cognito. It
 from __future__ import annotations
 
 import base64
-import hashlib
 import hmac
 import secrets
 import time
@@ -25,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from scholar.auth.authorize import s256
 from scholar.auth.pages import page
 from scholar.auth.wire import query, read_form, redirect, with_params
 from scholar.config import get_settings
@@ -129,8 +129,7 @@ class LocalOidcProvider:
         grant = self._codes.pop(form.get("code", ""), None)
         if not self._client_ok(request):
             return JSONResponse({"error": "invalid_client"}, status_code=401)
-        verifier = form.get("code_verifier", "").encode()
-        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier).digest()).rstrip(b"=").decode()
+        challenge = s256(form.get("code_verifier", ""))
         if (grant is None or grant.expires_at < time.monotonic() or grant.redirect_uri != form.get("redirect_uri")
                 or not hmac.compare_digest(challenge, grant.code_challenge)):
             return JSONResponse({"error": "invalid_grant"}, status_code=400)

@@ -258,7 +258,8 @@ class AuthStore:
         data = await off_loop(self._get, f"family#{fid}", "family", "reading a refresh family")
         return FamilyRecord.model_validate(data) if data else None
 
-    def _family_status(self, fid: str) -> str | None:
+    def family_status(self, fid: str) -> str | None:
+        """``active``, ``revoked`` or None (unknown or expired); sync: the gateway calls it between cached reads."""
         table = self.table
         with boto_errors("reading a token family's status"):
             item = self.client.get_item(TableName=table, Key=_key(f"family#{fid}", "family"), ConsistentRead=True,
@@ -267,10 +268,6 @@ class AuthStore:
         if not item or int(item["expires_at"]["N"]) <= time.time():
             return None
         return item["status"]["S"]
-
-    def family_status(self, fid: str) -> str | None:
-        """``active``, ``revoked`` or None (unknown or expired); sync: the gateway calls it between cached reads."""
-        return self._family_status(fid)
 
     def _rotate(self, fid: str, presented: str, new_token: str, expires_at: int) -> RefreshOutcome:
         table, key = self.table, _key(f"family#{fid}", "family")
