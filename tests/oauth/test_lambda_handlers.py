@@ -27,6 +27,7 @@ def _metadata_event(path: str) -> dict[str, Any]:
 @pytest.fixture
 def oauth_mode(env):
     env.set(SCHOLAR_AUTH_MODE="OAuth")
+    env.delete("SCHOLAR_PUBLIC_URL")  # the package's local server sets it for itself
     return env
 
 

@@ -133,13 +133,14 @@ def serve(host: str, port: int, *, template: Path | None = None) -> None:
             f"cannot listen on {host}:{port} ({exc.strerror}); pick another port with SCHOLAR_PORT=<port> "
             f"(and the interface with SCHOLAR_HOST), e.g. SCHOLAR_PORT={port + 1} make serve"
         ) from exc
-    stack = LocalStack(template=template or default_template())
-    if _wants_oauth(None):
-        stack.configure(*oauth_settings(os.environ.get(PUBLIC_URL_ENV) or f"http://{host}:{port}"))
-    with sock, stack:
-        logger.info("AWS stand-in ready in %.2f s (%s)", stack.startup_s, stack.endpoint_url)
-        print(f"Scholar MCP at http://{host}:{port}/mcp (AWS stand-in: moto at {stack.endpoint_url})", flush=True)
-        uvicorn.Server(uvicorn.Config(_gateway_app(), log_level="info")).run(sockets=[sock])
+    with sock:
+        stack = LocalStack(template=template or default_template())
+        if _wants_oauth(None):
+            stack.configure(*oauth_settings(os.environ.get(PUBLIC_URL_ENV) or f"http://{host}:{port}"))
+        with stack:
+            logger.info("AWS stand-in ready in %.2f s (%s)", stack.startup_s, stack.endpoint_url)
+            print(f"Scholar MCP at http://{host}:{port}/mcp (AWS stand-in: moto at {stack.endpoint_url})", flush=True)
+            uvicorn.Server(uvicorn.Config(_gateway_app(), log_level="info")).run(sockets=[sock])
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
