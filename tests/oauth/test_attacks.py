@@ -323,3 +323,6 @@ def test_a_read_token_calling_a_write_tool_is_403_naming_the_write_scope(flow):
     assert 'error="insufficient_scope"' in header and "scholar:write" in header
     listed = flow.mcp(tokens["access_token"])
     assert listed.status_code == 200  # reading needs only the read scope
+    batch = flow.http.post(flow.resource, json=[call], headers={"authorization": f"Bearer {tokens['access_token']}",
+                                                                "accept": "application/json, text/event-stream"})
+    assert batch.status_code == 403

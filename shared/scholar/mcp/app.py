@@ -108,8 +108,8 @@ class RequestGuard:
         if refusal is not None:
             await _reply(send, refusal.status, _jsonrpc_error(refusal.code, refusal.message, refusal.request_id))
             return
+        denied = bearer.missing_scope(scope, message) if oauth else None  # before a batch is left to the SDK
         message = message if isinstance(message, dict) else {}
-        denied = bearer.missing_scope(scope, message) if oauth else None
         if denied is not None:
             await _challenge(send, denied)
             return

@@ -122,10 +122,15 @@ def bind(scope: dict[str, Any], caller: Caller) -> None:
     scope[SCOPES_SCOPE_KEY] = caller.scopes
 
 
-def missing_scope(scope: dict[str, Any], message: dict[str, Any]) -> Challenge | None:
-    """403 when a ``tools/call`` needs a scope the caller's token lacks (only in OAuth mode, after ``bind``)."""
+def missing_scope(scope: dict[str, Any], message: Any) -> Challenge | None:
+    """403 when a ``tools/call`` needs a scope the caller's token lacks (only in OAuth mode, after ``bind``).
+
+    A batch (a JSON array) is checked message by message, although the SDK refuses batches itself.
+    """
     granted: frozenset[str] | None = scope.get(SCOPES_SCOPE_KEY)
-    if granted is None or message.get("method") != "tools/call":
+    if isinstance(message, list):
+        return next((denied for part in message if (denied := missing_scope(scope, part)) is not None), None)
+    if granted is None or not isinstance(message, dict) or message.get("method") != "tools/call":
         return None
     from scholar.catalogue import get_tool  # noqa: PLC0415  # the catalogue is loaded by then
 
