@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import statistics
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,46 @@ def report(name: str, values_ms: list[float], bar_ms: float | None = None) -> No
     print(line, flush=True)
 
 
+def bench_aws_env(**extra: str) -> None:
+    """Fake AWS credentials for moto in this process (and ``extra`` settings); no endpoint override."""
+    os.environ.update(AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1", **extra)
+    os.environ.pop("AWS_ENDPOINT_URL", None)
+
+
+@contextmanager
+def pointed_at(base_url: str, *, unset: Iterable[str] = (), env: Mapping[str, str] | None = None,
+               forget: Iterable[Callable[[], None]] = ()) -> Iterator[None]:
+    """Every source at the fake upstream, no cache (no tables), no pacing; the environment restored after.
+
+    Args:
+        base_url: the fake upstream (``SCHOLAR_UPSTREAM_PROXY_BASE``).
+        unset: more variables to remove (e.g. the reranker's URL).
+        env: more variables to set (e.g. EPO credentials).
+        forget: process-level caches to drop before and after (e.g. an OPS token).
+    """
+    from scholar import http
+    from scholar.config import get_settings
+
+    hooks = list(forget)
+    saved = dict(os.environ)
+    for name in ("SCHOLAR_CACHE_TABLE", "SCHOLAR_TASK_TABLE", "SCHOLAR_ARTIFACT_BUCKET", *unset):
+        os.environ.pop(name, None)  # no cache: every run asks the upstream
+    os.environ.update(SCHOLAR_UPSTREAM_PROXY_BASE=base_url, SCHOLAR_PACE_SCALE="0", **(env or {}))
+    get_settings.cache_clear()
+    http.set_transport_factory(None)
+    for hook in hooks:
+        hook()
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        get_settings.cache_clear()
+        http.set_transport_factory(None)
+        for hook in hooks:
+            hook()
+
+
 @contextmanager
 def in_process_stack(fixtures: Path) -> Iterator[Any]:
     """moto in-process with the three resources, every source pointed at the fake upstream, families in-process.
@@ -46,16 +86,16 @@ def in_process_stack(fixtures: Path) -> Iterator[Any]:
     import moto
 
     from scholar.config import get_settings
+    from scholar.local import dispatch
     from scholar.store import aws
     from tests.aws_tables import create_artifact_bucket, create_cache_table, create_task_table
     from tests.fakes.upstream import FakeUpstream
 
-    os.environ.update(
-        AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1",
+    bench_aws_env(
         SCHOLAR_CACHE_TABLE="bench-cache", SCHOLAR_TASK_TABLE="bench-tasks", SCHOLAR_ARTIFACT_BUCKET="bench-artifacts",
         SCHOLAR_LOCAL_DISPATCH="1", SCHOLAR_PACE_SCALE="0",
     )
-    os.environ.pop("AWS_ENDPOINT_URL", None)
+    dispatch.install()
     with moto.mock_aws(), FakeUpstream(fixtures) as fake:
         os.environ["SCHOLAR_UPSTREAM_PROXY_BASE"] = fake.base_url
         get_settings.cache_clear()

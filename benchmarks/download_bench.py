@@ -1,7 +1,7 @@
 """download_paper's download step: every location at once against one after another (issue 12, item 2).
 
 Four PDF locations on web hosts answer the fake upstream's added latency (default 200 ms per request), each
-serving a real PDF of ../shared/fixtures/pdfs. ``scholar.fulltext.keeping.download_best`` downloads, checks
+serving a real PDF of ../shared/fixtures/pdfs. ``scholar.fulltext.keep_step.download_best`` downloads, checks
 (pdfium) and keeps the best of them; the same call with ``CONCURRENCY = 1`` is the serial baseline. None of the
 locations is the preferred version, so every one is tried in both runs.
 
@@ -27,13 +27,13 @@ LATENCY_S = 0.2
 
 
 def _time(candidates: list, runs: int) -> list[float]:
-    from scholar.fulltext import keeping
+    from scholar.fulltext import keep_step
 
     times = []
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as dest:
             start = time.perf_counter()
-            found = asyncio.run(keeping.download_best(candidates, "published", dest))
+            found = asyncio.run(keep_step.download_best(candidates, "published", dest))
             times.append((time.perf_counter() - start) * 1000)
         assert found.pdf is not None and len(found.also_found) == len(candidates) - 1, found.attempts
     return times
@@ -41,7 +41,7 @@ def _time(candidates: list, runs: int) -> list[float]:
 
 def main(fixtures: Path, runs: int = RUNS, latency_s: float = LATENCY_S) -> None:
     with in_process_stack(fixtures) as fake:
-        from scholar.fulltext import fetch, keeping
+        from scholar.fulltext import fetch, keep_step
         from scholar.fulltext.models import Candidate
         from tests.pdf.test_pipeline_machine import web_access
 
@@ -56,11 +56,11 @@ def main(fixtures: Path, runs: int = RUNS, latency_s: float = LATENCY_S) -> None
         fake.set_latency(latency_s)
         try:
             at_once = _time(candidates, runs)
-            keeping.CONCURRENCY, concurrency = 1, keeping.CONCURRENCY
+            keep_step.CONCURRENCY, concurrency = 1, keep_step.CONCURRENCY
             try:
                 serial = _time(candidates, runs)
             finally:
-                keeping.CONCURRENCY = concurrency
+                keep_step.CONCURRENCY = concurrency
         finally:
             fetch.set_web_access(None)
     label = f"{len(candidates)} locations, {latency_s * 1000:g} ms each"

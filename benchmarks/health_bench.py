@@ -16,7 +16,7 @@ import statistics
 from collections.abc import Iterator
 from pathlib import Path
 
-from benchmarks.common import report, timed
+from benchmarks.common import bench_aws_env, report, timed
 
 PNAS = "10.1073/pnas.1414271111"
 
@@ -46,16 +46,12 @@ def cached_call_overhead(fixtures: Path, repeat: int = 300) -> None:
     from tests.aws_tables import create_cache_table, create_task_table, create_usage_table
     from tests.fakes.upstream import FakeUpstream
 
-    os.environ.update(
-        AWS_ACCESS_KEY_ID="bench",
-        AWS_SECRET_ACCESS_KEY="bench",
-        AWS_DEFAULT_REGION="us-east-1",
+    bench_aws_env(
         SCHOLAR_CACHE_TABLE="bench-cache",
         SCHOLAR_TASK_TABLE="bench-tasks",
         SCHOLAR_USAGE_TABLE="bench-usage",
         SCHOLAR_PACE_SCALE="0",
     )
-    os.environ.pop("AWS_ENDPOINT_URL", None)
     with moto.mock_aws(), FakeUpstream(fixtures) as fake, contextlib.redirect_stdout(io.StringIO()) as sink:
         os.environ["SCHOLAR_UPSTREAM_PROXY_BASE"] = fake.base_url
         get_settings.cache_clear()

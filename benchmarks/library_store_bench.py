@@ -14,23 +14,21 @@ import threading
 import time
 from pathlib import Path
 
-from benchmarks.common import report, timed
+from benchmarks.common import bench_aws_env, report, timed
 
 
 def main(fixtures: Path) -> None:
     import moto
 
     from scholar.config import get_settings
-    from scholar.library.models import LibraryItem, item_id_for
     from scholar.local import moto_dynamodb
     from scholar.store import aws
     from scholar.store import library as library_store
+    from scholar.store.library_models import LibraryItem, item_id_for
     from tests.aws_tables import create_library_table
 
     size = int(os.environ.get("BENCH_LIBRARY_ITEMS", "1000"))
-    os.environ.update(AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1",
-                      SCHOLAR_LIBRARY_TABLE="bench-library")
-    os.environ.pop("AWS_ENDPOINT_URL", None)
+    bench_aws_env(SCHOLAR_LIBRARY_TABLE="bench-library")
     # Real record shapes: the recorded S2 paper (every field get_paper stores), one per item id.
     record = json.loads((fixtures / "upstream/semantic_scholar/paper_by_doi_many_fields_pnas.json").read_text())
 

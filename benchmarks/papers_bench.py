@@ -15,12 +15,11 @@ time is set by the pace, and concurrency only hides latency inside it.
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
+
+from benchmarks.common import pointed_at
 
 PLOS = "upstream/crossref/works_by_doi_plos.json"
 
@@ -29,31 +28,10 @@ def _line(name: str, value: str) -> None:
     print(f"{name:<58} {value}", flush=True)
 
 
-@contextmanager
-def _pointed_at(base_url: str) -> Iterator[None]:
-    """Point every source at the fake upstream, without cache or pacing; restore the environment after."""
-    from scholar import http
-    from scholar.config import get_settings
-
-    saved = dict(os.environ)
-    for name in ("SCHOLAR_CACHE_TABLE", "SCHOLAR_TASK_TABLE", "SCHOLAR_ARTIFACT_BUCKET"):
-        os.environ.pop(name, None)  # no cache: every run asks the upstream
-    os.environ.update(SCHOLAR_UPSTREAM_PROXY_BASE=base_url, SCHOLAR_PACE_SCALE="0")
-    get_settings.cache_clear()
-    http.set_transport_factory(None)
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-        get_settings.cache_clear()
-        http.set_transport_factory(None)
-
-
 def batch_resolve_requests(fixtures: Path) -> None:
+    from scholar import aio
     from scholar.papers.batch import batch_resolve
     from scholar.papers.spec_export import BatchResolveInput
-    from scholar.runtime import aio
     from tests.fakes.upstream import FakeUpstream
 
     dois = [f"10.5555/bench.{i}" for i in range(100)]
@@ -63,7 +41,7 @@ def batch_resolve_requests(fixtures: Path) -> None:
                for i, d in enumerate(dois)]
     works = [{**work, "doi": f"https://doi.org/{d}", "id": f"https://openalex.org/W{i}"} for i, d in
              enumerate(dois[60:90])]
-    with FakeUpstream(fixtures) as fake, _pointed_at(fake.base_url):
+    with FakeUpstream(fixtures) as fake, pointed_at(fake.base_url):
         fake.add_route("POST", "s2", "/graph/v1/paper/batch", body=json.dumps(s2_rows).encode(),
                        content_type="application/json")
         fake.add_route("GET", "openalex", "/works", body=json.dumps({"meta": {}, "results": works}).encode(),
@@ -92,14 +70,14 @@ def _tree(fixtures: Path):
 
 
 def graph_requests_and_time(fixtures: Path, runs: int = 5) -> None:
+    from scholar import aio
     from scholar.papers.graph import citation_graph
     from scholar.papers.spec_graph import GetCitationGraphInput
-    from scholar.runtime import aio
     from tests.fakes.upstream import FakeUpstream
 
     graph, seed = _tree(fixtures)
     args = GetCitationGraphInput(seed_ids=[seed], depth=2, max_nodes=100)
-    with FakeUpstream(fixtures) as fake, _pointed_at(fake.base_url):
+    with FakeUpstream(fixtures) as fake, pointed_at(fake.base_url):
         graph.install_fake(fake, batches=[graph.bfs(seed, 2)])
         result = aio.run(citation_graph(args))
         assert len(result.nodes) == 100 and not result.stats.truncated, result.stats

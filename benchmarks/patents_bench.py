@@ -14,11 +14,11 @@ pacing off: every run asks the upstream. Run: ``python -m benchmarks patents``.
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
+
+from benchmarks.common import pointed_at
 
 PAGES = "/3.2/rest-services/published-data/images/EP/3491801/B1/fullimage.pdf"
 
@@ -27,40 +27,23 @@ def _line(name: str, value: str) -> None:
     print(f"{name:<62} {value}", flush=True)
 
 
-@contextmanager
-def _pointed_at(base_url: str) -> Iterator[None]:
-    """Every source at the fake upstream, EPO credentials set, no cache, no pacing; environment restored after."""
-    from scholar import http
-    from scholar.config import get_settings
+def _pointed_at(base_url: str) -> AbstractContextManager[None]:
+    """Every source at the fake upstream, EPO credentials set, no OPS token or fair-use state from before."""
     from scholar.sources import epo_ops_auth, epo_ops_fairuse
 
-    saved = dict(os.environ)
-    for name in ("SCHOLAR_CACHE_TABLE", "SCHOLAR_TASK_TABLE", "SCHOLAR_ARTIFACT_BUCKET"):
-        os.environ.pop(name, None)
-    os.environ.update(SCHOLAR_UPSTREAM_PROXY_BASE=base_url, SCHOLAR_PACE_SCALE="0", SCHOLAR_RETRY_BUDGET_S="0",
-                      SCHOLAR_EPO_CONSUMER_KEY="bench-key", SCHOLAR_EPO_CONSUMER_SECRET="bench-secret")
-    get_settings.cache_clear()
-    http.set_transport_factory(None)
-    epo_ops_auth.forget()
-    epo_ops_fairuse.forget()
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-        get_settings.cache_clear()
-        http.set_transport_factory(None)
-        epo_ops_auth.forget()
+    return pointed_at(base_url, env={"SCHOLAR_RETRY_BUDGET_S": "0", "SCHOLAR_EPO_CONSUMER_KEY": "bench-key",
+                                     "SCHOLAR_EPO_CONSUMER_SECRET": "bench-secret"},
+                      forget=(epo_ops_auth.forget, epo_ops_fairuse.forget))
 
 
 def main(fixtures: Path) -> None:
+    from scholar import aio
     from scholar.papers.batch import batch_resolve
     from scholar.papers.spec_export import BatchResolveInput
     from scholar.patent_numbers import parse_patent_number
     from scholar.patents import pdf
     from scholar.patents.get import get_patent
     from scholar.patents.spec import GetPatentInput
-    from scholar.runtime import aio
     from tests.fakes.upstream import FakeUpstream
     from tests.patents.helpers import synthetic_pages
 

@@ -18,40 +18,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import statistics
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
+
+from benchmarks.common import pointed_at
 
 LATENCY_S = 0.2
 
 
 def _line(name: str, value: str) -> None:
     print(f"{name:<58} {value}", flush=True)
-
-
-@contextmanager
-def _pointed_at(base_url: str) -> Iterator[None]:
-    """Every source at the fake upstream, no cache, no pacing, no reranker; the environment restored after."""
-    from scholar import http
-    from scholar.config import get_settings
-
-    saved = dict(os.environ)
-    for name in ("SCHOLAR_CACHE_TABLE", "SCHOLAR_TASK_TABLE", "SCHOLAR_ARTIFACT_BUCKET", "SCHOLAR_RERANK_URL"):
-        os.environ.pop(name, None)
-    os.environ.update(SCHOLAR_UPSTREAM_PROXY_BASE=base_url, SCHOLAR_PACE_SCALE="0")
-    get_settings.cache_clear()
-    http.set_transport_factory(None)
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-        get_settings.cache_clear()
-        http.set_transport_factory(None)
 
 
 def _install(fake, fixtures: Path) -> None:
@@ -79,10 +57,10 @@ def _install(fake, fixtures: Path) -> None:
 
 
 def _search(question: str):
-    from scholar.research.pages import ResultSets
-    from scholar.research.search import search
-    from scholar.research.search_spec import SearchInput
-    from scholar.runtime import aio
+    from scholar import aio
+    from scholar.research.search.federated import search
+    from scholar.research.search.pages import ResultSets
+    from scholar.research.search.spec import SearchInput
 
     return aio.run(search(SearchInput(query=question, limit=20), "bench", sets=ResultSets()))
 
@@ -100,7 +78,7 @@ def search_requests_and_time(fixtures: Path, runs: int = 3) -> None:
     from tests.fakes.upstream import FakeUpstream
 
     question = "copper thin film oxide layers tensile properties"
-    with FakeUpstream(fixtures) as fake, _pointed_at(fake.base_url):
+    with FakeUpstream(fixtures) as fake, pointed_at(fake.base_url, unset=("SCHOLAR_RERANK_URL",)):
         _install(fake, fixtures)
         result = _search(question)
         assert not result.partial, result.failed_sources
@@ -154,7 +132,7 @@ def synthetic_records(fixtures: Path, count: int = 2000):
 
 
 def merge_throughput(fixtures: Path, runs: int = 3) -> None:
-    from scholar.research.merge import Pool
+    from scholar.research.search.merge import Pool
 
     records = synthetic_records(fixtures)
     rates, works = [], 0

@@ -25,7 +25,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from benchmarks.common import report, timed
+from benchmarks.common import bench_aws_env, report, timed
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_FIXTURES = Path(os.environ.get("SCHOLAR_FIXTURES_DIR", REPO.parent / "shared" / "fixtures"))
@@ -160,7 +160,7 @@ def queries(records: list, count: int, seed: int = 11) -> tuple[list[str], list[
 
 
 def measure_catalogue(records: list, n_queries: int) -> None:
-    from scholar.standards.catalogue import Catalogue, build_catalogue
+    from scholar.standards.catalogue_db import Catalogue, build_catalogue
     from scholar.standards.linking import link
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -201,16 +201,12 @@ def measure_sync(upstream: Path) -> None:
     from scholar.standards.sync import run_sync
     from scholar.store import aws
 
-    os.environ.update(
-        AWS_ACCESS_KEY_ID="bench",
-        AWS_SECRET_ACCESS_KEY="bench",
-        AWS_DEFAULT_REGION="us-east-1",
+    bench_aws_env(
         SCHOLAR_CACHE_TABLE="bench-cache",
         SCHOLAR_ARTIFACT_BUCKET="bench-artifacts",
         SCHOLAR_PACE_SCALE="0",
         SCHOLAR_UPSTREAM_PROXY_BASE="http://upstream.bench",
     )
-    os.environ.pop("AWS_ENDPOINT_URL", None)
     get_settings.cache_clear()
     aws.reset_clients()
     files = _upstream_files(upstream)

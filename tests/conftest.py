@@ -20,7 +20,7 @@ import respx
 
 from scholar import http
 from scholar.config import get_settings
-from scholar.local import moto_dynamodb
+from scholar.local import dispatch, moto_dynamodb
 from scholar.runtime.context import LocalContext
 from scholar.store import aws as aws_clients
 from tests.aws_tables import create_artifact_bucket, create_cache_table, create_library_table, create_task_table
@@ -143,6 +143,7 @@ def aws(env: Env) -> Iterator[AwsResources]:
     )
     # Explicit config: an in-process moto server (the local stack) may have switched execution on globally.
     # Note: starting this mock resets every in-process moto backend, including one a local stack serves.
+    dispatch.install()  # SCHOLAR_LOCAL_DISPATCH (set by a test) runs functions/<family>/app.py in this process
     with moto.mock_aws(config={"stepfunctions": {"execute_state_machine": False}}):
         dynamodb = _test_session().client("dynamodb")
         s3 = _test_session().client("s3")

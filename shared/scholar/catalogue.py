@@ -20,6 +20,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 _PACKAGE = Path(__file__).resolve().parent
+# DESIGN §4: a result stays under 80,000 characters by default (long text is paged, long lists take a cursor).
+MAX_RESULT_CHARS = 80_000
 
 
 def families() -> tuple[str, ...]:

@@ -29,7 +29,7 @@ PATENT_PDF_STATE_MACHINE_ARN_ENV = "SCHOLAR_PATENT_PDF_STATE_MACHINE_ARN"
 PACE_SCALE_ENV = "SCHOLAR_PACE_SCALE"
 RETRY_BUDGET_ENV = "SCHOLAR_RETRY_BUDGET_S"
 RETRY_WAIT_ENV = "SCHOLAR_RETRY_WAIT_S"
-# Local / test-only: route family calls to in-process handlers instead of Lambda.
+# Local / test-only: route family calls to in-process handlers instead of Lambda (scholar.local.dispatch).
 LOCAL_DISPATCH_ENV = "SCHOLAR_LOCAL_DISPATCH"
 # Test-only: hosts (host[:port]) a user-supplied URL may reach although they resolve to private
 # addresses (the fake upstream on 127.0.0.1). Off by default; never set in template.yaml.
@@ -97,10 +97,12 @@ _SECRET_FIELDS = frozenset(name.lower() for name in SECRET_NAMES)
 
 
 class Secrets(BaseModel):
-    """Secret values (``SecretStr``), read from the environment or, deployed, from SSM on first use.
+    """Secret values (``SecretStr``) set in the environment, and the SSM parameters that hold the others.
 
-    ``has(name)`` says whether a secret is configured without fetching it (the gateway hides tools
-    by it and has no access to the parameters); reading an attribute fetches an SSM-held value.
+    Settings do no I/O: ``has(name)`` says whether a secret is configured without fetching it (the gateway
+    hides tools by it and has no access to the parameters); reading one is
+    ``scholar.store.secrets.get_secret(name)``, which fetches an SSM-held value. ``get(name)`` (and the
+    attribute, ``secrets.s2_api_key``) answers only for a value set in the environment.
     """
 
     values: dict[str, SecretStr] = Field(default_factory=dict)
@@ -110,13 +112,14 @@ class Secrets(BaseModel):
         return name in self.values or name in self.parameters
 
     def get(self, name: str) -> SecretStr | None:
-        if name in self.values:
-            return self.values[name]
-        if name in self.parameters:
-            from scholar.store.secrets import get_secret_parameter  # noqa: PLC0415  # I/O only when a secret is used
+        """The value set in the environment, or None when the secret is not configured.
 
-            return get_secret_parameter(self.parameters[name])
-        return None
+        Raises:
+            LookupError: the secret is held in an SSM parameter (read it with ``scholar.store.secrets.get_secret``).
+        """
+        if name in self.parameters and name not in self.values:
+            raise LookupError(f"the secret {name} is held in SSM: read it with scholar.store.secrets.get_secret")
+        return self.values.get(name)
 
     def __getattr__(self, name: str) -> SecretStr | None:
         if name.lower() in _SECRET_FIELDS:
@@ -194,16 +197,6 @@ class Settings(BaseModel):
     oauth: OAuthSettings = Field(default_factory=OAuthSettings)
     # Inside a Lambda execution environment (LAMBDA_TASK_ROOT): what only the local stack may do is off.
     in_lambda: bool = False
-
-    def base_url(self, source: str) -> str:
-        """Base URL of an upstream (see ``scholar.sources.registry.base_url``, where the rule lives).
-
-        Raises:
-            KeyError: for a source that is not in the registry, or one without a public default.
-        """
-        from scholar.sources.registry import base_url  # noqa: PLC0415  # settings sit below the registry
-
-        return base_url(source, self)
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:

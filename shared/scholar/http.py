@@ -23,14 +23,13 @@ from urllib.parse import quote, unquote, urlsplit
 
 import httpx
 
-from scholar import redaction
+from scholar import aio, redaction
 from scholar.config import get_settings
 from scholar.errors import InvalidArgumentError, NotFoundError, RateLimitedError, UpstreamError, UpstreamTimeoutError
-from scholar.health.recorder import note_attempt
-from scholar.runtime import aio
-from scholar.sources.registry import SOURCES
+from scholar.sources.registry import SOURCES, base_url
 from scholar.store.limiter import pace
 from scholar.urlpath import UNSAFE_PATH
+from scholar.usage_hooks import note_attempt
 
 logger = logging.getLogger(__name__)
 
@@ -170,7 +169,7 @@ async def request(
         UpstreamError: 5xx after the budget, or the connection failed.
     """
     settings = get_settings()
-    url = checked_url(source, settings.base_url(source), path)
+    url = checked_url(source, base_url(source, settings), path)
     budget = settings.retry_budget_s if budget_s is None else budget_s
     deadline = time.monotonic() + budget
     attempt = 0

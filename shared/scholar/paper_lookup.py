@@ -16,7 +16,6 @@ from scholar.ids import PaperId, parse_paper_id
 from scholar.paper_mapping import S2_RECORD_FIELDS as FULL
 from scholar.paper_mapping import from_crossref, from_openalex, from_s2
 from scholar.records import Paper
-from scholar.runtime.aio import off_loop
 from scholar.sources import crossref, openalex, s2
 from scholar.store.cache import Cache
 
@@ -70,17 +69,17 @@ async def get_paper(raw: str, cache: Cache | None = None) -> Paper:
     """
     cache = cache or Cache()
     pid = parse_identifier(raw)
-    key = await off_loop(cache.get, "alias", pid.cache_key())
+    key = await cache.aget("alias", pid.cache_key())
     if key:
-        cached = await off_loop(cache.get, "record", key)
+        cached = await cache.aget("record", key)
         if cached is not None:
             return Paper.model_validate(cached)
-    if await off_loop(cache.get, "negative", pid.cache_key()):
+    if await cache.aget("negative", pid.cache_key()):
         raise NotFoundError(f"no source has a paper for {raw!r} (cached answer)", source="s2")
     paper, record_key = await _fetch(pid, cache)
-    await off_loop(cache.put, "record", record_key, paper.model_dump(mode="json"))
+    await cache.aput("record", record_key, paper.model_dump(mode="json"))
     for alias in _aliases(paper, pid):
-        await off_loop(cache.put, "alias", alias, record_key)
+        await cache.aput("alias", alias, record_key)
     return paper
 
 
@@ -93,7 +92,7 @@ async def _fetch(pid: PaperId, cache: Cache) -> tuple[Paper, str]:
     except NotFoundError:
         doi = _doi_of(pid)
         if doi is None:
-            await off_loop(cache.put, "negative", pid.cache_key(), True)
+            await cache.aput("negative", pid.cache_key(), True)
             raise
     try:
         return from_openalex(await openalex.get_work_by_doi(doi)), f"openalex:{doi}"
@@ -102,7 +101,7 @@ async def _fetch(pid: PaperId, cache: Cache) -> tuple[Paper, str]:
     try:
         return from_crossref(await crossref.get_work(doi)), f"crossref:{doi}"
     except NotFoundError:
-        await off_loop(cache.put, "negative", pid.cache_key(), True)
+        await cache.aput("negative", pid.cache_key(), True)
         raise NotFoundError(
             f"no paper for {pid.cache_key()}: Semantic Scholar, OpenAlex and Crossref have no record", source="s2"
         ) from None

@@ -5,7 +5,7 @@
 ``KR 10-2020-0012345 A``, ``CN112345678A`` … with or without a kind code. Each office's rule gives the docdb
 number (``EP.2400812.A1``); without a kind code the epodoc form (``EP2400812``) is what OPS is asked for.
 A form no office rule explains but that still looks like a publication number (an era-year JP number,
-an unusual length) is marked ``ambiguous``: ``scholar.sources.epo_ops.standardise`` then asks the OPS
+an unusual length) is marked ``ambiguous``: ``scholar.sources.epo_ops_numbers.standardise`` then asks the OPS
 number service once and caches its answer. The constraint: never guess a docdb number silently.
 """
 
@@ -15,8 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from scholar.errors import InvalidArgumentError, NotFoundError
-from scholar.runtime.aio import off_loop
+from scholar.errors import InvalidArgumentError
 
 FIELD = "patent_number"
 EXAMPLES = (
@@ -49,7 +48,7 @@ class PatentNumber:
     country: str
     number: str
     kind: str | None = None
-    # No office rule explains the form: the OPS number service decides (scholar.sources.epo_ops.standardise).
+    # No office rule explains the form: the OPS number service decides (scholar.sources.epo_ops_numbers.standardise).
     ambiguous: bool = False
     # The number as written (separators kept), what the number service is given for an ambiguous form.
     original: str | None = None
@@ -125,13 +124,24 @@ def _ep(body: str) -> str | None:
     return digits.zfill(7) if re.fullmatch(r"\d{4,7}", digits) else None
 
 
-def _wo(body: str) -> str | None:
-    # WO2024/123456 and WO 2024123456 (year + 6 digits, since 2004); WO 02/054790, WO02054790 (two-digit year).
-    slash = re.fullmatch(r"(\d{2}|" + _YEAR + r")\s*/\s*(\d{1,6})", body)
-    if slash:
-        return slash.group(1) + slash.group(2).zfill(6)
-    digits = _SEPARATORS.sub("", body)
-    return digits if re.fullmatch(_YEAR + r"\d{6}|\d{8}", digits) else None
+def _year_serial(year: str, separator: str, plain: str) -> Callable[[str], str | None]:
+    """A rule for ``<year><separator><serial>`` numbers (the serial padded to 6 digits), or ``plain`` digits."""
+    split = re.compile(rf"({year})\s*{separator}\s*(\d{{1,6}})")
+
+    def rule(body: str) -> str | None:
+        parts = split.fullmatch(body)
+        if parts:
+            return parts.group(1) + parts.group(2).zfill(6)
+        digits = _SEPARATORS.sub("", body)
+        return digits if re.fullmatch(plain, digits) else None
+
+    return rule
+
+
+# WO2024/123456 and WO 2024123456 (year + 6 digits, since 2004); WO 02/054790, WO02054790 (two-digit year).
+_wo = _year_serial(r"\d{2}|" + _YEAR, "/", _YEAR + r"\d{6}|\d{8}")
+# JP 2020-123456 A (year + 6 digits); granted JP 6123456 B2 (7 digits).
+_jp = _year_serial(_YEAR, "-", _YEAR + r"\d{6}|\d{6,7}")
 
 
 def _us(body: str) -> str | None:
@@ -147,15 +157,6 @@ def _us(body: str) -> str | None:
     if re.fullmatch(r"(?:RE|PP|D|H|T)\d{4,6}", digits):
         return digits  # reissues, plant and design patents
     return None
-
-
-def _jp(body: str) -> str | None:
-    # JP 2020-123456 A (year + 6 digits); granted JP 6123456 B2 (7 digits).
-    dashed = re.fullmatch(r"(" + _YEAR + r")\s*-\s*(\d{1,6})", body)
-    if dashed:
-        return dashed.group(1) + dashed.group(2).zfill(6)
-    digits = _SEPARATORS.sub("", body)
-    return digits if re.fullmatch(_YEAR + r"\d{6}|\d{6,7}", digits) else None
 
 
 def _kr(body: str) -> str | None:
@@ -191,46 +192,3 @@ _RULES = {
     "GB": _plain(6, 7), "FR": _plain(6, 7), "CA": _plain(6, 7), "AU": _plain(6, 10), "CH": _plain(5, 6),
     "TW": _plain(6, 9), "RU": _plain(6, 10), "IN": _plain(6, 12), "BR": _plain(6, 14), "ES": _plain(6, 7),
 }
-
-
-NUMBER_CACHE_NAMESPACE = "alias"
-
-
-async def standardise(number: PatentNumber) -> PatentNumber:
-    """An ambiguous number as OPS's number service writes it in docdb (asked once, then cached); others as given.
-
-    Raises:
-        InvalidArgumentError: the number service does not recognise the number.
-        RateLimitedError, UpstreamError: OPS failed (nothing is cached then).
-    """
-    if not number.ambiguous:
-        return number
-    # Lazy: the normaliser itself stays pure and cheap for papers' batch_resolve detection.
-    from scholar.sources import epo_ops, epo_ops_biblio  # noqa: PLC0415  # epo_ops_biblio imports this module
-    from scholar.store.cache import Cache  # noqa: PLC0415  # keeps the normaliser pure and cheap
-
-    original = number.original or number.compact
-    key = f"patent-number:{original}{number.kind or ''}"
-    cache = Cache()
-    held = await off_loop(cache.get, NUMBER_CACHE_NAMESPACE, key)
-    if isinstance(held, dict):
-        return PatentNumber(held["country"], held["number"], held.get("kind"))
-    reference = f"{number.country}.({original[2:]})" + (f".{number.kind}" if number.kind else "")
-    try:
-        response = await epo_ops.call(
-            "GET", epo_ops.path("number-service", "publication", "original", reference, "docdb"),
-            service="other", what=f"number-service answer for {original}",
-        )
-    except NotFoundError as exc:
-        raise invalid(original, "the EPO number service does not recognise it") from exc
-    root = epo_ops_biblio.parse_xml(response.content, what="the number service")
-    standardization = root.xpath(".//ops:standardization", namespaces=epo_ops_biblio.NS)
-    outputs = standardization[0].xpath("ops:output", namespaces=epo_ops_biblio.NS) if standardization else []
-    # The answer's document-id is typed by the output format asked for (docdb).
-    found = epo_ops_biblio.docdb_of(outputs[0], standardization[0].get("outputFormat", "docdb")) if outputs else None
-    if found is None:
-        raise invalid(original, "the EPO number service returned no docdb form for it")
-    found = found.with_kind(found.kind or number.kind)
-    docdb = {"country": found.country, "number": found.number, "kind": found.kind}
-    await off_loop(cache.put, NUMBER_CACHE_NAMESPACE, key, docdb)
-    return found

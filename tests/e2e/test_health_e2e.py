@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 
 from scholar.health.records import rows_of
-from scholar.local.doctor import run_doctor
+from scholar.local.doctor_cli import run_doctor
 from scholar.store.usage import UsageStore
 from tests.health.synthetic import synthetic_history
 

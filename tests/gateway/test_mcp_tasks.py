@@ -18,12 +18,12 @@ import pytest
 from mcp import types
 
 from scholar.mcp import server as gateway_server
-from scholar.mcp import tasks_utility
 from scholar.mcp.app import create_app
 from scholar.mcp.dispatch import envelope_result, success_result
 from scholar.mcp.principal import principal_from_scope
-from scholar.mcp.tasks import POLL_INTERVAL_MS
-from scholar.mcp.tasks_extension import EXTENSION_ID
+from scholar.mcp.tasks import utility as tasks_utility
+from scholar.mcp.tasks.extension import EXTENSION_ID
+from scholar.mcp.tasks.shared import POLL_INTERVAL_MS
 from scholar.store.tasks import TaskItem, TaskStore, new_task_id
 
 LEGACY = "2025-11-25"

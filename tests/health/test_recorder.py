@@ -10,10 +10,10 @@ import httpx
 import pytest
 
 from functions.papers.app import lambda_handler
+from scholar import aio
 from scholar.errors import UPSTREAM_ERROR
 from scholar.health import recorder
 from scholar.health.records import NO_SOURCE, hash_principal, record_of
-from scholar.runtime import aio
 from scholar.store.usage import UsageStore, UsageWriteError, wait_written
 from tests.health.conftest import USAGE_TABLE
 

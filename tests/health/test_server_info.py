@@ -8,10 +8,9 @@ import jsonschema
 from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 
 from functions.research.app import lambda_handler
-from scholar.catalogue import all_tools, families, get_tool
+from scholar.catalogue import MAX_RESULT_CHARS, all_tools, families, get_tool
 from scholar.health.records import hash_principal
-from scholar.papers.common import MAX_RESULT_CHARS
-from scholar.research.server_info import PROTOCOL_VERSIONS, SIZE_BUDGET_CHARS
+from scholar.research.operations.server_info import PROTOCOL_VERSIONS, SIZE_BUDGET_CHARS
 
 S2_KEY = "s2-key-value-that-must-never-show"
 

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from functools import cache
 
 from scholar import paper_mapping
-from scholar.library.models import LibraryItem, item_id_for
 from scholar.records import Paper
 from scholar.sources import arxiv
 from scholar.store.library import ItemExistsError
+from scholar.store.library_models import LibraryItem, item_id_for
 from tests.conftest import read_fixture
 
 S2_FIELDS = ("paperId", "title", "year", "venue", "authors", "externalIds", "abstract", "publicationTypes",

@@ -16,8 +16,8 @@ from scholar.fulltext.artifacts import put_markdown
 from scholar.library.index import FIELDS, Filters, LibraryIndex
 from scholar.library.index_cache import IndexHolder
 from scholar.library.keys import caller_digest, index_key
-from scholar.library.models import PdfVersion
 from scholar.pdftext.convert import convert_pdf
+from scholar.store.library_models import PdfVersion
 from tests.fixtures_dir import fixtures_dir
 from tests.library.corpus import STAMP, MemoryLibrary, items
 

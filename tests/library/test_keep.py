@@ -6,12 +6,12 @@ import asyncio
 
 import pytest
 
+from scholar import aio
 from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, ScholarError
 from scholar.library.keep import add_paper, keep_pdf
-from scholar.library.models import PdfVersion
-from scholar.runtime import aio
 from scholar.store.blobs import BlobStore
 from scholar.store.library import LibraryStore
+from scholar.store.library_models import PdfVersion
 
 pytestmark = pytest.mark.usefixtures("library_table")
 

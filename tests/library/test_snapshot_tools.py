@@ -63,8 +63,8 @@ def test_a_bad_line_names_its_number_and_nothing_is_written():
 
 
 def test_an_imported_item_s_pdf_stored_in_this_deployment_is_kept_not_left_to_the_cache(aws):
-    from scholar.library.models import PdfVersion  # noqa: PLC0415
     from scholar.store.blobs import BlobStore  # noqa: PLC0415
+    from scholar.store.library_models import PdfVersion  # noqa: PLC0415
 
     key = BlobStore().put_content("pdfs", b"%PDF-1.7 an imported paper (synthetic bytes)", ".pdf", "application/pdf")
     sha = key.removeprefix("pdfs/").removesuffix(".pdf")

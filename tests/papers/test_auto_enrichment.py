@@ -5,10 +5,10 @@ Failures are reported as failed_sources (never silently dropped); "not found" le
 
 import json
 
+from scholar import aio
 from scholar.papers import autoenrich, citations
 from scholar.papers.spec_graph import GetReferencesInput
 from scholar.records import Paper
-from scholar.runtime import aio
 
 JSON = {"Content-Type": "application/json"}
 PLOS = "10.1371/journal.pone.0033693"

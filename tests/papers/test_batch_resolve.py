@@ -6,10 +6,10 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 
+from scholar import aio
 from scholar.papers import batch
 from scholar.papers.chapters import split_citation
 from scholar.papers.spec_export import BatchResolveInput
-from scholar.runtime import aio
 
 JSON = {"Content-Type": "application/json"}
 S2_BATCH = "/s2/graph/v1/paper/batch"

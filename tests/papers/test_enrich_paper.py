@@ -5,10 +5,10 @@ import json
 import httpx
 import pytest
 
+from scholar import aio
 from scholar.errors import NOT_FOUND, RATE_LIMITED, TIMEOUT, UNAVAILABLE, ScholarError, UnavailableError
 from scholar.papers import enrich
 from scholar.papers.spec_export import EnrichPaperInput
-from scholar.runtime import aio
 
 JSON = {"Content-Type": "application/json"}
 HTML = {"Content-Type": "text/html"}

@@ -5,10 +5,10 @@ Chain (X → Y: X cites Y):  P0 → P1 → P2 → P3 → P4, plus a shortcut P0 
 
 import pytest
 
+from scholar import aio
 from scholar.errors import NOT_FOUND, ScholarError
 from scholar.papers import bridge
 from scholar.papers.spec_graph import FindBridgePapersInput
-from scholar.runtime import aio
 from tests.fixtures_dir import fixtures_dir
 from tests.papers.synthetic_graph import SyntheticGraph, recorded_papers
 

@@ -16,13 +16,13 @@ import pytest
 import rispy
 from bibtexparser.bparser import BibTexParser
 
+from scholar import aio
 from scholar.cite import build_entries, to_bibtex, to_csl, to_ris
 from scholar.cite.names import parse_name
 from scholar.errors import NOT_FOUND, TIMEOUT, UPSTREAM_ERROR, ScholarError
 from scholar.papers import generate
 from scholar.papers.spec_export import GenerateCitationsInput
 from scholar.records import Author, Paper
-from scholar.runtime import aio
 from tests.fixtures_dir import fixtures_dir
 
 JSON = {"Content-Type": "application/json"}

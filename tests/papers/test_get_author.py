@@ -4,10 +4,10 @@ import json
 
 import pytest
 
+from scholar import aio
 from scholar.errors import NOT_FOUND, ScholarError
 from scholar.papers import author
 from scholar.papers.spec_graph import GetAuthorInput
-from scholar.runtime import aio
 
 JSON = {"Content-Type": "application/json"}
 

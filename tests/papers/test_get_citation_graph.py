@@ -9,10 +9,10 @@ import json
 import httpx
 import pytest
 
+from scholar import aio
 from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, ScholarError
 from scholar.papers import graph
 from scholar.papers.spec_graph import GetCitationGraphInput
-from scholar.runtime import aio
 from scholar.store.cache import Cache
 from tests.fixtures_dir import fixtures_dir
 from tests.papers.synthetic_graph import SyntheticGraph, recorded_papers

@@ -9,10 +9,10 @@ import json
 import httpx
 import pytest
 
+from scholar import aio
 from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
 from scholar.papers import citations
 from scholar.papers.spec_graph import GetCitationsInput
-from scholar.runtime import aio
 
 CITATIONS = "/s2/graph/v1/paper/CorpusId:14514057/citations"
 FIXTURE = "upstream/semantic_scholar/paper_citations_offset0.json"

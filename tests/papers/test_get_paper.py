@@ -9,6 +9,7 @@ import time
 import pytest
 
 from functions.papers.app import lambda_handler
+from scholar import aio
 from scholar.errors import (
     INTERNAL,
     INVALID_ARGUMENT,
@@ -20,7 +21,6 @@ from scholar.errors import (
     RateLimitedError,
 )
 from scholar.papers import lookup
-from scholar.runtime import aio
 from scholar.store.cache import Cache
 from scholar.store.tasks import TaskItem, TaskStore
 

@@ -2,9 +2,9 @@
 
 import json
 
+from scholar import aio
 from scholar.papers import citations
 from scholar.papers.spec_graph import GetReferencesInput
-from scholar.runtime import aio
 
 DOI = "10.2139/ssrn.2250500"
 REFERENCES = f"/s2/graph/v1/paper/DOI:{DOI}/references"

@@ -5,10 +5,10 @@ import json
 import httpx
 import pytest
 
+from scholar import aio
 from scholar.errors import NOT_FOUND, UPSTREAM_ERROR, ScholarError
-from scholar.papers import common, recommend
+from scholar.papers import budget, recommend
 from scholar.papers.spec_graph import RecommendPapersInput
-from scholar.runtime import aio
 
 JSON = {"Content-Type": "application/json"}
 S2_ID = "c31c87c591a25c64fbaa82e8ac6a81831b6ac7ce"
@@ -78,7 +78,7 @@ def test_a_list_over_the_size_budget_is_cut_and_says_so(aws, upstream, fixture_f
     upstream.get(f"/s2/recommendations/v1/papers/forpaper/{S2_ID}").respond(
         200, content=fixture_file("upstream/semantic_scholar/recommendations_forpaper.json"), headers=JSON
     )
-    monkeypatch.setattr(common, "MAX_RESULT_CHARS", 5_000)
+    monkeypatch.setattr(budget, "MAX_RESULT_CHARS", 5_000)
     result = run(positive_ids=[S2_ID], limit=100)
     assert result.truncated is True and 0 < len(result.data) < 100
     assert len(result.model_dump_json()) < 5_000

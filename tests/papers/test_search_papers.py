@@ -4,10 +4,10 @@ import json
 
 import pytest
 
+from scholar import aio
 from scholar.errors import INVALID_ARGUMENT, InvalidArgumentError
 from scholar.papers import search
 from scholar.papers.spec import SearchPapersInput
-from scholar.runtime import aio
 
 SEARCH = "/s2/graph/v1/paper/search"
 BULK = "/s2/graph/v1/paper/search/bulk"

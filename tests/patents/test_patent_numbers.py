@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from scholar.errors import INVALID_ARGUMENT, InvalidArgumentError
-from scholar.patent_numbers import FIELD, parse_patent_number, standardise
+from scholar.patent_numbers import FIELD, parse_patent_number
+from scholar.sources.epo_ops_numbers import standardise
 from tests.patents.helpers import OPS, XML, ops_fixture, run
 
 # (as pasted, compact form every tool returns, docdb form OPS is asked for)

@@ -10,7 +10,8 @@ import pytest
 
 from scholar.errors import UNAVAILABLE
 from scholar.pdftext.convert import PDF_EXTRACTION_FAILED, PdfExtractionError, convert_pdf
-from scholar.pdftext.markdown import PageText, TextLine, render_markdown
+from scholar.pdftext.lines import PageText, TextLine
+from scholar.pdftext.markdown import render_markdown
 from tests.fixtures_dir import fixtures_dir
 
 PAPERS = (

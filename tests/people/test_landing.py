@@ -9,11 +9,11 @@ from html.parser import HTMLParser
 import pytest
 
 from functions.gateway.app import lambda_handler
+from scholar import aio
 from scholar.catalogue import all_tools
 from scholar.config import get_settings
 from scholar.mcp import landing
 from scholar.mcp.tools import WRITE_TAG, visible_tools
-from scholar.runtime import aio
 from tests.events import load_event
 
 MAX_PAGE_BYTES = 100 * 1024

@@ -21,10 +21,10 @@ from scholar.errors import ScholarError
 from scholar.fulltext import fetch
 from scholar.fulltext.models import Job, KeepOptions
 from scholar.fulltext.pipeline import convert, download, finish, resolve
-from scholar.library.models import LibraryItem, PdfVersion, item_id_for
 from scholar.runtime.family import run_tool
 from scholar.runtime.invocation import Invocation
 from scholar.store.cache import forget_memory
+from scholar.store.library_models import LibraryItem, PdfVersion, item_id_for
 from scholar.store.tasks import TaskItem, TaskStore
 from tests.conftest import AwsResources, Env
 from tests.fakes.upstream import FakeUpstream

@@ -15,7 +15,7 @@ import httpx
 import respx
 
 from scholar import http
-from scholar.research.search_spec import SearchInput
+from scholar.research.search.spec import SearchInput
 from tests.fixtures_dir import fixtures_dir
 
 T = TypeVar("T")

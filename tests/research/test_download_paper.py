@@ -18,10 +18,11 @@ import pytest
 from scholar.catalogue import WRITE_OPEN, family_tools
 from scholar.config import get_settings
 from scholar.errors import INVALID_ARGUMENT, TOO_LARGE, UPSTREAM_ERROR, ScholarError, TooLargeError
-from scholar.fulltext import artifacts, keeping
+from scholar.fulltext import artifacts
+from scholar.fulltext import keep_step as keeping
 from scholar.fulltext.resolve import resolve_paper
-from scholar.library.models import item_id_for
 from scholar.mcp.tools import visible_tools
+from scholar.store.library_models import item_id_for
 from tests.conftest import AwsResources, Env
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir

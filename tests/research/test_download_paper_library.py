@@ -11,9 +11,9 @@ from collections.abc import Iterator
 import pytest
 
 from scholar.fulltext.models import Job, KeepOptions
-from scholar.library.models import item_id_for
 from scholar.store.cache import forget_memory
 from scholar.store.library import LibraryStore
+from scholar.store.library_models import item_id_for
 from tests.conftest import AwsResources, Env
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir

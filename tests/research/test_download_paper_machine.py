@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from scholar.fulltext import fetch, keeping
+from scholar.fulltext import fetch
+from scholar.fulltext import keep_step as keeping
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.invoke import invoke_family
 from tests.fakes.upstream import FakeUpstream

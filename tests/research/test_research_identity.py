@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from scholar.records import Author, Paper
-from scholar.research.identity import id_keys, surname
-from scholar.research.merge import Pool
+from scholar.research.search.identity import id_keys, surname
+from scholar.research.search.merge import Pool
 
 
 def _paper(source: str, **values) -> Paper:

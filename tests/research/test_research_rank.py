@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from scholar.records import Paper
-from scholar.research.rank import WEIGHTS, bm25_scores, score
+from scholar.research.search.rank import WEIGHTS, bm25_scores, score
 
 
 def _pool() -> list[Paper]:

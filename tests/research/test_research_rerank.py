@@ -8,9 +8,9 @@ import httpx
 import pytest
 
 from scholar.errors import ScholarError
-from scholar.research import rerank
-from scholar.research.pages import ResultSets
-from scholar.research.search import search
+from scholar.research.search import rerank
+from scholar.research.search.federated import search
+from scholar.research.search.pages import ResultSets
 from scholar.store.cache import Cache
 from tests.research.helpers import COPPER_TITLE, args, json_response, route_all, run
 

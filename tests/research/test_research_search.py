@@ -8,9 +8,9 @@ import pytest
 
 from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR, ScholarError
 from scholar.ids import parse_paper_id
-from scholar.research import pages
-from scholar.research.pages import ResultSets
-from scholar.research.search import search
+from scholar.research.search import pages
+from scholar.research.search.federated import search
+from scholar.research.search.pages import ResultSets
 from scholar.store.cache import Cache
 from tests.research.helpers import (
     COPPER_DOI,

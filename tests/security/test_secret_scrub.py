@@ -7,9 +7,8 @@ from urllib.parse import quote
 
 import pytest
 
-from scholar import redaction
+from scholar import aio, redaction
 from scholar.errors import UpstreamError
-from scholar.runtime import aio
 from scholar.sources import openalex, s2
 from scholar.store import secrets
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from scholar.standards.catalogue import Catalogue, build_catalogue
+from scholar.standards.catalogue_db import Catalogue, build_catalogue
 from scholar.standards.linking import link
 from tests.fixtures_dir import fixtures_dir
 from tests.standards.records_from_fixtures import all_records

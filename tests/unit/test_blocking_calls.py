@@ -1,15 +1,18 @@
-"""No new blocking AWS call inside a coroutine: every one goes through ``await off_loop(fn, ...)`` (runtime/aio.py).
+"""No new blocking AWS call inside a coroutine: each is a store's awaitable twin (``await cache.aget(...)``) or goes
+through ``await off_loop(fn, ...)`` (scholar/aio.py).
 
 A boto3 call made on the event loop holds every other coroutine of the call (a ``gather`` of ten cached
 lookups runs one at a time). Read from the source with ``ast``: inside an ``async def`` body (not a nested
 ``def`` or ``lambda``, which run wherever they are handed), a *sync store call* is
 
-- a method of a store object (``Cache``, ``TaskStore``, ``BlobStore``, ``UsageStore``: their public sync
-  methods), called on a name the function binds to one (``cache = cache or Cache()``, a parameter annotated
-  ``Cache``) or on the constructor itself (``TaskStore().list(...)``);
+- a sync method of a store object (``Cache``, ``TaskStore``, ``BlobStore``, ``UsageStore``, ``LibraryStore``:
+  their public methods that are not coroutines), called on a name the function binds to one
+  (``cache = cache or Cache()``, a parameter annotated ``Cache``) or on the constructor itself
+  (``TaskStore().list(...)``);
 - a call of a known blocking helper (below), however it was imported.
 
-Passing the method to ``off_loop`` is not a call, so it is not counted. ``REMAINING`` lists what is left in
+The twins (``aget``, ``aput`` …, ``scholar.store.base.awaitable``) are coroutines, so they are not counted;
+passing a method to ``off_loop`` is not a call, so it is not counted either. ``REMAINING`` lists what is left in
 modules outside this change's reach, per module; a module may only go down.
 """
 
@@ -22,23 +25,25 @@ from pathlib import Path
 
 from scholar.store.blobs import BlobStore
 from scholar.store.cache import Cache
+from scholar.store.library import LibraryStore
 from scholar.store.tasks import TaskStore
 from scholar.store.usage import UsageStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "shared" / "scholar"
-STORES = {cls.__name__: cls for cls in (Cache, TaskStore, BlobStore, UsageStore)}
+STORES = {cls.__name__: cls for cls in (Cache, TaskStore, BlobStore, UsageStore, LibraryStore)}
 # Module-level functions that make AWS calls (DynamoDB, S3, SSM, Step Functions), by defining module.
 BLOCKING_HELPERS = {
     "scholar.fulltext.jobs": {"cached_answer", "queue", "cancel_task"},
+    "scholar.patents.pdf_jobs": {"cached_answer", "queue", "remember", "build_result"},
     "scholar.runtime.reconcile": {"reconcile"},
-    "scholar.runtime.queue": {"enqueue_retry"},
+    "scholar.runtime.queue": {"enqueue_retry", "queue_deduplicated", "start_task"},
     "scholar.runtime.outcome": {"finish_task"},
-    "scholar.store.secrets": {"get_secret_parameter"},
+    "scholar.store.secrets": {"get_secret", "get_secret_parameter"},
     "scholar.store.limiter": {"reserve"},
 }
-# Store methods that make no AWS call (a key, a locally signed URL).
-NO_IO = {"pk", "presign"}
+# Store methods that make no AWS call (a key, a locally signed URL, a cursor).
+NO_IO = {"pk", "presign", "cursor_after"}
 # Left where another change owns the module (a count per module; it may only go down).
 REMAINING: dict[str, int] = {}
 
@@ -151,7 +156,7 @@ def test_the_audit_finds_a_sync_store_call_in_a_coroutine(tmp_path):
     sample.write_text(
         "from scholar.store.cache import Cache\n"
         "from scholar.fulltext import jobs\n"
-        "from scholar.runtime.aio import off_loop\n"
+        "from scholar.aio import off_loop\n"
         "async def f(cache: Cache | None = None):\n"
         "    cache = cache or Cache()\n"
         "    cache.get('record', 'k')\n"
@@ -164,11 +169,26 @@ def test_the_audit_finds_a_sync_store_call_in_a_coroutine(tmp_path):
     assert sync_store_calls(sample) == [(6, "cache.get"), (8, "jobs.cached_answer")]
 
 
+def test_the_awaitable_twins_are_not_sync_store_calls(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "from scholar.store.cache import Cache\n"
+        "async def f(cache: Cache):\n"
+        "    await cache.aput('record', 'k', 1)\n"
+        "    cache.put('record', 'k', 1)\n"
+        "    return await cache.aget('record', 'k')\n"
+    )
+    assert sync_store_calls(sample) == [(4, "cache.put")]
+    assert {"aget", "aput", "aget_many", "aget_first", "adelete"} <= {
+        name for name in dir(Cache) if inspect.iscoroutinefunction(getattr(Cache, name))
+    }
+
+
 def test_no_coroutine_makes_a_blocking_store_call_on_the_event_loop():
     found = {module: len(calls) for module, calls in _all().items()}
     grown = {module: n for module, n in found.items() if n > REMAINING.get(module, 0)}
     detail = {module: calls for module, calls in _all().items() if module in grown}
-    assert grown == {}, f"wrap these in `await off_loop(fn, ...)` (scholar.runtime.aio): {detail}"
+    assert grown == {}, f"await the store's twin (cache.aget …) or `await off_loop(fn, ...)` (scholar.aio): {detail}"
 
 
 def test_the_remaining_list_is_current():

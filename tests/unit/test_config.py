@@ -4,25 +4,25 @@ import pytest
 from pydantic import SecretStr
 
 from scholar.config import SECRET_NAMES, get_settings, load_settings
-from scholar.sources.registry import SOURCES
+from scholar.sources.registry import SOURCES, base_url
 
 PROXY = "http://proxy.test:8080"
 
 
 def test_a_source_url_setting_wins_over_the_proxy_base():
     settings = load_settings({"SCHOLAR_S2_URL": "http://mirror.test/s2/", "SCHOLAR_UPSTREAM_PROXY_BASE": PROXY})
-    assert settings.base_url("s2") == "http://mirror.test/s2"
+    assert base_url("s2", settings) == "http://mirror.test/s2"
 
 
 def test_the_proxy_base_serves_every_other_source_under_its_name():
     settings = load_settings({"SCHOLAR_S2_URL": "http://mirror.test", "SCHOLAR_UPSTREAM_PROXY_BASE": PROXY + "/"})
-    assert settings.base_url("openalex") == f"{PROXY}/openalex"
-    assert settings.base_url("arxiv_api") == f"{PROXY}/arxiv_api"
+    assert base_url("openalex", settings) == f"{PROXY}/openalex"
+    assert base_url("arxiv_api", settings) == f"{PROXY}/arxiv_api"
 
 
 @pytest.mark.parametrize("name", [n for n, s in SOURCES.items() if s.default_base])
 def test_without_overrides_each_source_uses_its_public_scheme_and_host(name):
-    base = load_settings({}).base_url(name)
+    base = base_url(name, load_settings({}))
     assert base == SOURCES[name].default_base
     assert base.startswith("https://")
     assert base.count("/") == 2  # scheme + host only: the code appends the full public path
@@ -30,25 +30,25 @@ def test_without_overrides_each_source_uses_its_public_scheme_and_host(name):
 
 def test_the_public_defaults_match_the_design():
     settings = load_settings({})
-    assert settings.base_url("s2") == "https://api.semanticscholar.org"
-    assert settings.base_url("openalex") == "https://api.openalex.org"
-    assert settings.base_url("crossref") == "https://api.crossref.org"
-    assert settings.base_url("arxiv_api") == "https://export.arxiv.org"
+    assert base_url("s2", settings) == "https://api.semanticscholar.org"
+    assert base_url("openalex", settings) == "https://api.openalex.org"
+    assert base_url("crossref", settings) == "https://api.crossref.org"
+    assert base_url("arxiv_api", settings) == "https://export.arxiv.org"
 
 
 def test_docling_has_no_public_default():
     with pytest.raises(KeyError):
-        load_settings({}).base_url("docling")
+        base_url("docling", load_settings({}))
 
 
 def test_docling_resolves_through_its_own_url_or_the_proxy():
-    assert load_settings({"SCHOLAR_DOCLING_URL": "http://docling.test"}).base_url("docling") == "http://docling.test"
-    assert load_settings({"SCHOLAR_UPSTREAM_PROXY_BASE": PROXY}).base_url("docling") == f"{PROXY}/docling"
+    assert base_url("docling", load_settings({"SCHOLAR_DOCLING_URL": "http://docling.test"})) == "http://docling.test"
+    assert base_url("docling", load_settings({"SCHOLAR_UPSTREAM_PROXY_BASE": PROXY})) == f"{PROXY}/docling"
 
 
 def test_an_unknown_source_is_a_key_error():
     with pytest.raises(KeyError):
-        load_settings({}).base_url("no_such_source")
+        base_url("no_such_source", load_settings({}))
 
 
 def test_secrets_are_secret_strings():

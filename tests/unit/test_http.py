@@ -12,7 +12,7 @@ import time
 import httpx
 import pytest
 
-from scholar import http
+from scholar import aio, http
 from scholar.errors import (
     NOT_FOUND,
     RATE_LIMITED,
@@ -23,7 +23,6 @@ from scholar.errors import (
     UpstreamError,
     UpstreamTimeoutError,
 )
-from scholar.runtime import aio
 from scholar.sources import openalex
 
 PATH = "/graph/v1/paper/DOI:10.1073/pnas.1414271111"

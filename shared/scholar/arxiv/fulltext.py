@@ -15,12 +15,12 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from scholar.aio import off_loop
 from scholar.arxiv import markdown, metadata, reasons
 from scholar.arxiv.spec import ArxivPaper, ReadPaperInput, ReadPaperResult
 from scholar.config import get_settings
 from scholar.errors import NotFoundError, UnavailableError, UpstreamError
 from scholar.ids import parse_arxiv_id
-from scholar.runtime.aio import off_loop
 from scholar.sources import arxiv
 from scholar.store.blobs import BlobStore
 from scholar.store.cache import Cache
@@ -119,12 +119,12 @@ async def load_body(paper: ArxivPaper) -> Body:
     """
     blobs = _blobs()
     key = _blob_key(paper.id)
-    if blobs is not None and (stored := await off_loop(blobs.get, key)) is not None:
+    if blobs is not None and (stored := await blobs.aget(key)) is not None:
         return Body.model_validate(json.loads(zlib.decompress(stored)))
     body, complete = await _build_body(paper)
     # ar5iv's text may be another version's: storing it under this version's key would make that permanent.
     if blobs is not None and complete and body.source != "ar5iv":
-        await off_loop(blobs.put, key, zlib.compress(body.model_dump_json().encode(), 6), "application/octet-stream")
+        await blobs.aput(key, zlib.compress(body.model_dump_json().encode(), 6), "application/octet-stream")
     return body
 
 

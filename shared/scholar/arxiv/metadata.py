@@ -13,7 +13,6 @@ from scholar.arxiv import reasons
 from scholar.arxiv.spec import ArxivPaper, GetPapersResult, NotFoundItem
 from scholar.errors import InvalidArgumentError, NotFoundError
 from scholar.ids import parse_arxiv_id
-from scholar.runtime.aio import off_loop
 from scholar.sources import arxiv
 from scholar.store.cache import DAY, Cache
 
@@ -137,8 +136,8 @@ async def get_papers(raw_ids: list[str], cache: Cache | None = None) -> GetPaper
             hint=NO_MATCH_HINT,
             details={"not_found": [n.model_dump(exclude_none=True) for n in not_found]},
         )
-    cached = await off_loop(cache.get_many, "record", [w.key for w in wanted])
-    negative = await off_loop(cache.get_many, "negative", [w.key for w in wanted if w.key not in cached])
+    cached = await cache.aget_many("record", [w.key for w in wanted])
+    negative = await cache.aget_many("negative", [w.key for w in wanted if w.key not in cached])
     to_fetch = [w for w in wanted if w.key not in cached and w.key not in negative]
     fetched = await _fetch(to_fetch) if to_fetch else Fetched({}, {})
     papers: list[ArxivPaper] = []
@@ -147,7 +146,7 @@ async def get_papers(raw_ids: list[str], cache: Cache | None = None) -> GetPaper
             papers.append(ArxivPaper.model_validate(cached[w.key]))
         elif (entry := fetched.entries.get(w.request_id)) is not None:
             paper = to_paper(entry)
-            await off_loop(cache.put, "record", w.key, paper.model_dump(mode="json"),
+            await cache.aput("record", w.key, paper.model_dump(mode="json"),
                            ttl_s=None if w.version else LATEST_TTL_S)
             papers.append(paper)
         elif (refusal := fetched.refused.get(w.request_id)) is not None:
@@ -155,7 +154,7 @@ async def get_papers(raw_ids: list[str], cache: Cache | None = None) -> GetPaper
             not_found.append(NotFoundItem(id=w.raw, reason="invalid_id", detail=refusal))
         else:
             if w in to_fetch:
-                await off_loop(cache.put, "negative", w.key, True, ttl_s=NEGATIVE_TTL_S)
+                await cache.aput("negative", w.key, True, ttl_s=NEGATIVE_TTL_S)
             not_found.append(NotFoundItem(id=w.raw, reason="not_in_arxiv", detail=_missing_detail(w)))
     if not papers:
         raise NotFoundError(

@@ -10,7 +10,6 @@ from scholar.arxiv.metadata import to_paper
 from scholar.arxiv.query import build_query
 from scholar.arxiv.spec import START_CEILING, SearchInput, SearchResult
 from scholar.errors import UpstreamError
-from scholar.runtime.aio import off_loop
 from scholar.sources import arxiv
 from scholar.store.cache import Cache
 
@@ -64,7 +63,7 @@ async def search(args: SearchInput, cache: Cache | None = None) -> SearchResult:
         "sortOrder": args.sort_order,
     }
     key = _cache_key(params)
-    cached = await off_loop(cache.get, "search", key)
+    cached = await cache.aget("search", key)
     if cached is not None:
         feed = arxiv.Feed.model_validate(cached)
     else:
@@ -77,7 +76,7 @@ async def search(args: SearchInput, cache: Cache | None = None) -> SearchResult:
                 reason=reasons.EMPTY_PAGE,
                 hint="arXiv sometimes drops a page; retry the same call in a few seconds.",
             )
-        await off_loop(cache.put, "search", key, feed.model_dump(mode="json"), ttl_s=SEARCH_TTL_S)
+        await cache.aput("search", key, feed.model_dump(mode="json"), ttl_s=SEARCH_TTL_S)
     papers = [to_paper(e) for e in feed.entries]
     shown = len(papers)
     return SearchResult(

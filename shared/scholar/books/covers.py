@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from scholar.runtime.aio import off_loop
 from scholar.sources import openlibrary
 from scholar.sources.openlibrary import CoverSize
 from scholar.store.blobs import BlobStore
@@ -28,9 +27,9 @@ async def store_cover(
         return None
     blobs = blobs or BlobStore()
     key = cover_key(name, size)
-    if not await off_loop(blobs.exists, key):
+    if not await blobs.aexists(key):
         data = await openlibrary.fetch_cover(cover_id, size)
         if data is None:
             return None
-        await off_loop(blobs.put, key, data, "image/jpeg")
+        await blobs.aput(key, data, "image/jpeg")
     return key, blobs.presign(key, LINK_TTL_S)

@@ -14,7 +14,6 @@ from scholar.books.models import Book, BookList, BookRecommendations
 from scholar.books.records import from_search_doc
 from scholar.books.spec import RecommendBooksInput, SearchBooksInput
 from scholar.errors import InvalidArgumentError
-from scholar.runtime.aio import off_loop
 from scholar.sources import openlibrary
 from scholar.sources.openlibrary import SearchDoc
 from scholar.store.cache import DAY, Cache
@@ -79,7 +78,7 @@ async def search_books(args: SearchBooksInput, cache: Cache | None = None) -> Bo
     cache = cache or Cache()
     query, title, author = (v.strip() if v else None for v in (args.query, args.title, args.author))
     key = f"books:t={title or ''}|a={author or ''}|q={query or ''}|n={args.limit}".lower()
-    if (hit := await off_loop(cache.get, "search", key)) is not None:
+    if (hit := await cache.aget("search", key)) is not None:
         return BookList.model_validate(hit)
     if query and not title and not author:
         page = await openlibrary.search(title=query, limit=args.limit)
@@ -106,7 +105,7 @@ async def search_books(args: SearchBooksInput, cache: Cache | None = None) -> Bo
         strategy=strategy,
         broadened=broadened,
     )
-    await off_loop(cache.put, "search", key, result.model_dump(mode="json"))
+    await cache.aput("search", key, result.model_dump(mode="json"))
     return result
 
 
@@ -121,7 +120,7 @@ async def recommend_books(args: RecommendBooksInput, cache: Cache | None = None)
     slug = openlibrary.subject_slug(args.subject)
     if not slug:
         raise InvalidArgumentError(f"subject {args.subject!r} has no letters or digits", field="subject")
-    hit = await off_loop(cache.get, "search", f"ol-subject:{slug}")
+    hit = await cache.aget("search", f"ol-subject:{slug}")
     if hit is None:
         page = await openlibrary.subject(slug, limit=SUBJECT_POOL)
         works = sorted(page.works, key=lambda w: -(w.edition_count or 0))
@@ -131,7 +130,7 @@ async def recommend_books(args: RecommendBooksInput, cache: Cache | None = None)
             work_count=page.work_count,
             books=[_work_level(from_search_doc(w)) for w in works],
         )
-        await off_loop(cache.put, "search", f"ol-subject:{slug}", pool.model_dump(mode="json"), ttl_s=7 * DAY)
+        await cache.aput("search", f"ol-subject:{slug}", pool.model_dump(mode="json"), ttl_s=7 * DAY)
     else:
         pool = BookRecommendations.model_validate(hit)
     return pool.model_copy(update={"books": pool.books[: args.limit]})

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from scholar.config import Settings
 from scholar.errors import UnavailableError, UpstreamError, UpstreamTimeoutError
 from scholar.http import get_json, post_json
+from scholar.store.secrets import get_secret
 
 SOURCE = "docling"
 SUBMIT_PATH = "/v1/convert/source/async"
@@ -36,7 +37,6 @@ _PICTURE_PROMPT = (
     "main finding, in a few sentences."
 )
 
-TaskState = Literal["pending", "started", "success", "failure"]
 Converter = Literal["docling", "docling_vlm"]
 
 
@@ -79,7 +79,8 @@ def vlm_from_settings(settings: Settings) -> VlmOptions | None:
     """The VLM options when ``SCHOLAR_VLM_API_URL`` is set, else None."""
     if not settings.vlm_api_url:
         return None
-    return VlmOptions(api_url=settings.vlm_api_url, api_key=settings.secrets.vlm_api_key, model=settings.vlm_model)
+    key = get_secret("vlm_api_key", settings)
+    return VlmOptions(api_url=settings.vlm_api_url, api_key=key, model=settings.vlm_model)
 
 
 def vlm_skip_reason(use_vlm: bool, vlm: VlmOptions | None) -> str | None:

@@ -1,11 +1,11 @@
 """Downloading one candidate URL: our own upstreams through their configured base, everything else SSRF-guarded.
 
 A candidate whose host is the public host of a registry source (``arxiv.org`` → ``arxiv``, ``www.ebi.ac.uk``
-→ ``europepmc`` …) is fetched from ``settings.base_url(source)`` + the same path and query, so a proxy base,
-a mirror or the fake upstream in tests serves it; only that base's own host is exempt from the address check,
-and every redirect is vetted again. Any other host (a publisher, a repository, a caller's URL) goes through
-``scholar.fulltext.download`` with the test-only allow-list and nothing else. URLs a caller typed are never
-rewritten (DESIGN §12): ``fetch_candidate(..., trusted_routing=False)``.
+→ ``europepmc`` …) is fetched from ``scholar.sources.registry.base_url(source)`` + the same path and query,
+so a proxy base, a mirror or the fake upstream in tests serves it; only that base's own host is exempt from
+the address check, and every redirect is vetted again. Any other host (a publisher, a repository, a caller's
+URL) goes through ``scholar.fulltext.download`` with the test-only allow-list and nothing else. URLs a caller
+typed are never rewritten (DESIGN §12): ``fetch_candidate(..., trusted_routing=False)``.
 
 Tests may replace the resolver and transport used for other hosts with ``set_web_access`` (like
 ``scholar.http.set_transport_factory``): the stand-in for "the internet" on a machine that has none.
@@ -25,7 +25,7 @@ from scholar.config import get_settings
 from scholar.fulltext.download import DownloadedPdf, download_pdf
 from scholar.fulltext.ssrf import Resolver
 from scholar.http import user_agent
-from scholar.sources.registry import SOURCES
+from scholar.sources.registry import SOURCES, base_url
 
 # Public hosts that serve a registry source besides its default base host.
 HOST_ALIASES = {"www.arxiv.org": "arxiv", "export.arxiv.org": "arxiv_api"}
@@ -73,7 +73,7 @@ def routed_url(url: str) -> tuple[str, str | None]:
         return url, None
     parts = urlsplit(url)
     rest = parts.path + (f"?{parts.query}" if parts.query else "")
-    return get_settings().base_url(source) + rest, source
+    return base_url(source) + rest, source
 
 
 def _host_port(url: str) -> str:
@@ -100,7 +100,7 @@ async def fetch_candidate(
     resolver, transport = _web.resolver, _web.transport
     target, source = routed_url(url) if trusted_routing else (url, None)
     if source is not None:
-        if settings.base_url(source) != SOURCES[source].default_base:
+        if base_url(source, settings) != SOURCES[source].default_base:
             allow.add(_host_port(target))  # a base we were configured with (a mirror; the fake upstream in tests)
         resolver, transport = None, None
     return await download_pdf(

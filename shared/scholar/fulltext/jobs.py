@@ -1,40 +1,32 @@
 """From a tool call to a job: normalised arguments, a cached answer when there is one, else a queued task.
 
-Deduplication: the task id is derived from (principal, normalised job, hour) plus a generation number, and
-the TaskTable create is conditional, so concurrent identical requests of one caller find the same task
-and start the same execution (named after the task id; starting it twice is a no-op). A finished,
-failed or cancelled task moves the next request to the next generation. Different callers get their own
-tasks (tasks are bound to the caller); their PDFs are still stored once (content-addressed keys).
+The task is deduplicated per caller and hour (``scholar.runtime.queue.queue_deduplicated``); different
+callers get their own tasks, and their PDFs are still stored once (content-addressed keys).
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import time
 
 from pydantic import BaseModel
 
 from scholar.catalogue import CallContext, QueuedResult
 from scholar.config import get_settings
 from scholar.errors import InvalidArgumentError, NotFoundError, UnavailableError
-from scholar.fulltext import artifacts, results
+from scholar.fulltext import answer_builder, artifacts
 from scholar.fulltext.fetch import web_access
 from scholar.fulltext.models import Job
 from scholar.fulltext.ssrf import vet_url
 from scholar.ids import InvalidIdError, parse_paper_id
 from scholar.runtime.cancel import cancel
-from scholar.runtime.executions import start_execution
-from scholar.runtime.queue import new_task, start_task
-from scholar.store.tasks import ACTIVE, TaskItem, TaskStore, TaskTransitionError
+from scholar.runtime.queue import queue_deduplicated
+from scholar.store.tasks import TaskStore
 
 logger = logging.getLogger(__name__)
 
 # DESIGN §5: PDF work is readable for an hour (from completion; see scholar.fulltext.pipeline).
 PDF_TASK_TTL_S = 3600
-MAX_GENERATIONS = 8
 POLL_AFTER_S = 3
-_BUCKET_S = 3600
 
 
 def paper_job(tool: str, identifier: str, **options: object) -> Job:
@@ -71,8 +63,8 @@ def convert_job(tool: str, pdf_path: str, **options: object) -> Job:
     return Job(kind="convert", tool=tool, pdf_path=pdf_path, **options)
 
 
-def _converter(job: Job) -> results.Converter:
-    return results.converter_for(job.use_vlm, get_settings())
+def _converter(job: Job) -> answer_builder.Converter:
+    return answer_builder.converter_for(job.use_vlm, get_settings())
 
 
 def cached_answer(job: Job) -> BaseModel | None:
@@ -85,7 +77,9 @@ def cached_answer(job: Job) -> BaseModel | None:
                 hint="Fetch the PDF again with fetch_paper_pdf or fetch_pdf_by_url.",
             )
         md_path = artifacts.md_key(sha, _converter(job))
-        return results.build(job, md=(md_path, _converter(job)), cached=True) if artifacts.exists(md_path) else None
+        if not artifacts.exists(md_path):
+            return None
+        return answer_builder.build(job, md=(md_path, _converter(job)), cached=True)
     if job.kind == "paper":
         key = artifacts.paper_cache_key(job.identifier or "")
     else:
@@ -95,16 +89,11 @@ def cached_answer(job: Job) -> BaseModel | None:
         return None
     metadata, pdf = found
     if job.tool == "fetch_paper_pdf" or not job.convert:
-        return results.build(job, metadata=metadata, pdf=pdf, cached=True)
+        return answer_builder.build(job, metadata=metadata, pdf=pdf, cached=True)
     md_path = artifacts.md_key(pdf.sha256, _converter(job))
     if not artifacts.exists(md_path):
         return None
-    return results.build(job, metadata=metadata, pdf=pdf, md=(md_path, _converter(job)), cached=True)
-
-
-def _base_id(principal: str, job: Job) -> str:
-    bucket = int(time.time() // _BUCKET_S)
-    return hashlib.sha256(f"{principal}\n{job.dedupe_key()}\n{bucket}".encode()).hexdigest()[:40]
+    return answer_builder.build(job, metadata=metadata, pdf=pdf, md=(md_path, _converter(job)), cached=True)
 
 
 def queue(job: Job, ctx: CallContext) -> QueuedResult:
@@ -116,31 +105,11 @@ def queue(job: Job, ctx: CallContext) -> QueuedResult:
     machine = get_settings().resources.pdf_state_machine_arn
     if not machine:
         raise UnavailableError("the PDF pipeline is not configured (SCHOLAR_PDF_STATE_MACHINE_ARN)")
-    store = TaskStore()
-    base = _base_id(ctx.principal, job)
-    digest = hashlib.sha256(job.dedupe_key().encode()).hexdigest()
-    for generation in range(MAX_GENERATIONS):
-        task_id = f"pdf{base}g{generation}"
-        item = new_task(principal=ctx.principal, tool=job.tool, digest=digest, ttl_s=PDF_TASK_TTL_S,
-                        progress="queued", task_id=task_id)
-        try:
-            store.create(item)
-        except TaskTransitionError:
-            existing = store.get(task_id, ctx.principal)
-            if existing is None or existing.status not in ACTIVE:
-                continue  # finished, failed, cancelled or expired: a new run gets the next generation
-            item = existing
-        return start_task(item, lambda task: _start(machine, task, job), poll_after_s=POLL_AFTER_S, store=store,
-                          create=False)
-    raise UnavailableError(
-        "this request was run too many times in the last hour", retryable=True, retry_after_s=_BUCKET_S
+    return queue_deduplicated(
+        machine, {"job": job.model_dump(mode="json")}, prefix="pdf", principal=ctx.principal, tool=job.tool,
+        dedupe_key=job.dedupe_key(), ttl_s=PDF_TASK_TTL_S, poll_after_s=POLL_AFTER_S,
+        exhausted="this request was run too many times in the last hour",
     )
-
-
-def _start(machine: str, item: TaskItem, job: Job) -> str:
-    """Start the execution named after the task (a second start of the same name is a no-op)."""
-    payload = {"task_id": item.task_id, "principal": item.principal, "job": job.model_dump(mode="json")}
-    return start_execution(machine, item.task_id, payload)
 
 
 def cancel_task(task_id: str, principal: str) -> bool:

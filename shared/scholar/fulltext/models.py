@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.fulltext.read_options import ReadOptions
-from scholar.library.models import COLLECTION_PATTERN, DEFAULT_COLLECTION, PdfVersionKind
+from scholar.store.library_models import COLLECTION_PATTERN, DEFAULT_COLLECTION, PdfVersionKind
 
 PdfSource = Literal["s2_oa", "arxiv", "pmc", "unpaywall", "openalex", "publisher", "url"]
 Converter = Literal["builtin", "docling", "docling_vlm"]
@@ -66,16 +66,6 @@ class StoredPdf(BaseModel):
     size_bytes: int
     pdf_source: PdfSource
     source_url: str
-
-
-class StoredMarkdown(BaseModel):
-    """A conversion in the artifact bucket."""
-
-    md_path: str = Field(description="Artifact reference: md/<sha256>[.<converter>].md")
-    converter: Converter
-    vlm_used: bool = False
-    page_count: int | None = None
-    total_chars: int
 
 
 Prefer = Literal["published", "preprint"]

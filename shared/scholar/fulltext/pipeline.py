@@ -19,6 +19,7 @@ import tempfile
 import time
 from typing import Any
 
+from scholar import aio
 from scholar.config import get_settings
 from scholar.errors import (
     RATE_LIMITED,
@@ -31,7 +32,7 @@ from scholar.errors import (
     UpstreamTimeoutError,
     from_envelope,
 )
-from scholar.fulltext import artifacts, docling, keeping, results
+from scholar.fulltext import answer_builder, artifacts, docling, keep_step
 from scholar.fulltext.fetch import fetch_candidate
 from scholar.fulltext.jobs import PDF_TASK_TTL_S
 from scholar.fulltext.models import Attempt, Candidate, Job, PaperSummary, StoredPdf
@@ -40,7 +41,6 @@ from scholar.fulltext.verify import check_readable, rejected
 from scholar.pdftext.convert import convert_pdf
 from scholar.pdftext.lock import PDFIUM
 from scholar.records import FailedSource
-from scholar.runtime import aio
 from scholar.runtime.outcome import StepError, finish_task, step_failure
 from scholar.store.tasks import ACTIVE, TaskStore, TaskTransitionError
 
@@ -183,7 +183,7 @@ def download(event: dict[str, Any]) -> dict[str, Any]:
     if candidates and job.keep is not None:  # download_paper: every location at once, the best version kept
         _progress(event, f"downloading the PDF from {len(candidates)} locations at once, keeping the best version")
         with tempfile.TemporaryDirectory(prefix="scholar-pdf-") as dest:
-            find = aio.run(keeping.download_best(candidates, job.keep.prefer, dest))
+            find = aio.run(keep_step.download_best(candidates, job.keep.prefer, dest))
         stored, attempts = find.pdf, find.attempts
     elif candidates:
         with tempfile.TemporaryDirectory(prefix="scholar-pdf-") as dest:
@@ -196,7 +196,7 @@ def download(event: dict[str, Any]) -> dict[str, Any]:
     elif job.kind == "url":
         artifacts.remember_url(job.url or "", stored)
     if find is not None:
-        keeping.remember(job, resolved.get("metadata"), find)
+        keep_step.remember(job, resolved.get("metadata"), find)
     return {"pdf": stored.model_dump(), "attempts": dumped, **(find.step_fields() if find else {})}
 
 
@@ -212,7 +212,7 @@ def convert(event: dict[str, Any]) -> dict[str, Any]:
     job = Job.model_validate(event["job"])
     pdf_path = ((event.get("downloaded") or {}).get("pdf") or {}).get("pdf_path") or job.pdf_path or ""
     settings = get_settings()
-    converter = results.converter_for(job.use_vlm, settings)
+    converter = answer_builder.converter_for(job.use_vlm, settings)
     md_path = artifacts.md_key(artifacts.sha_of(pdf_path), converter)
     if artifacts.exists(md_path):
         return {"md_path": md_path, "converter": converter}
@@ -262,13 +262,13 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
     if error is None:
         try:
             if job.keep is not None:  # download_paper: the PDF goes into the caller's library
-                result = keeping.kept_result(
+                result = keep_step.kept_result(
                     job, str(event.get("principal") or ""), metadata=metadata, downloaded=downloaded,
                     failed_sources=failed, md_path=converted.get("md_path"),
                     md_skip_reason=unconverted["message"] if unconverted else None,
                 )
             else:
-                result = results.build(job, metadata=metadata, pdf=pdf, md=md, attempts=attempts,
+                result = answer_builder.build(job, metadata=metadata, pdf=pdf, md=md, attempts=attempts,
                                        failed_sources=failed)
         except ScholarError as err:  # keeping failed, or read_paper's section, figure or pages are not there
             error = _error(err)

@@ -1,7 +1,7 @@
 """What a read_paper call asks for, carried inside the pipeline's Job (``Job.read``) so the finished task answers it.
 
-Pydantic only (fulltext/models.py and research/read_spec.py import it; both must stay cheap to import). Part of
-the job's dedupe key (a task's result is one answer); the conversion itself is content-addressed and made once.
+Pydantic only (fulltext/models.py and research/read/spec.py import it; both must stay cheap to import). Part
+of the job's dedupe key (a task's result is one answer); the conversion itself is content-addressed and made once.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 or one figure or table rendered from the PDF.
 
 Core, not a family: the research family answers from stored artifacts with it, and the PDF pipeline's finish
-step (scholar.fulltext.results) builds the finished task's result with it, so both give the same answer.
+step (scholar.fulltext.answer_builder) builds the finished task's result with it, so both give the same answer.
 Paging never cuts a page: pages are added while they fit ``max_chars``; only a single page longer than
 ``max_chars`` on its own is cut, and the answer says so (``truncated``).
 """
@@ -18,8 +18,8 @@ from scholar.content import ExtraImage
 from scholar.errors import InvalidArgumentError, NotFoundError
 from scholar.fulltext import artifacts
 from scholar.fulltext.models import Converter, Job
-from scholar.fulltext.read_answer import FigureInfo, OutlineEntry, ReadPaperResult, SectionInfo
 from scholar.fulltext.read_options import MAX_READ_CHARS, ReadOptions
+from scholar.fulltext.read_result import FigureInfo, OutlineEntry, ReadPaperResult, SectionInfo
 from scholar.pdftext import outline
 from scholar.pdftext.labels import FigureKind, Label, parse_label
 
@@ -99,7 +99,7 @@ def build_answer(job: Job, fields: dict[str, Any], md: tuple[str, Converter] | N
 
     Args:
         job: the read_paper job (``job.read`` holds what was asked).
-        fields: the answer's PDF and paper fields, as scholar.fulltext.results gathers them for every tool.
+        fields: the answer's PDF and paper fields, as scholar.fulltext.answer_builder gathers them for every tool.
         md: the stored Markdown's key and converter.
 
     Raises:

@@ -21,9 +21,9 @@ from pydantic import BaseModel, Field
 from scholar.config import get_settings
 from scholar.errors import NotFoundError, ScholarError
 from scholar.fulltext.models import Candidate, PaperSummary, PdfSource
-from scholar.library.models import PdfVersionKind
 from scholar.records import FailedSource
 from scholar.sources import crossref, europepmc, openalex, s2, unpaywall
+from scholar.store.library_models import PdfVersionKind
 
 logger = logging.getLogger(__name__)
 

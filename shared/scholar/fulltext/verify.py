@@ -2,7 +2,7 @@
 
 The download itself (``scholar.fulltext.download``) already refused bodies that are not PDFs or are shorter than
 announced; this is the last check: pdfium opens the file and finds pages. Blocking (pdfium): coroutines call it
-through ``scholar.runtime.aio.off_loop``.
+through ``scholar.aio.off_loop``.
 """
 
 from __future__ import annotations

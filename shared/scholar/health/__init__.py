@@ -1,9 +1,9 @@
 """Usage records and the doctor (DESIGN §2 ``health/``): written by every call, read by source_health.
 
-A library, not a family (no spec.py): every family function records through it (the recorder is
-hooked into ``scholar.http`` and ``scholar.runtime.family``), the research family's ``source_health``
-reads it, and the probe function keeps it fed. ``scholar.health.probe`` is imported on its own
-(it sends HTTP requests through ``scholar.http``, which imports the recorder from here).
+A library, not a family (no spec.py): every family function records through it (the recorder
+registers itself with ``scholar.usage_hooks``, which ``scholar.http`` and ``scholar.runtime.family`` call;
+each function's app.py imports it), the research family's ``source_health`` reads it, and the probe
+function keeps it fed. ``scholar.health.probe`` is imported on its own.
 """
 
 import importlib

@@ -17,15 +17,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scholar import http
+from scholar import aio, http
 from scholar.config import Settings, get_settings
 from scholar.errors import ScholarError
 from scholar.health.doctor import RECENT_S
 from scholar.health.history import close_hours, last_call_at
 from scholar.health.recorder import Call, flush
 from scholar.health.records import NO_SOURCE, PROBE_TOOL
-from scholar.runtime import aio
-from scholar.sources.registry import SOURCES
+from scholar.sources.registry import SOURCES, base_url
 from scholar.store.usage import UsageStore, UsageWriteError
 
 logger = logging.getLogger(__name__)
@@ -46,7 +45,7 @@ class Probe:
 
     def configured(self, settings: Settings) -> bool:
         try:
-            settings.base_url(self.source)
+            base_url(self.source, settings)
         except KeyError:  # no public default and no URL set (docling)
             return False
         return self.needs is None or settings.secrets.has(self.needs)

@@ -1,5 +1,6 @@
 """The per-invocation buffer of usage records: filled while a tool runs, written once when it ends.
 
+It registers itself with ``scholar.usage_hooks`` when imported (the lower floors call it through there).
 ``recording(family, tool, principal)`` opens one call; ``call.bind(coro)`` makes it the current call
 inside the coroutine (a context variable: the process loop runs many callers' coroutines at once, on
 another thread than the handler's, and tasks spawned by the tool inherit it). ``scholar.http`` reports
@@ -19,6 +20,7 @@ import time
 from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
+from scholar import usage_hooks
 from scholar.config import get_settings
 from scholar.health.metrics import count_write_failure, publish
 from scholar.health.records import NO_SOURCE, SourceStats, UsageRecord, hash_principal, is_failure, rows_of
@@ -186,3 +188,6 @@ def flush(records: list[UsageRecord]) -> None:
 def _write_failed(exc: UsageWriteError) -> None:
     logger.error("usage records were not written: %s", exc)
     count_write_failure()
+
+
+usage_hooks.set_recorder(usage_hooks.Recorder(recording=recording, note_attempt=note_attempt))

@@ -14,11 +14,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from scholar import aio
 from scholar.health.doctor import Finding, diagnose
 from scholar.health.history import Windows, windows
 from scholar.health.records import NO_SOURCE
 from scholar.health.summary import Summary
-from scholar.runtime import aio
 from scholar.sources.registry import SOURCES
 from scholar.store.usage import UsageStore
 

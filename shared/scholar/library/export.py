@@ -13,18 +13,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
+from scholar.catalogue import MAX_RESULT_CHARS
 from scholar.cite import build_entries, to_bibtex, to_csl, to_ris
 from scholar.fulltext.artifacts import PRESIGN_S
 from scholar.library.keys import new_export_key
-from scholar.library.models import LibraryItem
 from scholar.records import Paper
 from scholar.store.blobs import BlobStore
+from scholar.store.library_models import LibraryItem
 
 ExportFormat = Literal["bibtex", "csl-json", "ris", "jsonl"]
 SNAPSHOT_FORMAT = "scholar-library-snapshot"
 SNAPSHOT_VERSION = 1
 # What an inline export may hold: the size budget less room for the result's other fields.
-INLINE_BUDGET = 80_000 - 2_000
+INLINE_BUDGET = MAX_RESULT_CHARS - 2_000
 # Characters that readers splitting on Unicode line breaks (Python's splitlines) would cut a line at; JSON allows
 # them raw inside strings, so the escaped form is the same value.
 _LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}

@@ -13,10 +13,9 @@ from dataclasses import dataclass
 
 from scholar.errors import NOT_FOUND, RATE_LIMITED, InvalidArgumentError, ScholarError
 from scholar.library.keep import resolve_item
-from scholar.library.models import LibraryItem, is_item_id, item_id_for
 from scholar.paper_lookup import parse_identifier
-from scholar.runtime.aio import off_loop
 from scholar.store.library import LibraryStore
+from scholar.store.library_models import LibraryItem, is_item_id, item_id_for
 
 __all__ = ["Found", "find_items"]
 
@@ -52,7 +51,7 @@ async def find_items(store: LibraryStore, identifiers: Sequence[str]) -> list[Fo
             direct[identifier] = item_id_for(parse_identifier(identifier).cache_key())
         except InvalidArgumentError as err:
             failed[identifier] = Found(identifier, status="invalid_id", message=err.message, error=err)
-    items = await off_loop(store.get_many, list(dict.fromkeys(direct.values())))
+    items = await store.aget_many(list(dict.fromkeys(direct.values())))
     missing = [i for i in dict.fromkeys(direct) if direct[i] not in items and not is_item_id(i)]
     resolved = await asyncio.gather(*(resolve_item(i) for i in missing), return_exceptions=True)
     canonical: dict[str, str] = {}
@@ -64,7 +63,7 @@ async def find_items(store: LibraryStore, identifiers: Sequence[str]) -> list[Fo
         else:
             canonical[identifier] = outcome[0]
     if canonical:
-        items |= await off_loop(store.get_many, [c for c in dict.fromkeys(canonical.values()) if c not in items])
+        items |= await store.aget_many([c for c in dict.fromkeys(canonical.values()) if c not in items])
     out = []
     for identifier in identifiers:
         if identifier in failed:

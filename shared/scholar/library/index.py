@@ -20,7 +20,7 @@ from typing import Any, Literal, Protocol
 
 from scholar.errors import InvalidArgumentError
 from scholar.fulltext.artifacts import md_key
-from scholar.library.models import LibraryItem
+from scholar.store.library_models import LibraryItem
 
 SCHEMA_VERSION = 1
 FIELDS = ("title", "authors", "abstract", "notes", "tags", "body")

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from scholar.aio import off_loop
 from scholar.errors import InvalidArgumentError, NotFoundError
 from scholar.ids import InvalidIdError, PaperId, parse_paper_id, written_ids
-from scholar.library.models import DEFAULT_COLLECTION, LibraryItem, PdfVersion, is_item_id, item_id_for
 from scholar.paper_lookup import get_paper, parse_identifier
 from scholar.records import Paper
-from scholar.runtime.aio import off_loop
 from scholar.store.blobs import BlobStore
 from scholar.store.library import ItemExistsError, LibraryStore, now_iso
+from scholar.store.library_models import DEFAULT_COLLECTION, LibraryItem, PdfVersion, is_item_id, item_id_for
 
 __all__ = ["add_paper", "identity_of", "keep_pdf", "resolve_item", "retain_items", "retain_keys"]
 
@@ -83,16 +83,16 @@ async def add_paper(principal: str, identifier: str, *, collection: str = DEFAUL
     """
     store = LibraryStore(principal)
     if is_item_id(identifier):
-        item = await off_loop(store.get, identifier)
+        item = await store.aget(identifier)
         if item is None:
             raise NotFoundError(f"your library has no item {identifier!r}", reason="library_item_not_found",
                                 hint="Add the paper by its DOI, arXiv id or S2 id instead.")
         return await _merge(store, item, tags, notes), False
     item_id, paper = await resolve_item(identifier)
-    existing = await off_loop(store.get, item_id)
+    existing = await store.aget(item_id)
     if existing is None:
         try:
-            stored = await off_loop(store.put, _new_item(item_id, paper, collection=collection, tags=tags, notes=notes),
+            stored = await store.aput(_new_item(item_id, paper, collection=collection, tags=tags, notes=notes),
                                     create_only=True)
             return stored, True
         except ItemExistsError as won:  # a concurrent add of the same paper came first: one item
@@ -108,7 +108,7 @@ async def _merge(store: LibraryStore, item: LibraryItem, tags: Sequence[str], no
         return current.model_copy(update={"tags": list(dict.fromkeys([*current.tags, *tags])),
                                           "notes": notes if notes is not None else current.notes})
 
-    return await off_loop(store.update, item.item_id, change)
+    return await store.aupdate(item.item_id, change)
 
 
 async def keep_pdf(principal: str, *, identifier: str, pdf: PdfVersion, collection: str = DEFAULT_COLLECTION,
@@ -154,13 +154,13 @@ async def _record_pdf(principal: str, *, identifier: str, pdf: PdfVersion, colle
                       md_path: str | None) -> tuple[LibraryItem, bool]:
     store = LibraryStore(principal)
     item_id, paper = await resolve_item(identifier)
-    existing = await off_loop(store.get, item_id)
+    existing = await store.aget(item_id)
     if existing is None:
         try:
             created = _new_item(item_id, paper, collection=collection, pdfs=[pdf])
             if md_path:
                 created = created.model_copy(update={"md_path": md_path})
-            return await off_loop(store.put, created, create_only=True), True
+            return await store.aput(created, create_only=True), True
         except ItemExistsError as won:
             existing = won.item
     if any(kept.sha256 == pdf.sha256 for kept in existing.pdfs) and (md_path is None or existing.md_path == md_path):
@@ -176,5 +176,5 @@ async def _record_pdf(principal: str, *, identifier: str, pdf: PdfVersion, colle
             update["md_path"] = md_path
         return current.model_copy(update=update) if update else current
 
-    stored = await off_loop(store.update, item_id, change)
+    stored = await store.aupdate(item_id, change)
     return stored, added[-1]

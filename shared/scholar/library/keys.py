@@ -13,7 +13,6 @@ import uuid
 
 from scholar.errors import InvalidArgumentError, NotFoundError
 
-EXPORT_EXTENSIONS = ("bib", "json", "ris", "jsonl")
 _EXPORT_KEY = re.compile(r"^exports/([0-9a-f]{32})/([0-9a-f]{32})\.(bib|json|ris|jsonl)$")
 
 

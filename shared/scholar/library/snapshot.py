@@ -18,10 +18,10 @@ from pydantic import ValidationError
 from scholar.errors import InvalidArgumentError, NotFoundError, UnavailableError
 from scholar.library.export import SNAPSHOT_FORMAT, SNAPSHOT_VERSION
 from scholar.library.keys import own_export_key
-from scholar.library.models import LibraryItem
 from scholar.records import Paper
 from scholar.store.blobs import BlobStore
 from scholar.store.library import ItemExistsError
+from scholar.store.library_models import LibraryItem
 
 MAX_SNAPSHOT_ITEMS = 10_000
 _ADD_ATTEMPTS = 3

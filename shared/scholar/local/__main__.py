@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> None:
     logging.getLogger("botocore").setLevel(logging.WARNING)  # one line per client about the endpoint
     logging.getLogger("samtranslator").setLevel(logging.ERROR)  # feature-toggle chatter on every transform
     if args.command == "doctor":
-        from scholar.local.doctor import run_doctor  # noqa: PLC0415  # only this subcommand probes
+        from scholar.local.doctor_cli import run_doctor  # noqa: PLC0415  # only this subcommand probes
 
         logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per probe otherwise; the table says it all
         raise SystemExit(run_doctor(template=args.template))

@@ -34,7 +34,7 @@ logger = logging.getLogger(__name__)
 LANDING_PATH = "/"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 # Optional hook of the health package: ``source_status() -> iterable of {source, status, detail?}``.
-HEALTH_HOOK_MODULE = "scholar.health.landing"
+HEALTH_HOOK_MODULE = "scholar.health.landing_view"
 MAX_CACHED_PAGES = 32
 HEALTH_TTL_S = 60.0  # a page that shows source status is rebuilt this often; one without it never
 _HOST_RE = re.compile(r"^[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?$")

@@ -16,8 +16,8 @@ from scholar.catalogue import all_tools, get_tool
 from scholar.config import get_settings
 from scholar.mcp.dispatch import call_tool
 from scholar.mcp.principal import LOCAL_PRINCIPAL, principal_from_scope
-from scholar.mcp.tasks_extension import TasksExtension
-from scholar.mcp.tasks_utility import TaskUtilityMiddleware
+from scholar.mcp.tasks.extension import TasksExtension
+from scholar.mcp.tasks.utility import TaskUtilityMiddleware
 from scholar.mcp.tools import parse_toolsets, visible_tools, wire_tools
 
 SERVER_NAME = "scholar-mcp"

@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scholar.papers.common import cache_key
+from scholar.papers.cache_keys import cache_key
 from scholar.papers.fields import COMPACT
 from scholar.papers.mapping import from_s2
 from scholar.papers.spec_graph import AuthorProfile, GetAuthorInput, GetAuthorResult
-from scholar.runtime.aio import off_loop
 from scholar.sources import s2
 from scholar.store.cache import Cache
 
@@ -37,7 +36,7 @@ async def get_author(args: GetAuthorInput, cache: Cache | None = None) -> GetAut
     """
     cache = cache or Cache()
     key = cache_key("get_author", args)
-    cached = await off_loop(cache.get, "list", key)
+    cached = await cache.aget("list", key)
     if cached is not None:
         return GetAuthorResult.model_validate(cached)
     ident = args.identifier.strip()
@@ -55,5 +54,5 @@ async def get_author(args: GetAuthorInput, cache: Cache | None = None) -> GetAut
             candidates=[_profile(row) for row in (found.get("data") or [])[:CANDIDATES]],
             total=found.get("total"),
         )
-    await off_loop(cache.put, "list", key, result.model_dump(mode="json"))
+    await cache.aput("list", key, result.model_dump(mode="json"))
     return result

@@ -14,9 +14,8 @@ from typing import Any
 from scholar.errors import NotFoundError, ScholarError
 from scholar.ids import InvalidIdError, parse_isbn
 from scholar.papers import biblio
-from scholar.papers.common import failed
+from scholar.papers.budget import failed
 from scholar.records import Bibliographic, FailedSource, Paper
-from scholar.runtime.aio import off_loop
 from scholar.sources import crossref, openlibrary
 from scholar.store.cache import Cache
 
@@ -47,17 +46,17 @@ async def crossref_biblio(doi: str, cache: Cache) -> Bibliographic | None:
         RateLimitedError / UpstreamError: Crossref failed.
     """
     key = f"crossref:{doi}"
-    known = await off_loop(cache.get_first, ("record", key), ("negative", key))
+    known = await cache.aget_first(("record", key), ("negative", key))
     if known is not None:
         namespace, value = known
         return Bibliographic.model_validate(value) if namespace == "record" else None
     try:
         message = await crossref.get_work(doi)
     except NotFoundError:
-        await off_loop(cache.put, "negative", key, True)
+        await cache.aput("negative", key, True)
         return None
     found = biblio.from_crossref(message)
-    await off_loop(cache.put, "record", key, found.model_dump(mode="json"))
+    await cache.aput("record", key, found.model_dump(mode="json"))
     return found
 
 

@@ -14,15 +14,16 @@ from collections import Counter
 from scholar.errors import InvalidArgumentError, ScholarError
 from scholar.ids import InvalidIdError, PaperId, parse_paper_id
 from scholar.papers import autoenrich
+from scholar.papers.budget import MAX_RESULT_CHARS, failed
 from scholar.papers.chapters import split_citation
-from scholar.papers.common import MAX_RESULT_CHARS, failed
 from scholar.papers.fields import FIELDS
 from scholar.papers.mapping import shorten_for_list
 from scholar.papers.resolve import resolve_papers
 from scholar.papers.spec_export import BatchResolveInput, BatchResolveResult, ResolvedItem
-from scholar.patent_numbers import PatentNumber, parse_patent_number, standardise
+from scholar.patent_numbers import PatentNumber, parse_patent_number
 from scholar.records import FailedSource
 from scholar.sources import epo_ops_auth, epo_ops_biblio
+from scholar.sources.epo_ops_numbers import standardise
 from scholar.store.cache import Cache
 
 CONCURRENCY = 5

@@ -14,13 +14,13 @@ import time
 from dataclasses import dataclass, field
 
 from scholar.errors import NotFoundError
-from scholar.papers.common import cache_key, s2_key
+from scholar.papers.cache_keys import cache_key
 from scholar.papers.fields import COMPACT
+from scholar.papers.lookup import s2_key
 from scholar.papers.mapping import from_s2
 from scholar.papers.neighbours import GraphReader, Kind, is_s2_id
 from scholar.papers.spec_graph import BridgeStats, FindBridgePapersInput, FindBridgePapersResult, GraphEdge
 from scholar.records import Paper
-from scholar.runtime.aio import off_loop
 from scholar.store.cache import Cache
 
 MAX_LEVEL_EXPANSIONS = 200
@@ -137,12 +137,12 @@ async def find_bridge(
     cache = cache or Cache()
     key = cache_key("bridge", args, source_id=s2_key(args.source_id, "source_id"),
                     target_id=s2_key(args.target_id, "target_id"))
-    cached = await off_loop(cache.get, "graph", key)
+    cached = await cache.aget("graph", key)
     if cached is not None:
         return FindBridgePapersResult.model_validate(cached)
     result = await _search(args, time_budget_s)
     if not result.partial and (result.found or result.stats.exhaustive):
-        await off_loop(cache.put, "graph", key, result.model_dump(mode="json"))
+        await cache.aput("graph", key, result.model_dump(mode="json"))
     return result
 
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from scholar.papers import autoenrich
-from scholar.papers.common import MAX_RESULT_CHARS, cache_key, check_years, filter_fields, has_filters, passes, s2_key
+from scholar.papers.budget import MAX_RESULT_CHARS
+from scholar.papers.cache_keys import cache_key
 from scholar.papers.fields import FIELDS
+from scholar.papers.filters import check_years, filter_fields, has_filters, passes
+from scholar.papers.lookup import s2_key
 from scholar.papers.mapping import from_s2, shorten_for_list
 from scholar.papers.spec_graph import (
     CitedItem,
@@ -22,7 +25,6 @@ from scholar.papers.spec_graph import (
     GetReferencesResult,
 )
 from scholar.records import Paper
-from scholar.runtime.aio import off_loop
 from scholar.sources import s2
 from scholar.store.cache import Cache
 
@@ -61,7 +63,7 @@ async def list_papers(
     cache = cache or Cache()
     ckey = cache_key(kind, args, identifier=key)
     model = GetCitationsResult if kind == "citations" else GetReferencesResult
-    cached = await off_loop(cache.get, "list", ckey)
+    cached = await cache.aget("list", ckey)
     if cached is not None:
         return model.model_validate(cached)
     limit = args.limit
@@ -105,7 +107,7 @@ async def list_papers(
         sources=["s2", *(["openlibrary"] if any(p.book_metadata for _, p in kept) else [])],
     )
     if not failures:
-        await off_loop(cache.put, "list", ckey, result.model_dump(mode="json"))
+        await cache.aput("list", ckey, result.model_dump(mode="json"))
     return result
 
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from scholar.errors import NotFoundError, ScholarError
-from scholar.papers.common import failed
+from scholar.papers.budget import failed
 from scholar.papers.lookup import get_paper, parse_identifier
 from scholar.papers.spec_export import Concept, EnrichPaperInput, EnrichPaperResult, Funder, OpenAccess, Topic
 from scholar.records import FailedSource
-from scholar.runtime.aio import off_loop
 from scholar.sources import openalex, unpaywall
 from scholar.store.cache import DAY, Cache
 
@@ -115,7 +114,7 @@ async def enrich_paper(args: EnrichPaperInput, cache: Cache | None = None) -> En
     doi, work_id = await _locate(args.identifier)
     wanted = sorted(set(args.fields))
     key = f"enrich:{doi or work_id}:{','.join(wanted)}"
-    cached = await off_loop(cache.get, "result", key)
+    cached = await cache.aget("result", key)
     if cached is not None:
         return EnrichPaperResult.model_validate(cached)
     failures: list[FailedSource] = []
@@ -154,5 +153,5 @@ async def enrich_paper(args: EnrichPaperInput, cache: Cache | None = None) -> En
         raise missing or NotFoundError(f"OpenAlex has no record of {args.identifier!r}", source="openalex")
     result = EnrichPaperResult(**values, failed_sources=failures, partial=bool(failures))
     if not failures:
-        await off_loop(cache.put, "result", key, result.model_dump(mode="json"), ttl_s=TTL_S)
+        await cache.aput("result", key, result.model_dump(mode="json"), ttl_s=TTL_S)
     return result

@@ -23,7 +23,7 @@ from scholar.errors import (
 )
 from scholar.ids import InvalidIdError, PaperId, parse_paper_id
 from scholar.papers import autoenrich, biblio
-from scholar.papers.common import MAX_RESULT_CHARS, failed
+from scholar.papers.budget import MAX_RESULT_CHARS, failed
 from scholar.papers.resolve import resolve_papers
 from scholar.papers.spec_export import CitationError, GenerateCitationsInput, GenerateCitationsResult
 from scholar.records import FailedSource, Paper

@@ -15,10 +15,12 @@ import time
 from typing import Any
 
 from scholar.errors import NotFoundError
-from scholar.papers.common import MAX_RESULT_CHARS, cache_key, check_years, has_filters, passes, s2_key
+from scholar.papers.budget import MAX_RESULT_CHARS
+from scholar.papers.cache_keys import cache_key
+from scholar.papers.filters import check_years, has_filters, passes
+from scholar.papers.lookup import s2_key
 from scholar.papers.neighbours import MAX_PAGE, GraphReader, Kind, is_s2_id
 from scholar.papers.spec_graph import GetCitationGraphInput, GetCitationGraphResult, GraphEdge, GraphNode, GraphStats
-from scholar.runtime.aio import off_loop
 from scholar.store.cache import Cache
 
 NODE_FIELDS = ("paperId", "title", "year", "citationCount", "externalIds", "fieldsOfStudy", "authors")
@@ -156,7 +158,7 @@ async def citation_graph(
     cache = cache or Cache()
     keys = sorted({s2_key(raw, f"seed_ids[{i}]") for i, raw in enumerate(args.seed_ids)})
     ckey = cache_key("graph", args, seed_ids=keys)
-    cached = await off_loop(cache.get, "graph", ckey)
+    cached = await cache.aget("graph", ckey)
     if cached is not None:
         return GetCitationGraphResult.model_validate(cached)
     reader = GraphReader(concurrency=concurrency)
@@ -179,7 +181,7 @@ async def citation_graph(
         raise NotFoundError(f"Semantic Scholar has none of the seeds: {', '.join(args.seed_ids)}", source="s2")
     result = _result(walk, seeds, unresolved, began)
     if not result.partial:
-        await off_loop(cache.put, "graph", ckey, result.model_dump(mode="json"))
+        await cache.aput("graph", ckey, result.model_dump(mode="json"))
     return result
 
 

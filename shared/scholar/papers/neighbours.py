@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from scholar.errors import NotFoundError, ScholarError
-from scholar.papers.common import failed
+from scholar.papers.budget import failed
 from scholar.records import FailedSource
 from scholar.sources import s2
 

@@ -7,12 +7,13 @@ they are S2 ids already), so the recommendations API always gets the id form it 
 from __future__ import annotations
 
 from scholar.errors import NotFoundError
-from scholar.papers.common import cache_key, fit, s2_key
+from scholar.papers.budget import fit
+from scholar.papers.cache_keys import cache_key
 from scholar.papers.fields import FIELDS
+from scholar.papers.lookup import s2_key
 from scholar.papers.mapping import from_s2, shorten_for_list
 from scholar.papers.neighbours import GraphReader, is_s2_id
 from scholar.papers.spec_graph import RecommendPapersInput, RecommendPapersResult
-from scholar.runtime.aio import off_loop
 from scholar.sources import s2
 from scholar.store.cache import Cache
 
@@ -50,7 +51,7 @@ async def recommend(args: RecommendPapersInput, cache: Cache | None = None) -> R
     groups = {"positive_ids": list(args.positive_ids), "negative_ids": list(args.negative_ids or [])}
     normalised = {name: sorted(s2_key(r, name) for r in raws) for name, raws in groups.items()}
     key = cache_key("recommend", args, **normalised)
-    cached = await off_loop(cache.get, "search", key)
+    cached = await cache.aget("search", key)
     if cached is not None:
         return RecommendPapersResult.model_validate(cached)
     ids, unresolved = await _to_s2_ids(groups, GraphReader())
@@ -67,5 +68,5 @@ async def recommend(args: RecommendPapersInput, cache: Cache | None = None) -> R
         papers = [shorten_for_list(p) for p in papers]
     kept, truncated = fit(papers)
     result = RecommendPapersResult(data=kept, unresolved=unresolved, truncated=truncated)
-    await off_loop(cache.put, "search", key, result.model_dump(mode="json"))
+    await cache.aput("search", key, result.model_dump(mode="json"))
     return result

@@ -14,7 +14,7 @@ from typing import Any
 from scholar.errors import NotFoundError, ScholarError
 from scholar.ids import PaperId
 from scholar.papers import biblio
-from scholar.papers.common import failed
+from scholar.papers.budget import failed
 from scholar.papers.mapping import from_crossref, from_openalex, from_s2
 from scholar.records import FailedSource, Paper
 from scholar.sources import crossref, openalex, s2

@@ -9,7 +9,6 @@ from scholar.errors import InvalidArgumentError
 from scholar.papers.fields import BULK_UNSUPPORTED, FIELDS
 from scholar.papers.mapping import from_s2, shorten_for_list
 from scholar.papers.spec import SearchPapersInput, SearchPapersResult
-from scholar.runtime.aio import off_loop
 from scholar.sources import s2
 from scholar.store.cache import Cache
 
@@ -44,7 +43,7 @@ async def search_papers(args: SearchPapersInput, cache: Cache | None = None) -> 
         )
     cache = cache or Cache()
     key = json.dumps(args.model_dump(mode="json"), sort_keys=True)
-    cached = await off_loop(cache.get, "search", f"papers:{key}")
+    cached = await cache.aget("search", f"papers:{key}")
     if cached is not None:
         return SearchPapersResult.model_validate(cached)
     fields = FIELDS[args.fields]
@@ -70,5 +69,5 @@ async def search_papers(args: SearchPapersInput, cache: Cache | None = None) -> 
     result = SearchPapersResult(
         data=papers, total=total, offset=args.offset, next_offset=end if has_more else None, sort=args.sort
     )
-    await off_loop(cache.put, "search", f"papers:{key}", result.model_dump(mode="json"))
+    await cache.aput("search", f"papers:{key}", result.model_dump(mode="json"))
     return result

@@ -13,7 +13,6 @@ from scholar.patents.models import CitingPatent, CitingPatentsResult
 from scholar.patents.search import SEARCH_PATH, parse_search, quote_term
 from scholar.patents.spec import GetCitingPatentsInput
 from scholar.records import PatentRecord
-from scholar.runtime.aio import off_loop
 from scholar.sources import epo_ops, s2
 from scholar.store.cache import Cache
 
@@ -61,7 +60,7 @@ async def get_citing_patents(args: GetCitingPatentsInput) -> CitingPatentsResult
     """
     cache = Cache()
     key = f"patents:citing:{args.limit}:{args.paper_id.strip().lower()}"
-    held = await off_loop(cache.get, "search", key)
+    held = await cache.aget("search", key)
     if isinstance(held, dict):
         return CitingPatentsResult.model_validate(held)
     doi, title = await _paper_facts(args.paper_id)
@@ -79,5 +78,5 @@ async def get_citing_patents(args: GetCitingPatentsInput) -> CitingPatentsResult
     ]
     result = CitingPatentsResult(paper_id=args.paper_id, doi=doi, title=title, patents=patents,
                                  total_count=total if patents else 0, effective_query=cql, note=NOTE)
-    await off_loop(cache.put, "search", key, result.model_dump(mode="json"))
+    await cache.aput("search", key, result.model_dump(mode="json"))
     return result

@@ -11,17 +11,17 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from scholar.catalogue import MAX_RESULT_CHARS
 from scholar.errors import NotFoundError, ScholarError
-from scholar.patent_numbers import parse_patent_number, standardise
+from scholar.patent_numbers import parse_patent_number
 from scholar.patents import citations as npl
 from scholar.patents.models import Citations, FamilyMember, LegalEvent, PatentResult, SectionFailure
 from scholar.patents.sections import ABSENT, SERVED_BY, load
 from scholar.patents.spec import GetPatentInput
 from scholar.records import PatentRecord
-from scholar.runtime.aio import off_loop
+from scholar.sources.epo_ops_numbers import standardise
 from scholar.store.cache import DAY, Cache
 
-MAX_RESULT_CHARS = 80_000
 MAX_LEGAL_EVENTS = 300
 CITATIONS_TTL_S = 7 * DAY
 
@@ -111,7 +111,7 @@ async def _fill(result: dict[str, Any], absent: dict[str, str], section: str, va
 async def _citations(result: dict[str, Any], value: dict[str, Any], docdb: str) -> SectionFailure | None:
     cache = Cache()
     key = cache_key_for_citations(docdb)
-    held = await off_loop(cache.get, "result", key)
+    held = await cache.aget("result", key)
     if isinstance(held, dict):
         result["citations"] = Citations.model_validate(held)
         return None
@@ -120,7 +120,7 @@ async def _citations(result: dict[str, Any], value: dict[str, Any], docdb: str) 
     if failure is not None:  # raw strings only: reported, and not cached
         return SectionFailure(section="citations", source=failure.source or "s2", code=failure.code,
                               status=failure.status, message=f"NPL resolution failed: {failure.message}")
-    await off_loop(cache.put, "result", key, resolved.model_dump(mode="json"), ttl_s=CITATIONS_TTL_S)
+    await cache.aput("result", key, resolved.model_dump(mode="json"), ttl_s=CITATIONS_TTL_S)
     return None
 
 

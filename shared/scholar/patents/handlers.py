@@ -7,11 +7,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from scholar.aio import off_loop
 from scholar.catalogue import CallContext, Handler
-from scholar.patent_numbers import parse_patent_number, standardise
+from scholar.patent_numbers import parse_patent_number
 from scholar.patents import citing, get, pdf_jobs, search
 from scholar.patents.models import CitingPatentsResult, PatentResult, SearchPatentsResult
 from scholar.patents.spec import FetchPatentPdfInput, GetCitingPatentsInput, GetPatentInput, SearchPatentsInput
+from scholar.sources.epo_ops_numbers import standardise
 
 
 async def search_patents(args: SearchPatentsInput, ctx: CallContext) -> SearchPatentsResult:
@@ -31,7 +33,8 @@ async def fetch_patent_pdf(args: FetchPatentPdfInput, ctx: CallContext) -> BaseM
     number = await standardise(parse_patent_number(args.patent_number))
     job = pdf_jobs.PatentPdfJob(country=number.country, number=number.number, kind=number.kind,
                                 use_vlm=args.use_vlm, max_chars=args.max_chars)
-    return pdf_jobs.cached_answer(job) or pdf_jobs.queue(job, ctx)
+    # Both read DynamoDB / S3 (and queue a Step Functions execution): off the event loop.
+    return await off_loop(pdf_jobs.cached_answer, job) or await off_loop(pdf_jobs.queue, job, ctx)
 
 
 HANDLERS: dict[str, Handler] = {

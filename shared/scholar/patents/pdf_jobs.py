@@ -2,14 +2,11 @@
 
 A finished document is remembered (cache namespace ``result``) by its docdb number with its PDF key and
 Markdown key; the answer is rebuilt from those while both artifacts exist. Otherwise the caller's task is
-created (conditionally: concurrent identical calls of one caller within the hour find the same task, named
-after it, so its execution starts once) and ``statemachines/patent_pdf.asl.json`` runs it.
+created (deduplicated per caller and hour: ``scholar.runtime.queue.queue_deduplicated``) and
+``statemachines/patent_pdf.asl.json`` runs it.
 """
 
 from __future__ import annotations
-
-import hashlib
-import time
 
 from pydantic import BaseModel
 
@@ -18,14 +15,12 @@ from scholar.config import get_settings
 from scholar.errors import UnavailableError
 from scholar.patent_numbers import PatentNumber
 from scholar.patents.models import PatentPdfResult
-from scholar.runtime.executions import start_execution
+from scholar.runtime.queue import queue_deduplicated
 from scholar.store.blobs import BlobStore
 from scholar.store.cache import Cache
-from scholar.store.tasks import ACTIVE, TaskItem, TaskStore, TaskTransitionError
 
 TASK_TTL_S = 3600  # DESIGN §5: PDF work is readable for an hour
 POLL_AFTER_S = 3
-MAX_GENERATIONS = 8
 PRESIGN_S = 900
 _NAMESPACE = "result"
 
@@ -93,28 +88,8 @@ def queue(job: PatentPdfJob, ctx: CallContext) -> QueuedResult:
     machine = get_settings().resources.patent_pdf_state_machine_arn
     if not machine:
         raise UnavailableError("patent PDF assembly is not configured (SCHOLAR_PATENT_PDF_STATE_MACHINE_ARN)")
-    store = TaskStore()
-    hour = int(time.time() // 3600)
-    base = hashlib.sha256(f"{ctx.principal}\n{job.model_dump_json()}\n{hour}".encode()).hexdigest()[:40]
-    for generation in range(MAX_GENERATIONS):
-        task_id = f"patpdf{base}g{generation}"
-        item = TaskItem(task_id=task_id, principal=ctx.principal, tool=job.tool,
-                        arguments_digest=hashlib.sha256(job.model_dump_json().encode()).hexdigest(),
-                        expires_at=int(time.time()) + TASK_TTL_S, progress="queued")
-        try:
-            store.create(item)
-        except TaskTransitionError:
-            existing = store.get(task_id, ctx.principal)
-            if existing is None or existing.status not in ACTIVE:
-                continue  # that run finished: the next generation is a new run
-            item = existing
-        arn = start_execution(machine, task_id, {"task_id": task_id, "principal": ctx.principal,
-                                                 "job": job.model_dump(mode="json")})
-        if item.execution_arn is None:
-            try:
-                store.transition(task_id, "pending", allowed_from=("pending",), execution_arn=arn)
-            except TaskTransitionError:
-                pass  # the machine's first step already moved it on
-        return QueuedResult(task_id=task_id, tool=job.tool, poll_after_s=POLL_AFTER_S)
-    raise UnavailableError("this document was requested too many times in the last hour", retryable=True,
-                           retry_after_s=3600 - time.time() % 3600)
+    return queue_deduplicated(
+        machine, {"job": job.model_dump(mode="json")}, prefix="patpdf", principal=ctx.principal, tool=job.tool,
+        dedupe_key=job.model_dump_json(), ttl_s=TASK_TTL_S, poll_after_s=POLL_AFTER_S,
+        exhausted="this document was requested too many times in the last hour",
+    )

@@ -13,12 +13,12 @@ import logging
 import time
 from typing import Any
 
+from scholar import aio
 from scholar.errors import InternalError, ScholarError
 from scholar.patents import pdf
 from scholar.patents.pdf_jobs import TASK_TTL_S, PatentPdfJob, build_result, remember
 from scholar.pdftext.convert import convert_pdf
 from scholar.pdftext.lock import PDFIUM
-from scholar.runtime import aio
 from scholar.runtime.outcome import StepError, finish_task, step_failure
 from scholar.store.blobs import BlobStore
 from scholar.store.tasks import ACTIVE, TaskStore, TaskTransitionError

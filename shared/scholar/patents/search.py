@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import re
 
+from scholar.catalogue import MAX_RESULT_CHARS
 from scholar.errors import InvalidArgumentError, NotFoundError, UpstreamError
 from scholar.patents.models import SearchPatentsResult
 from scholar.patents.spec import MAX_REACHABLE, SearchPatentsInput
 from scholar.records import PatentRecord
-from scholar.runtime.aio import off_loop
 from scholar.sources import epo_ops, epo_ops_biblio
 from scholar.store.cache import Cache
 
 SEARCH_PATH = epo_ops.path("published-data", "search", "biblio")
 DATE_FIELDS = {"publication": "pd", "filing": "ad", "priority": "prd"}
 OPS_COUNT_CAP = 10_000
-MAX_RESULT_CHARS = 80_000
 ABSTRACT_SHORT_CHARS = 200
 LEAN_PARTIES, LEAN_CLASSES = 3, 5
 _CPC = re.compile(r"^[A-HY]\d{2}[A-Z](?:\d{1,4}(?:/\d{1,6})?)?$")
@@ -115,7 +114,7 @@ async def search_patents(args: SearchPatentsInput) -> SearchPatentsResult:
     rng = page_range(args.offset, args.limit)
     cache = Cache()
     key = f"patents:{rng}:{cql}"
-    held = await off_loop(cache.get, "search", key)
+    held = await cache.aget("search", key)
     if isinstance(held, dict):
         return SearchPatentsResult.model_validate(held)
     try:
@@ -124,7 +123,7 @@ async def search_patents(args: SearchPatentsInput) -> SearchPatentsResult:
     except NotFoundError:
         result = SearchPatentsResult(total_count=0, offset=args.offset, limit=args.limit, references=[],
                                      effective_query=cql)
-        await off_loop(cache.put, "search", key, result.model_dump(mode="json"))
+        await cache.aput("search", key, result.model_dump(mode="json"))
         return result
     except UpstreamError as err:
         if err.status in (400, 413):
@@ -132,7 +131,7 @@ async def search_patents(args: SearchPatentsInput) -> SearchPatentsResult:
                                        hint="Simplify the query; the CQL sent is the effective_query.") from err
         raise
     result = fit(parse_search(response.content, args.offset, args.limit, cql))
-    await off_loop(cache.put, "search", key, result.model_dump(mode="json"))
+    await cache.aput("search", key, result.model_dump(mode="json"))
     return result
 
 

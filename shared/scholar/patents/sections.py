@@ -15,7 +15,6 @@ from scholar.errors import NotFoundError
 from scholar.patent_numbers import PatentNumber
 from scholar.patents import fulltext, inpadoc
 from scholar.patents.citations import parse_references
-from scholar.runtime.aio import off_loop
 from scholar.sources import epo_ops, epo_ops_biblio
 from scholar.store.cache import DAY, Cache
 
@@ -81,7 +80,7 @@ async def load(number: PatentNumber, part: str) -> dict[str, Any]:
     cache = Cache()
     namespace, ttl = CACHE[part]
     key = cache_key(number, part)
-    held = await off_loop(cache.get, namespace, key) or await off_loop(cache.get, "negative", key)
+    held = await cache.aget(namespace, key) or await cache.aget("negative", key)
     if isinstance(held, dict):
         return held
     path, service = _request(number, part)
@@ -93,8 +92,8 @@ async def load(number: PatentNumber, part: str) -> dict[str, Any]:
         value = PARSERS[part](response.content)
     if value is None:
         absent = {ABSENT: f"EPO OPS holds no {part} for {number.docdb}"}
-        await off_loop(cache.put, "negative", key, absent)
+        await cache.aput("negative", key, absent)
         return absent
-    await off_loop(cache.put, namespace, key, value, ttl_s=ttl)
+    await cache.aput(namespace, key, value, ttl_s=ttl)
     return value
 

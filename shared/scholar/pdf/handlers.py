@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from scholar.aio import off_loop
 from scholar.catalogue import CallContext, Handler
 from scholar.fulltext import jobs
 from scholar.fulltext.models import Job
 from scholar.fulltext.pipeline import ACTIONS
 from scholar.pdf.spec import ConvertPdfInput, FetchAndConvertInput, FetchPaperPdfInput, FetchPdfByUrlInput
-from scholar.runtime.aio import off_loop
 
 __all__ = ["ACTIONS", "HANDLERS"]
 

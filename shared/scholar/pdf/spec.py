@@ -11,13 +11,13 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.catalogue import WRITE_OPEN, ToolSpec
-from scholar.fulltext.answers import (
+from scholar.fulltext.models import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT
+from scholar.fulltext.pdf_results import (
     ConvertPdfResult,
     FetchAndConvertResult,
     FetchPaperPdfResult,
     FetchPdfByUrlResult,
 )
-from scholar.fulltext.models import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT
 
 PDF_PATH_PATTERN = r"^pdfs/[0-9a-f]{64}\.pdf$"
 

@@ -18,8 +18,9 @@ import pypdfium2.raw as pdfium_c
 from pydantic import BaseModel, Field
 
 from scholar.errors import UnavailableError
+from scholar.pdftext.lines import PageText, TextLine
 from scholar.pdftext.lock import PDFIUM
-from scholar.pdftext.markdown import PageText, TextLine, render_markdown
+from scholar.pdftext.markdown import render_markdown
 
 CONVERTER_NAME = "builtin"
 PDF_EXTRACTION_FAILED = "pdf_extraction_failed"

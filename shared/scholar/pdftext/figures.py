@@ -21,8 +21,8 @@ import pypdfium2.raw as pdfium_c
 
 from scholar.pdftext.convert import open_document, page_text
 from scholar.pdftext.labels import Label, line_label
+from scholar.pdftext.lines import TextLine
 from scholar.pdftext.lock import PDFIUM
-from scholar.pdftext.markdown import TextLine
 
 Region = Literal["figure", "table", "page"]
 

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from scholar.pdftext.markdown import TextLine
+from scholar.pdftext.lines import TextLine
 
 FigureKind = Literal["figure", "table"]
 

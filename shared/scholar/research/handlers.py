@@ -1,22 +1,20 @@
-"""The research family's tool implementations, assembled from one module per topic."""
+"""The research family's tool implementations, assembled from its topics' subpackages (as ``spec.py`` is)."""
 
 from __future__ import annotations
 
 from scholar.catalogue import Handler
-from scholar.research import (
-    download_handlers,
-    handlers_health,
-    library_handlers,
-    library_index_handlers,
-    read_handlers,
-    search_handlers,
-)
+from scholar.research.keep import handlers as keep
+from scholar.research.library import handlers as library
+from scholar.research.library import index_handlers as library_index
+from scholar.research.operations import handlers as operations
+from scholar.research.read import handlers as read
+from scholar.research.search import handlers as search
 
 HANDLERS: dict[str, Handler] = {
-    **search_handlers.HANDLERS,
-    **read_handlers.HANDLERS,
-    **download_handlers.HANDLERS,
-    **library_handlers.HANDLERS,
-    **library_index_handlers.HANDLERS,
-    **handlers_health.HANDLERS,
+    **search.HANDLERS,
+    **read.HANDLERS,
+    **keep.HANDLERS,
+    **library.HANDLERS,
+    **library_index.HANDLERS,
+    **operations.HANDLERS,
 }

@@ -1,21 +1,23 @@
-"""The research family's tools (DESIGN §3, seed 003), assembled from one module per topic."""
+"""The research family's tools (DESIGN §3, seed 003), assembled from its topics' subpackages.
+
+search (federated search), read (read_paper), keep (download_paper), library (library_*), operations
+(source_health, get_server_info). The catalogue reads ``TOOLS`` here, at the family root.
+"""
 
 from __future__ import annotations
 
-from scholar.research import (
-    download_spec,
-    library_index_spec,
-    library_spec,
-    read_spec,
-    search_spec,
-    spec_health,
-)
+from scholar.research.keep import spec as keep
+from scholar.research.library import index_spec as library_index
+from scholar.research.library import spec as library
+from scholar.research.operations import spec as operations
+from scholar.research.read import spec as read
+from scholar.research.search import spec as search
 
 TOOLS = (
-    *search_spec.TOOLS,
-    *read_spec.TOOLS,
-    *download_spec.TOOLS,
-    *library_spec.TOOLS,
-    *library_index_spec.TOOLS,
-    *spec_health.TOOLS,
+    *search.TOOLS,
+    *read.TOOLS,
+    *keep.TOOLS,
+    *library.TOOLS,
+    *library_index.TOOLS,
+    *operations.TOOLS,
 )

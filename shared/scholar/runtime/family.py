@@ -15,17 +15,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from scholar import aio
+from scholar.aio import off_loop
 from scholar.catalogue import CallContext, Handler, family_tools
 from scholar.errors import InternalError, InvalidArgumentError, RateLimitedError, ScholarError
-from scholar.health.recorder import Call, recording
-from scholar.runtime import aio
-from scholar.runtime.aio import off_loop
 from scholar.runtime.hints import with_family_hint
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.observability import metrics
 from scholar.runtime.results import dump_result, enforce_cap
 from scholar.store.limiter import answer_within
 from scholar.store.tasks import TaskStore, TaskTransitionError
+from scholar.usage_hooks import CallRecord, recording
 from scholar.validation import validate_arguments
 
 logger = logging.getLogger(__name__)
@@ -64,12 +64,12 @@ def dispatch(family: str, event: dict[str, Any]) -> dict[str, Any]:
         invocation = Invocation.model_validate(event)
     except ValidationError:
         return _failure(InternalError("malformed invocation (not a tool call)"))
-    # One usage record per tool call, written once the call has ended (scholar.health).
+    # One usage record per tool call, written once the call has ended (scholar.health, through scholar.usage_hooks).
     with recording(family, invocation.tool, invocation.principal) as call:
         return call.ended(_run(family, invocation, call))
 
 
-def _run(family: str, invocation: Invocation, call: Call) -> dict[str, Any]:
+def _run(family: str, invocation: Invocation, call: CallRecord) -> dict[str, Any]:
     try:
         result = aio.run(call.bind(run_tool(family, invocation)))
     except ScholarError as err:

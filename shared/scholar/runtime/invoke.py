@@ -1,19 +1,39 @@
 """Calling a family function: Lambda invoke when deployed, the handler in-process when told to.
 
-Only this module and scholar.runtime.executions talk to Lambda / Step Functions.
+Only this module and scholar.runtime.executions talk to Lambda / Step Functions. In-process dispatch
+(``SCHOLAR_LOCAL_DISPATCH``: tests, scripts) runs the function's handler through the dispatcher the local
+stand-in registers (``scholar.local.dispatch.install``): this floor names no family function.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from scholar.config import get_settings
 from scholar.errors import InternalError
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.store import aws
+
+# (family, event) → what the family function's ``lambda_handler`` returns, run in this process.
+InProcessDispatcher = Callable[[str, dict[str, Any]], Any]
+_in_process: InProcessDispatcher | None = None
+
+
+def set_in_process_dispatcher(dispatcher: InProcessDispatcher | None) -> None:
+    """Run family calls through ``dispatcher`` when ``SCHOLAR_LOCAL_DISPATCH`` is set (``None`` forgets it)."""
+    global _in_process
+    _in_process = dispatcher
+
+
+def _dispatcher() -> InProcessDispatcher:
+    if _in_process is None:
+        raise InternalError(
+            "SCHOLAR_LOCAL_DISPATCH is set but no in-process dispatcher is installed (scholar.local.dispatch.install)"
+        )
+    return _in_process
 
 
 def function_name(family: str) -> str:
@@ -23,21 +43,12 @@ def function_name(family: str) -> str:
 def invoke_function_async(family: str, payload: dict[str, Any]) -> None:
     """Start a family function without waiting for it (Lambda ``Event`` invocation)."""
     if get_settings().local_dispatch:
-        module = importlib.import_module(f"functions.{family}.app")
-        context = _local_context(family)
-        worker = threading.Thread(target=module.lambda_handler, args=(payload, context), name=f"{family}-async",
-                                  daemon=True)
+        worker = threading.Thread(target=_dispatcher(), args=(family, payload), name=f"{family}-async", daemon=True)
         worker.start()
         return
     aws.client("lambda").invoke(
         FunctionName=function_name(family), InvocationType="Event", Payload=json.dumps(payload).encode()
     )
-
-
-def _local_context(family: str) -> Any:
-    from scholar.runtime.context import LocalContext  # noqa: PLC0415  # local dispatch only (scripts, tests)
-
-    return LocalContext(function_name=function_name(family))
 
 
 def invoke_family(family: str, invocation: Invocation) -> Outcome:
@@ -47,9 +58,7 @@ def invoke_family(family: str, invocation: Invocation) -> Outcome:
         InternalError: the function itself crashed (an unhandled error, not a tool error).
     """
     if get_settings().local_dispatch:
-        module = importlib.import_module(f"functions.{family}.app")
-        context = _local_context(family)
-        return Outcome.model_validate(module.lambda_handler(invocation.model_dump(mode="json"), context))
+        return Outcome.model_validate(_dispatcher()(family, invocation.model_dump(mode="json")))
     response = aws.client("lambda").invoke(
         FunctionName=function_name(family), InvocationType="RequestResponse", Payload=invocation.model_dump_json()
     )

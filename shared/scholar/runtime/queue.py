@@ -1,10 +1,16 @@
 """Queuing a call as a task: the one way to record a TaskTable item and start the work that finishes it.
 
 Every queued answer goes through here (DESIGN §8): the retry of a throttled call (``enqueue_retry``),
-the standards catalogue's cold start and full-text conversion, and the PDF pipeline. ``new_task`` builds
-the item (bound to the caller, with its expiry); ``start_task`` records it where needed, starts the
-background work, stores the execution ARN, and marks the task failed when the start itself fails, so a
-caller never polls a task that nothing will finish.
+the standards catalogue's cold start and full-text conversion, and the PDF and patent PDF pipelines
+(``queue_deduplicated``). ``new_task`` builds the item (bound to the caller, with its expiry); ``start_task``
+records it where needed, starts the background work, stores the execution ARN, and marks the task failed
+when the start itself fails, so a caller never polls a task that nothing will finish.
+
+Deduplication (``queue_deduplicated``): the task id is derived from (principal, job, hour) plus a generation
+number, and the TaskTable create is conditional, so concurrent identical requests of one caller find the same
+task and start the same execution (named after the task id; starting it twice is a no-op). A finished,
+failed or cancelled task moves the next request to the next generation. Different callers get their own
+tasks (tasks are bound to the caller).
 """
 
 from __future__ import annotations
@@ -21,11 +27,14 @@ from scholar.errors import ScholarError, UnavailableError
 from scholar.runtime.executions import start_execution
 from scholar.runtime.invocation import Invocation
 from scholar.runtime.invoke import function_name
-from scholar.store.tasks import TaskItem, TaskStore, TaskTransitionError, new_task_id
+from scholar.store.tasks import ACTIVE, TaskItem, TaskStore, TaskTransitionError, new_task_id
 
 # A rate-limited call's task lives 10 minutes after it finishes; the retries may take a while first.
 RETRY_TASK_TTL_S = 3600
 MAX_ATTEMPTS = 5
+# A deduplicated job's task ids are those of its hour; this many runs of one job an hour, at most.
+DEDUPE_WINDOW_S = 3600
+MAX_GENERATIONS = 8
 
 # Starts the background work of a recorded task; returns its execution ARN, or None (an async invocation).
 Starter = Callable[[TaskItem], str | None]
@@ -84,6 +93,61 @@ def start_task(
         except TaskTransitionError:
             pass  # the work is already on it (its steps record the execution ARN too)
     return QueuedResult(task_id=task.task_id, tool=task.tool, poll_after_s=poll_after_s, reason=task.reason)
+
+
+def queue_deduplicated(
+    machine: str,
+    payload: dict[str, Any],
+    *,
+    prefix: str,
+    principal: str,
+    tool: str,
+    dedupe_key: str,
+    ttl_s: int,
+    poll_after_s: int,
+    exhausted: str,
+    store: TaskStore | None = None,
+) -> QueuedResult:
+    """Create (or find) the caller's task for one job and start its execution on ``machine``.
+
+    Args:
+        machine: the state machine's ARN; its input is ``{"task_id", "principal", **payload}``.
+        payload: the job, as the machine reads it.
+        prefix: the task ids' prefix (which kind of job: ``pdf``, ``patpdf``).
+        principal: the caller the task is bound to.
+        tool: the tool the task answers.
+        dedupe_key: what makes two requests the same job (normalised).
+        ttl_s: how long the task is readable.
+        poll_after_s: the queued answer's hint.
+        exhausted: the message when every generation of the hour is used.
+        store: the TaskTable (tests).
+
+    Raises:
+        UnavailableError: every generation of this hour's task is used (retryable when the hour turns).
+        ScholarError: the execution could not be started (the task is marked failed first).
+    """
+    store = store or TaskStore()
+    now = time.time()
+    window = int(now // DEDUPE_WINDOW_S)
+    base = hashlib.sha256(f"{principal}\n{dedupe_key}\n{window}".encode()).hexdigest()[:40]
+    digest = hashlib.sha256(dedupe_key.encode()).hexdigest()
+
+    def start(item: TaskItem) -> str:
+        # Named after the task: a second start of the same name is a no-op (scholar.runtime.executions).
+        return start_execution(machine, item.task_id, {"task_id": item.task_id, "principal": item.principal, **payload})
+
+    for generation in range(MAX_GENERATIONS):
+        item = new_task(principal=principal, tool=tool, digest=digest, ttl_s=ttl_s, progress="queued",
+                        task_id=f"{prefix}{base}g{generation}")
+        try:
+            store.create(item)
+        except TaskTransitionError:
+            existing = store.get(item.task_id, principal)
+            if existing is None or existing.status not in ACTIVE:
+                continue  # finished, failed, cancelled or expired: a new run gets the next generation
+            item = existing
+        return start_task(item, start, poll_after_s=poll_after_s, store=store, create=False)
+    raise UnavailableError(exhausted, retryable=True, retry_after_s=DEDUPE_WINDOW_S - now % DEDUPE_WINDOW_S)
 
 
 def enqueue_retry(spec: ToolSpec, invocation: Invocation, *, reason: str) -> QueuedResult:

@@ -19,8 +19,8 @@ import weakref
 from scholar import http
 from scholar.config import get_settings
 from scholar.errors import ForbiddenError, UnavailableError
-from scholar.runtime.aio import off_loop
 from scholar.store.cache import Cache
+from scholar.store.secrets import get_secret
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +52,8 @@ def configured() -> bool:
 
 
 def _basic() -> str:
-    secrets = get_settings().secrets
-    key, secret = secrets.get(KEY_SETTING), secrets.get(SECRET_SETTING)
+    settings = get_settings()
+    key, secret = get_secret(KEY_SETTING, settings), get_secret(SECRET_SETTING, settings)
     if key is None or secret is None:
         raise UnavailableError(
             "EPO OPS credentials are not configured, so patent tools are unavailable", source=SOURCE, hint=SETTINGS_HINT
@@ -95,7 +95,7 @@ async def access_token(*, rejected: str | None = None) -> str:
             return token
         if token is not None:
             _process.clear()
-            await off_loop(cache.delete, "result", _CACHE_KEY)
+            await cache.adelete("result", _CACHE_KEY)
         return await _new_token(cache)
 
 
@@ -124,6 +124,6 @@ async def _new_token(cache: Cache) -> str:
     keep_s = max(1, lifetime - REFRESH_MARGIN_S)
     held = {"token": token, "expires_at": time.time() + keep_s}
     _process["token"] = held
-    await off_loop(cache.put, "result", _CACHE_KEY, held, ttl_s=keep_s)
+    await cache.aput("result", _CACHE_KEY, held, ttl_s=keep_s)
     logger.info("new EPO OPS access token (valid %ss)", lifetime)
     return str(token)

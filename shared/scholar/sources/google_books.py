@@ -17,11 +17,10 @@ import httpx
 from pydantic import BaseModel, Field
 
 from scholar import http
-from scholar.config import get_settings
 from scholar.errors import ForbiddenError, NotFoundError, RateLimitedError, UpstreamError
 from scholar.ids import InvalidIdError, parse_isbn
-from scholar.runtime.aio import off_loop
 from scholar.store.cache import Cache, unless_known_missing
+from scholar.store.secrets import aget_secret
 
 SOURCE = "google_books"
 PUBLIC_BOOKS = "https://books.google.com"
@@ -146,7 +145,7 @@ def _raise_refusal(response: httpx.Response, what: str) -> None:
 
 async def _volume_listing(isbn13: str) -> Volume:
     """Ask Google Books for the volume holding ``isbn13`` (a 404 and an empty listing are both not_found)."""
-    key = get_settings().secrets.google_books_api_key
+    key = await aget_secret("google_books_api_key")
     headers = {API_KEY_HEADER: key.get_secret_value()} if key is not None else None
     what = f"volume with ISBN {isbn13}"
     response = await http.request(SOURCE, "GET", "/books/v1/volumes", params={"q": f"isbn:{isbn13}"}, headers=headers)
@@ -173,8 +172,8 @@ async def volume_by_isbn(isbn: str, cache: Cache | None = None) -> Volume:
     """
     cache = cache or Cache()
     isbn13 = parse_isbn(isbn)
-    if (hit := await off_loop(cache.get, "result", f"gb-volume:{isbn13}")) is not None:
+    if (hit := await cache.aget("result", f"gb-volume:{isbn13}")) is not None:
         return Volume.model_validate(hit)
     volume = await unless_known_missing(cache, f"gb-isbn:{isbn13}", lambda: _volume_listing(isbn13))
-    await off_loop(cache.put, "result", f"gb-volume:{isbn13}", volume.model_dump(mode="json"))
+    await cache.aput("result", f"gb-volume:{isbn13}", volume.model_dump(mode="json"))
     return volume

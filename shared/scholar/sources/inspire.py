@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
 
 from scholar import http
 
@@ -26,13 +25,3 @@ async def search_literature(query: str, *, size: int) -> list[dict[str, Any]]:
     data = await http.get_json(SOURCE, LITERATURE, what="literature search", params=params)
     hits = ((data.get("hits") or {}).get("hits") if isinstance(data, dict) else None) or []
     return [hit for hit in hits if isinstance(hit, dict)]
-
-
-async def get_literature(control_number: str) -> dict[str, Any]:
-    """One literature record by control number.
-
-    Raises:
-        NotFoundError: INSPIRE has no such record.
-    """
-    path = f"{LITERATURE}/{quote(control_number, safe='')}"
-    return await http.get_json(SOURCE, path, what=f"literature record {control_number}")

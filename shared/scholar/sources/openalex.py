@@ -6,6 +6,7 @@ from typing import Any
 
 from scholar import http
 from scholar.config import get_settings
+from scholar.store.secrets import get_secret
 from scholar.urlpath import segment
 
 SOURCE = "openalex"
@@ -16,8 +17,9 @@ def _params(extra: dict[str, Any] | None = None) -> dict[str, Any]:
     params: dict[str, Any] = dict(extra or {})
     if settings.contact_email:
         params["mailto"] = settings.contact_email
-    if settings.secrets.openalex_api_key:
-        params["api_key"] = settings.secrets.openalex_api_key.get_secret_value()
+    key = get_secret("openalex_api_key", settings)
+    if key:
+        params["api_key"] = key.get_secret_value()
     return params
 
 

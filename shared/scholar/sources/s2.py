@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scholar import http
-from scholar.config import get_settings
 from scholar.errors import UpstreamError
+from scholar.store.secrets import get_secret
 from scholar.urlpath import segment
 
 SOURCE = "s2"
@@ -16,8 +16,13 @@ BATCH_SIZE = 500
 
 
 def _headers() -> dict[str, str]:
-    key = get_settings().secrets.s2_api_key
+    key = get_secret("s2_api_key")
     return {"x-api-key": key.get_secret_value()} if key else {}
+
+
+async def _get(path: str, *, what: str, params: Mapping[str, Any]) -> Any:
+    """GET a JSON resource of the S2 API with our key (when configured); failures typed as ``http.get_json``."""
+    return await http.get_json(SOURCE, path, what=what, params=params, headers=_headers())
 
 
 async def get_paper(s2_key: str, fields: Sequence[str]) -> dict[str, Any]:
@@ -26,13 +31,7 @@ async def get_paper(s2_key: str, fields: Sequence[str]) -> dict[str, Any]:
     Raises:
         NotFoundError: S2 has no such paper.
     """
-    return await http.get_json(
-        SOURCE,
-        f"{GRAPH}/paper/{segment(s2_key)}",
-        what=f"paper {s2_key}",
-        params={"fields": ",".join(fields)},
-        headers=_headers(),
-    )
+    return await _get(f"{GRAPH}/paper/{segment(s2_key)}", what=f"paper {s2_key}", params={"fields": ",".join(fields)})
 
 
 async def get_papers(ids: Sequence[str], fields: Sequence[str]) -> list[dict[str, Any] | None]:
@@ -57,7 +56,7 @@ async def get_papers(ids: Sequence[str], fields: Sequence[str]) -> list[dict[str
 async def search_papers(params: Mapping[str, Any], *, bulk: bool) -> dict[str, Any]:
     """Relevance search (``/paper/search``) or bulk search with sort (``/paper/search/bulk``)."""
     path = f"{GRAPH}/paper/search/bulk" if bulk else f"{GRAPH}/paper/search"
-    return await http.get_json(SOURCE, path, what="search results", params=params, headers=_headers())
+    return await _get(path, what="search results", params=params)
 
 
 RECOMMENDATIONS = "/recommendations/v1"
@@ -72,13 +71,8 @@ async def get_citation_page(
         NotFoundError: S2 has no such paper.
     """
     params = {"fields": ",".join(fields), "offset": str(offset), "limit": str(limit)}
-    return await http.get_json(
-        SOURCE,
-        f"{GRAPH}/paper/{segment(s2_key)}/{segment(kind)}",
-        what=f"{kind} of paper {s2_key}",
-        params=params,
-        headers=_headers(),
-    )
+    path = f"{GRAPH}/paper/{segment(s2_key)}/{segment(kind)}"
+    return await _get(path, what=f"{kind} of paper {s2_key}", params=params)
 
 
 async def get_author(author_id: str, fields: Sequence[str]) -> dict[str, Any]:
@@ -87,46 +81,30 @@ async def get_author(author_id: str, fields: Sequence[str]) -> dict[str, Any]:
     Raises:
         NotFoundError: S2 has no such author.
     """
-    return await http.get_json(
-        SOURCE,
-        f"{GRAPH}/author/{segment(author_id, field='author_id')}",
-        what=f"author {author_id}",
-        params={"fields": ",".join(fields)},
-        headers=_headers(),
-    )
+    path = f"{GRAPH}/author/{segment(author_id, field='author_id')}"
+    return await _get(path, what=f"author {author_id}", params={"fields": ",".join(fields)})
 
 
 async def get_author_papers(author_id: str, fields: Sequence[str], *, offset: int, limit: int) -> dict[str, Any]:
     """One page of an author's papers (``/author/{id}/papers``)."""
     params = {"fields": ",".join(fields), "offset": str(offset), "limit": str(limit)}
-    return await http.get_json(
-        SOURCE,
-        f"{GRAPH}/author/{segment(author_id, field='author_id')}/papers",
-        what=f"papers of author {author_id}",
-        params=params,
-        headers=_headers(),
-    )
+    path = f"{GRAPH}/author/{segment(author_id, field='author_id')}/papers"
+    return await _get(path, what=f"papers of author {author_id}", params=params)
 
 
 async def search_authors(name: str, fields: Sequence[str], *, limit: int) -> dict[str, Any]:
     """Author search by name (``/author/search``)."""
     params = {"query": name, "fields": ",".join(fields), "offset": "0", "limit": str(limit)}
-    return await http.get_json(
-        SOURCE, f"{GRAPH}/author/search", what="author search", params=params, headers=_headers()
-    )
+    return await _get(f"{GRAPH}/author/search", what="author search", params=params)
 
 
 async def recommend_for_paper(
     paper_id: str, fields: Sequence[str], *, limit: int, pool: str = "recent"
 ) -> list[dict[str, Any]]:
     """Recommendations from one positive example (``GET /papers/forpaper/{id}``; ``pool``: recent or all-cs)."""
-    data = await http.get_json(
-        SOURCE,
-        f"{RECOMMENDATIONS}/papers/forpaper/{segment(paper_id)}",
-        what=f"recommendations for {paper_id}",
-        params={"fields": ",".join(fields), "limit": str(limit), "from": pool},
-        headers=_headers(),
-    )
+    params = {"fields": ",".join(fields), "limit": str(limit), "from": pool}
+    path = f"{RECOMMENDATIONS}/papers/forpaper/{segment(paper_id)}"
+    data = await _get(path, what=f"recommendations for {paper_id}", params=params)
     return data.get("recommendedPapers") or []
 
 

@@ -16,9 +16,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from scholar import aio
 from scholar.catalogue import CallContext, QueuedResult
 from scholar.errors import InternalError, ScholarError
-from scholar.runtime import aio
 from scholar.runtime.invoke import invoke_function_async
 from scholar.runtime.queue import new_task, start_task
 from scholar.standards.spec import GetStandardInput

@@ -14,7 +14,6 @@ from urllib.parse import parse_qsl
 
 from scholar import http
 from scholar.errors import ScholarError, TooLargeError, UpstreamError
-from scholar.runtime.aio import off_loop
 from scholar.sources import rfc_editor
 from scholar.standards import texts
 from scholar.standards.documents import Document, document_for
@@ -33,11 +32,11 @@ def _key(record: StandardRecord) -> str:
 
 async def _rfc_text(record: StandardRecord) -> str:
     cache = Cache()
-    cached = await off_loop(cache.get, NAMESPACE, _key(record))
+    cached = await cache.aget(NAMESPACE, _key(record))
     if isinstance(cached, str):
         return cached
     text = await rfc_editor.fetch_rfc_text(int(record.id.removeprefix("RFC")))
-    await off_loop(cache.put, NAMESPACE, _key(record), text)
+    await cache.aput(NAMESPACE, _key(record), text)
     return text
 
 

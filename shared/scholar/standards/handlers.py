@@ -11,7 +11,7 @@ from typing import Any
 from scholar.catalogue import CallContext, Handler, QueuedResult
 from scholar.errors import InvalidArgumentError, NotFoundError, UpstreamError
 from scholar.standards import cold, conversion, fulltext, retry, service
-from scholar.standards.catalogue import Catalogue
+from scholar.standards.catalogue_db import Catalogue
 from scholar.standards.identifiers import guess_bodies
 from scholar.standards.records import BODIES, StandardRecord
 from scholar.standards.runs import latest_runs

@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from scholar import aio
 from scholar.catalogue import CallContext
 from scholar.errors import InvalidArgumentError, ScholarError
-from scholar.runtime import aio
 from scholar.runtime.outcome import finish_task
 from scholar.standards import service
 from scholar.standards.bodies import Limits

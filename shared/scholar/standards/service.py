@@ -13,9 +13,8 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from scholar.standards.catalogue import Catalogue
+from scholar.standards.catalogue_db import Catalogue
 from scholar.standards.storage import IndexStore, Pointer
 
 logger = logging.getLogger(__name__)
@@ -121,10 +120,3 @@ def body_warnings(pointer: Pointer | None, body: str | None) -> tuple[list[str],
             synced = time.strftime("%Y-%m-%d", time.gmtime(meta.synced_at)) if meta.synced_at else "an earlier run"
             lines.append(f"{name}: the last sync failed, serving data from {synced} ({meta.error})")
     return failed, lines
-
-
-def pointer_summary(pointer: Pointer | None) -> dict[str, Any]:
-    return {
-        "catalogue_version": pointer.version if pointer else None,
-        "built_at": pointer.built_at if pointer else None,
-    }

@@ -8,7 +8,6 @@ only then does ``standards/current.json`` name it. Each body's last good records
 from __future__ import annotations
 
 import gzip
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -93,7 +92,3 @@ class IndexStore:
     def write_body(self, state: BodyState) -> None:
         data = gzip.compress(state.model_dump_json(exclude_defaults=True).encode(), 6)
         self.blobs.put(f"{PREFIX}/bodies/{state.body.lower()}.json.gz", data, "application/gzip")
-
-
-def pointer_json(pointer: Pointer) -> dict[str, Any]:
-    return json.loads(pointer.model_dump_json())

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from scholar.errors import ScholarError
 from scholar.standards.bodies import Fetched, Limits, fetcher
-from scholar.standards.catalogue import build_catalogue
+from scholar.standards.catalogue_db import build_catalogue
 from scholar.standards.linking import link
 from scholar.standards.records import BODIES, StandardRecord
 from scholar.standards.runs import SyncRun, record_run, summarise_errors

@@ -1,22 +1,27 @@
 """boto3 clients, built once per execution environment and lazily (never at import time).
 
 The local stack points boto3 at moto through AWS_ENDPOINT_URL before the first client is built;
-``reset_clients()`` forgets them when a test changes the environment. boto3 itself is imported on the
-first client too (~0.2 s of cold start that a call answered from memory never pays).
+``reset_clients()`` forgets them when a test changes the environment, and first runs the reset hooks of
+the stores that keep something read through them (``on_reset``: the cache's memory, the usage writer).
+boto3 itself is imported on the first client too (~0.2 s of cold start that a call answered from memory
+never pays).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from scholar.runtime.aio import BLOCKING_WORKERS
+from scholar.aio import BLOCKING_WORKERS
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_s3 import S3Client
 
-
+# Run before the clients are forgotten, in the order registered (a store registers when it is imported).
+_reset_hooks: list[Callable[[], object]] = []
+H = TypeVar("H", bound=Callable[[], object])
 
 @cache
 def client(service: str) -> Any:
@@ -26,7 +31,7 @@ def client(service: str) -> Any:
 
     config = Config(
         retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=3, read_timeout=30,
-        max_pool_connections=BLOCKING_WORKERS,  # one connection per off-loop worker (scholar.runtime.aio)
+        max_pool_connections=BLOCKING_WORKERS,  # one connection per off-loop worker (scholar.aio)
     )
     return boto3.session.Session().client(service, config=config)
 
@@ -39,12 +44,15 @@ def s3() -> S3Client:
     return client("s3")
 
 
+def on_reset(hook: H) -> H:
+    """Run ``hook()`` on every ``reset_clients()``, before the clients go (usable as a decorator; once per hook)."""
+    if hook not in _reset_hooks:
+        _reset_hooks.append(hook)
+    return hook
+
+
 def reset_clients() -> None:
     """Forget the clients (the environment changed: another endpoint, another stack) and what they read."""
-    from scholar.store.cache import forget_memory  # noqa: PLC0415  # cache imports aws: a cycle at the top
-    from scholar.store.usage import forget_markers, wait_written  # noqa: PLC0415  # usage imports aws too; its hour markers belong to the old tables
-
-    wait_written()  # rows queued behind their calls go to the endpoint they were meant for
+    for hook in _reset_hooks:
+        hook()
     client.cache_clear()
-    forget_memory()
-    forget_markers()

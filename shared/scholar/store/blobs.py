@@ -7,9 +7,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from scholar.config import get_settings
-from scholar.errors import UnavailableError
-from scholar.store import aws
+from scholar.config import ARTIFACT_BUCKET_ENV
+from scholar.store.base import Store, awaitable
 from scholar.store.boundary import boto_errors
 
 # PDFs and their Markdown are a cache until a caller keeps them: the bucket's lifecycle rules expire only objects
@@ -27,23 +26,20 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-class BlobStore:
+class BlobStore(Store):
     """Objects in one bucket; keys are returned to callers as artifact references."""
 
+    RESOURCE = "artifact_bucket"
+    ENV = ARTIFACT_BUCKET_ENV
+    NOUN = "artifact bucket"
+    SERVICE = "s3"
+
     def __init__(self, bucket: str | None = None, client: Any = None) -> None:
-        self._bucket = bucket
-        self._client = client
+        super().__init__(bucket, client)
 
     @property
     def bucket(self) -> str:
-        bucket = self._bucket or get_settings().resources.artifact_bucket
-        if not bucket:
-            raise UnavailableError("no artifact bucket is configured (SCHOLAR_ARTIFACT_BUCKET)")
-        return bucket
-
-    @property
-    def client(self) -> Any:
-        return self._client or aws.s3()
+        return self._required()
 
     def put_content(self, prefix: str, data: bytes, suffix: str, content_type: str) -> str:
         """Store ``data`` under its SHA-256 (a second put of the same bytes is skipped); return the key."""
@@ -104,3 +100,7 @@ class BlobStore:
             return self.client.generate_presigned_url(
                 "get_object", Params={"Bucket": self.bucket, "Key": key}, ExpiresIn=expires_s
             )
+
+    aget = awaitable(get)
+    aput = awaitable(put)
+    aexists = awaitable(exists)

@@ -16,10 +16,10 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
-from scholar.config import get_settings
+from scholar.config import CACHE_TABLE_ENV
 from scholar.errors import NotFoundError
-from scholar.runtime.aio import off_loop
 from scholar.store import aws
+from scholar.store.base import Store, awaitable
 from scholar.store.blobs import BlobStore
 from scholar.store.boundary import boto_errors
 
@@ -51,6 +51,7 @@ _memory: OrderedDict[tuple[str, str], tuple[float, str]] = OrderedDict()
 _memory_lock = threading.Lock()
 
 
+@aws.on_reset
 def forget_memory() -> None:
     """Drop the in-memory copies (a new table, a test, a local stack restart)."""
     with _memory_lock:
@@ -91,25 +92,24 @@ def _expiry(item: dict[str, Any] | None) -> float | None:
     return float(expires["N"]) if expires else None
 
 
-class Cache:
+class Cache(Store):
     """Get and put JSON values by namespace and normalised key."""
+
+    RESOURCE = "cache_table"
+    ENV = CACHE_TABLE_ENV
+    NOUN = "cache table"
 
     def __init__(
         self, table: str | None = None, client: Any = None, blobs: BlobStore | None = None, *, memory: bool = True
     ) -> None:
-        self._table = table
-        self._client = client
+        super().__init__(table, client)
         self._blobs = blobs
         # False for values another function rewrites and readers must see at once (e.g. sync runs).
         self._memory = memory
 
     @property
     def table(self) -> str | None:
-        return self._table or get_settings().resources.cache_table
-
-    @property
-    def client(self) -> Any:
-        return self._client or aws.dynamodb()
+        return self._configured()
 
     @property
     def blobs(self) -> BlobStore:
@@ -226,6 +226,12 @@ class Cache:
         data = self.blobs.get(item["s3_key"]["S"]) if "s3_key" in item else None
         return _decode(data) if data is not None else None
 
+    aget = awaitable(get)
+    aget_first = awaitable(get_first)
+    aget_many = awaitable(get_many)
+    aput = awaitable(put)
+    adelete = awaitable(delete)
+
 
 T = TypeVar("T")
 
@@ -239,12 +245,12 @@ async def unless_known_missing(cache: Cache, key: str, fetch: Callable[[], Await
     Raises:
         NotFoundError: the source said so now, or said so within ``ttl_s`` (raised again without asking).
     """
-    known = await off_loop(cache.get, "negative", key)
+    known = await cache.aget("negative", key)
     if isinstance(known, dict) and "message" in known:
         raise NotFoundError(str(known["message"]), source=known.get("source"), status=known.get("status"))
     try:
         return await fetch()
     except NotFoundError as err:
         known = {"message": err.message, "source": err.source, "status": err.status}
-        await off_loop(cache.put, "negative", key, known, ttl_s=ttl_s)
+        await cache.aput("negative", key, known, ttl_s=ttl_s)
         raise

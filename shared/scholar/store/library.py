@@ -21,17 +21,12 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from scholar.config import get_settings
-from scholar.errors import (
-    InternalError,
-    InvalidArgumentError,
-    NotFoundError,
-    UnavailableError,
-)
-from scholar.library.models import Collection, LibraryItem
-from scholar.store import aws
+from scholar.config import LIBRARY_TABLE_ENV
+from scholar.errors import InternalError, InvalidArgumentError, NotFoundError, UnavailableError
+from scholar.store.base import Store, awaitable
 from scholar.store.boundary import boto_errors, error_code
 from scholar.store.library_actions import FULL_BYTES, FULL_ITEMS, delete_actions, key, plan_writes
+from scholar.store.library_models import Collection, LibraryItem
 from scholar.store.library_rows import (
     COLLECTION,
     ITEM,
@@ -43,6 +38,7 @@ from scholar.store.library_rows import (
     collection_of,
     decode,
     fingerprint,
+    list_query,
     make_cursor,
     meta_of,
     now_iso,
@@ -74,29 +70,27 @@ class _Conflict(Exception):
     """A transaction lost a race (a condition another writer made false): re-read and try again."""
 
 
-class LibraryStore:
+class LibraryStore(Store):
     """One caller's library: items, collections, the change log; every key starts from the principal."""
 
-    def __init__(self, principal: str, table: Any | None = None, *, client: Any = None) -> None:
+    RESOURCE = "library_table"
+    ENV = LIBRARY_TABLE_ENV
+    NOUN = "library table"
+
+    def __init__(self, principal: str, table: str | None = None, *, client: Any = None) -> None:
         if not principal:
             raise InternalError("a library needs a caller (empty principal)")
+        super().__init__(table, client)
         self.principal = principal
-        self._table = table
-        self._client = client
 
     # ------------------------------------------------------------------ plumbing
     @property
     def table(self) -> str:
-        table = self._table or get_settings().resources.library_table
-        if not table:
-            raise UnavailableError("no library table is configured (SCHOLAR_LIBRARY_TABLE)",
-                                   reason="library_not_configured",
-                                   hint="The deployment has no LibraryTable; tell its operator.")
-        return table
+        return self._required()
 
-    @property
-    def client(self) -> Any:
-        return self._client or aws.dynamodb()
+    def _unconfigured(self) -> UnavailableError:
+        return UnavailableError(f"no {self.NOUN} is configured ({self.ENV})", reason="library_not_configured",
+                                hint="The deployment has no LibraryTable; tell its operator.")
 
     def _key(self, sk: str) -> dict[str, Any]:
         return key(self.principal, sk)
@@ -192,35 +186,12 @@ class LibraryStore:
         """
         filters = fingerprint(collection, tag, year_start, year_end)
         after = read_cursor(cursor, filters) if cursor else None
-        names: dict[str, str] = {}
-        values: dict[str, Any] = {":p": {"S": self.principal}, ":item": {"S": ITEM}}
-        parts: list[str] = []
-        if collection is not None:
-            names["#c"] = "collection"
-            values[":c"] = {"S": collection}
-            parts.append("#c = :c")
-        if tag is not None:
-            names["#t"] = "tags"
-            values[":t"] = {"S": tag}
-            parts.append("contains(#t, :t)")
-        if year_start is not None or year_end is not None:
-            names["#y"] = "year"
-            if year_start is not None:
-                values[":y0"] = {"N": str(year_start)}
-                parts.append("#y >= :y0")
-            if year_end is not None:
-                values[":y1"] = {"N": str(year_end)}
-                parts.append("#y <= :y1")
-        query: dict[str, Any] = {"KeyConditionExpression": "pk = :p AND begins_with(sk, :item)",
-                                 "ExpressionAttributeValues": values}
-        if parts:
-            query["FilterExpression"] = " AND ".join(parts)
-            query["ExpressionAttributeNames"] = names
+        query = list_query(self.principal, collection=collection, tag=tag, year_start=year_start, year_end=year_end)
         table = self.table
         start = self._key(ITEM + after) if after else None
         # Unfiltered, one row past the page tells whether there is more; filtered, DynamoDB's Limit counts the
         # rows it read before the filter, so read more per request.
-        read = max(limit * 4, 100) if parts else limit + 1
+        read = max(limit * 4, 100) if "FilterExpression" in query else limit + 1
         page: list[LibraryItem] = []
         while True:
             extra = {"ExclusiveStartKey": start} if start else {}
@@ -451,6 +422,18 @@ class LibraryStore:
                 raise UnavailableError("the library is throttling reads; some items could not be read",
                                        retryable=True, reason="storage_throttled", hint="Retry in a few seconds.")
         return found
+
+    ausage = awaitable(usage)
+    aget = awaitable(get)
+    aget_many = awaitable(get_many)
+    alist = awaitable(list)
+    acollections = awaitable(collections)
+    aput = awaitable(put)
+    aupdate = awaitable(update)
+    adelete = awaitable(delete)
+    acreate_collection = awaitable(create_collection)
+    arename_collection = awaitable(rename_collection)
+    adelete_collection = awaitable(delete_collection)
 
 
 def _item_not_found(item_id: str) -> NotFoundError:

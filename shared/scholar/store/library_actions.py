@@ -11,7 +11,7 @@ from typing import Any
 
 from scholar.config import get_settings
 from scholar.errors import TooLargeError
-from scholar.library.models import LibraryItem
+from scholar.store.library_models import LibraryItem
 from scholar.store.library_rows import (
     COLLECTION,
     ITEM,

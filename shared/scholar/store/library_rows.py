@@ -1,4 +1,4 @@
-"""The LibraryTable's rows: sort keys, the encoded item, counters, cursors (scholar.store.library writes them).
+"""The LibraryTable's rows: sort keys, the encoded item, counters, cursors, the list query (for scholar.store.library).
 
 Pure functions, no I/O: an item is the zlib-compressed JSON of a ``LibraryItem`` (``doc``) beside the plain
 attributes a list filters on (``collection``, ``tags``, ``year``) and the ``rev`` its writes are conditioned on.
@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from scholar.errors import InvalidArgumentError, TooLargeError
-from scholar.library.models import Collection, LibraryItem
+from scholar.store.library_models import Collection, LibraryItem
 
 META = "meta"
 ITEM = "item#"
@@ -126,6 +126,36 @@ def chunks(items: Sequence[LibraryItem]) -> Iterator[list[LibraryItem]]:
         size += weight
     if chunk:
         yield chunk
+
+
+def list_query(principal: str, *, collection: str | None, tag: str | None, year_start: int | None,
+               year_end: int | None) -> dict[str, Any]:
+    """The Query of a caller's items, with a FilterExpression for each filter given (names and values apart)."""
+    names: dict[str, str] = {}
+    values: dict[str, Any] = {":p": {"S": principal}, ":item": {"S": ITEM}}
+    parts: list[str] = []
+    if collection is not None:
+        names["#c"] = "collection"
+        values[":c"] = {"S": collection}
+        parts.append("#c = :c")
+    if tag is not None:
+        names["#t"] = "tags"
+        values[":t"] = {"S": tag}
+        parts.append("contains(#t, :t)")
+    if year_start is not None or year_end is not None:
+        names["#y"] = "year"
+        if year_start is not None:
+            values[":y0"] = {"N": str(year_start)}
+            parts.append("#y >= :y0")
+        if year_end is not None:
+            values[":y1"] = {"N": str(year_end)}
+            parts.append("#y <= :y1")
+    query: dict[str, Any] = {"KeyConditionExpression": "pk = :p AND begins_with(sk, :item)",
+                             "ExpressionAttributeValues": values}
+    if parts:
+        query["FilterExpression"] = " AND ".join(parts)
+        query["ExpressionAttributeNames"] = names
+    return query
 
 
 def fingerprint(collection: str | None, tag: str | None, year_start: int | None, year_end: int | None) -> str:

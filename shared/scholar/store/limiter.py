@@ -21,9 +21,9 @@ from collections.abc import Iterator
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from scholar import aio
 from scholar.config import get_settings
 from scholar.errors import RateLimitedError, ScholarError
-from scholar.runtime import aio
 from scholar.store import aws
 from scholar.store.boundary import translate
 

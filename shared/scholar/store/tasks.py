@@ -16,9 +16,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 from pydantic import BaseModel, Field
 
-from scholar.config import get_settings
-from scholar.errors import UnavailableError
-from scholar.store import aws
+from scholar.config import TASK_TABLE_ENV
+from scholar.store.base import Store, awaitable
 from scholar.store.blobs import BlobStore
 from scholar.store.boundary import boto_errors
 
@@ -91,24 +90,20 @@ def _from_item(item: dict[str, Any]) -> TaskItem:
     return TaskItem(**data)
 
 
-class TaskStore:
+class TaskStore(Store):
     """Create, read, list and move tasks; every read is scoped to a principal."""
 
+    RESOURCE = "task_table"
+    ENV = TASK_TABLE_ENV
+    NOUN = "task table"
+
     def __init__(self, table: str | None = None, client: Any = None, blobs: BlobStore | None = None) -> None:
-        self._table = table
-        self._client = client
+        super().__init__(table, client)
         self._blobs = blobs
 
     @property
     def table(self) -> str:
-        table = self._table or get_settings().resources.task_table
-        if not table:
-            raise UnavailableError("no task table is configured (SCHOLAR_TASK_TABLE)")
-        return table
-
-    @property
-    def client(self) -> Any:
-        return self._client or aws.dynamodb()
+        return self._required()
 
     @property
     def blobs(self) -> BlobStore:
@@ -224,3 +219,7 @@ class TaskStore:
                 if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
                     raise TaskTransitionError(f"task {task_id} cannot move to {status}") from exc
                 raise
+
+    aget = awaitable(get)
+    aload_result = awaitable(load_result)
+    alist = awaitable(list)

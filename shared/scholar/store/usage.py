@@ -29,8 +29,9 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from scholar.config import get_settings
+from scholar.config import USAGE_TABLE_ENV
 from scholar.store import aws
+from scholar.store.base import Store
 
 logger = logging.getLogger(__name__)
 
@@ -96,20 +97,16 @@ class UsageRow:
     doc: dict[str, Any]
 
 
-class UsageStore:
+class UsageStore(Store):
     """Write usage rows in batches, read them back by source and time window."""
 
-    def __init__(self, table: str | None = None, client: Any = None) -> None:
-        self._table = table
-        self._client = client
+    RESOURCE = "usage_table"
+    ENV = USAGE_TABLE_ENV
+    NOUN = "usage table"
 
     @property
     def table(self) -> str | None:
-        return self._table or get_settings().resources.usage_table
-
-    @property
-    def client(self) -> Any:
-        return self._client or aws.dynamodb()
+        return self._configured()
 
     def put(self, rows: Iterable[UsageRow]) -> None:
         """Write rows (and the hour markers they need) in as few batch writes as fit; nothing without a table.
@@ -275,6 +272,12 @@ def wait_written(timeout_s: float = WAIT_WRITTEN_S) -> bool:
     """Wait until this process's queued usage rows are written (or refused); False if time ran out."""
     with _queue_changed:
         return _queue_changed.wait_for(lambda: not _queued and not _writing, timeout_s)
+
+
+@aws.on_reset
+def _before_reset() -> None:
+    wait_written()  # rows queued behind their calls go to the endpoint they were meant for
+    forget_markers()  # the hour markers belong to the old tables
 
 
 def _sort_key(at: float) -> str:

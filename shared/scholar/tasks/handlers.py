@@ -6,14 +6,13 @@ import logging
 import time
 from typing import Any
 
+from scholar.aio import off_loop
 from scholar.catalogue import CallContext, Handler
 from scholar.errors import InternalError, NotFoundError
-from scholar.runtime.aio import off_loop
 from scholar.runtime.invocation import Outcome
 from scholar.runtime.outcome import finish_task
 from scholar.runtime.reconcile import reconcile
-from scholar.store.tasks import TaskItem, TaskStore
-from scholar.tasks.models import TERMINAL
+from scholar.store.tasks import TERMINAL, TaskItem, TaskStore
 from scholar.tasks.spec import GetTaskResultInput, ListTasksInput, TaskList, TaskResult, TaskSummary
 
 logger = logging.getLogger(__name__)
@@ -29,7 +28,7 @@ def _elapsed(task: TaskItem) -> float:
 
 async def get_task_result(args: GetTaskResultInput, ctx: CallContext) -> TaskResult:
     store = TaskStore()
-    task = await off_loop(store.get, args.task_id, ctx.principal)
+    task = await store.aget(args.task_id, ctx.principal)
     if task is None:
         raise NotFoundError(
             f"no task {args.task_id} for this caller (unknown, expired, or started by someone else)",
@@ -42,7 +41,7 @@ async def get_task_result(args: GetTaskResultInput, ctx: CallContext) -> TaskRes
         status=task.status,
         tool=task.tool,
         elapsed_s=_elapsed(task),
-        result=await off_loop(store.load_result, task) if task.status == "completed" else None,
+        result=await store.aload_result(task) if task.status == "completed" else None,
         error=task.error if task.status in ("failed", "cancelled") else None,
         hint=(task.progress or "working") if running else None,
         poll_after_s=2 if running else None,
@@ -50,7 +49,7 @@ async def get_task_result(args: GetTaskResultInput, ctx: CallContext) -> TaskRes
 
 
 async def list_tasks(args: ListTasksInput, ctx: CallContext) -> TaskList:
-    tasks = await off_loop(TaskStore().list, ctx.principal, limit=args.limit)
+    tasks = await TaskStore().alist(ctx.principal, limit=args.limit)
     summaries = [
         TaskSummary(task_id=t.task_id, status=t.status, tool=t.tool, created_at=t.created_at, elapsed_s=_elapsed(t))
         for t in tasks

@@ -1,0 +1,20 @@
+"""The ``download_paper`` handler: kept at once when the preferred version is stored, else the PDF pipeline runs."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from scholar import aio
+from scholar.catalogue import CallContext, Handler
+from scholar.fulltext import jobs, keep_step
+from scholar.fulltext.models import KeepOptions
+from scholar.research.keep.spec import DownloadPaperInput
+
+
+async def download_paper(args: DownloadPaperInput, ctx: CallContext) -> BaseModel:
+    keep = KeepOptions(collection=args.collection, prefer=args.prefer)
+    job = jobs.paper_job("download_paper", args.identifier, convert=True, keep=keep)
+    return await keep_step.kept_answer(job, ctx.principal) or await aio.off_loop(jobs.queue, job, ctx)
+
+
+HANDLERS: dict[str, Handler] = {"download_paper": download_paper}

@@ -1,0 +1,1 @@
+"""The operations tools: ``source_health`` and ``get_server_info``."""

@@ -1,0 +1,1 @@
+"""The federated ``search`` tool: fan out to every source, merge, rank, expand, page (``federated`` conducts)."""
