@@ -139,13 +139,13 @@ class Resources(BaseModel):
     usage_table: str | None = None
     patent_pdf_state_machine_arn: str | None = None
     library_table: str | None = None
+    auth_table: str | None = None  # AuthMode=OAuth only (scholar.store.auth)
 
 
 class OAuthSettings(BaseModel):
     """The authorization server and the gateway's bearer check (AuthMode=OAuth; docs/security.md)."""
 
     public_url: str | None = None
-    auth_table: str | None = None
     signing_key: str | None = None
     # Access tokens are JWTs checked offline: short-lived, and refused early through their family's status.
     access_ttl_s: int = Field(default=900, ge=60, le=3600)
@@ -262,12 +262,12 @@ def load_settings(env: Mapping[str, str]) -> Settings:
             usage_table=env.get(USAGE_TABLE_ENV) or None,
             patent_pdf_state_machine_arn=env.get(PATENT_PDF_STATE_MACHINE_ARN_ENV) or None,
             library_table=env.get(LIBRARY_TABLE_ENV) or None,
+            auth_table=env.get(AUTH_TABLE_ENV) or None,
         ),
         library_max_items=int(env.get(LIBRARY_MAX_ITEMS_ENV) or 10_000),
         library_max_bytes=int(env.get(LIBRARY_MAX_BYTES_ENV) or 100 * 1024 * 1024),
         oauth=OAuthSettings(
             public_url=(env.get(PUBLIC_URL_ENV) or "").rstrip("/") or None,
-            auth_table=env.get(AUTH_TABLE_ENV) or None,
             signing_key=env.get(OAUTH_SIGNING_KEY_ENV) or None,
             access_ttl_s=int(env.get(OAUTH_ACCESS_TTL_ENV) or 900),
             refresh_ttl_s=int(env.get(OAUTH_REFRESH_TTL_ENV) or 30 * 86400),

@@ -74,8 +74,8 @@ async def _resource_metadata(request: Request) -> Response:
 
 
 async def _jwks(request: Request) -> Response:
+    from scholar.aio import off_loop  # noqa: PLC0415
     from scholar.auth.minting import public_jwks  # noqa: PLC0415  # reads KMS once
-    from scholar.runtime.aio import off_loop  # noqa: PLC0415
 
     key_id = get_settings().oauth.signing_key
     if not key_id:

@@ -16,8 +16,8 @@ from typing import Any
 from jwt import PyJWS
 from jwt.algorithms import RSAAlgorithm
 
+from scholar.aio import off_loop
 from scholar.bearer.claims import ALGORITHM, TOKEN_TYPE, AccessClaims
-from scholar.runtime.aio import off_loop
 from scholar.store.signing import public_key_der, sign
 
 

@@ -26,7 +26,7 @@ async def _family_of_access_token(token: str, endpoints: Endpoints) -> tuple[str
     key_id = get_settings().oauth.signing_key
     if not key_id or token.count(".") != 2:
         return None
-    from scholar.runtime.aio import off_loop  # noqa: PLC0415  # the first verification may read KMS
+    from scholar.aio import off_loop  # noqa: PLC0415  # the first verification may read KMS
 
     try:
         claims = await off_loop(verify_access_token, token, key_id=key_id, issuer=endpoints.issuer,

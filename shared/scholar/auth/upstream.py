@@ -17,12 +17,12 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
+from scholar.aio import off_loop
 from scholar.auth.errors import ACCESS_DENIED, OAuthError
 from scholar.bearer.claims import principal_for
 from scholar.config import get_settings
 from scholar.errors import UnavailableError
 from scholar.http import user_agent
-from scholar.runtime.aio import off_loop
 
 DISCOVERY_TTL_S = 3600.0
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 
+from scholar.aio import off_loop
 from scholar.config import get_settings
-from scholar.runtime.aio import off_loop
 from scholar.store.auth import AuthStore
 
 MAX_REMEMBERED = 10_000

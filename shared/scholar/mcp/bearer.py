@@ -19,13 +19,13 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from scholar.aio import off_loop
 from scholar.bearer import scopes, urls
 from scholar.bearer.revocation import family_active
 from scholar.bearer.verify import TokenRefused, key_loaded, load_key, verify_access_token
 from scholar.config import get_settings
 from scholar.errors import ScholarError
 from scholar.mcp.principal import BOUND_PRINCIPAL
-from scholar.runtime.aio import off_loop
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ write: a code is redeemed by flipping ``used`` from false to true, a refresh tok
     cimd#<sha256(url)>      cimd      a fetched client metadata document, for as long as its cache headers allow
     rate#<name>#<window>    rate      a counter (registrations per source per hour)
 
-The methods are awaitable: each runs its boto3 call off the event loop (``scholar.runtime.aio.off_loop``).
+The methods are awaitable: each runs its boto3 call off the event loop (``scholar.aio.off_loop``).
 """
 
 from __future__ import annotations
@@ -27,10 +27,9 @@ from typing import Any, Literal
 from botocore.exceptions import ClientError
 from pydantic import BaseModel, Field
 
-from scholar.config import get_settings
-from scholar.errors import UnavailableError
-from scholar.runtime.aio import off_loop
-from scholar.store import aws
+from scholar.aio import off_loop
+from scholar.config import AUTH_TABLE_ENV
+from scholar.store.base import Store
 from scholar.store.boundary import boto_errors, error_code
 
 CONDITION_FAILED = "ConditionalCheckFailedException"
@@ -143,28 +142,16 @@ def _live(item: dict[str, Any] | None, now: float) -> dict[str, Any] | None:
     return json.loads(item["data"]["S"])
 
 
-class AuthStore:
-    """Reads and conditional writes of the authorization server's state.
+class AuthStore(Store):
+    """Reads and conditional writes of the authorization server's state (``Store``: table and client resolution)."""
 
-    Args:
-        table: the table name (default: ``SCHOLAR_AUTH_TABLE``).
-        client: a DynamoDB client (default: the shared one; tests pass a moto-backed one).
-    """
-
-    def __init__(self, table: str | None = None, client: Any = None) -> None:
-        self._table = table
-        self._client = client
+    RESOURCE = "auth_table"
+    ENV = AUTH_TABLE_ENV
+    NOUN = "auth table"
 
     @property
     def table(self) -> str:
-        table = self._table or get_settings().oauth.auth_table
-        if not table:
-            raise UnavailableError("no auth table is configured (SCHOLAR_AUTH_TABLE)", reason="oauth_not_configured")
-        return table
-
-    @property
-    def client(self) -> Any:
-        return self._client or aws.dynamodb()
+        return self._required()
 
     # ------------------------------------------------------------------ plain items
     def _put(self, item: dict[str, Any], what: str, condition: str | None = None) -> bool:
