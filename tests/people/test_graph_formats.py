@@ -185,7 +185,7 @@ def test_a_short_label_is_first_author_surname_year_and_a_shortened_title():
 def test_through_the_gateway_the_picture_is_a_second_block_and_structured_content_fits_the_output_schema(
     aws, upstream, env, g, lambda_context
 ):
-    env.set(SCHOLAR_LOCAL_DISPATCH="1")
+    env.set(SCHOLAR_LOCAL_DISPATCH="1", SCHOLAR_PROFILE="all")  # get_citation_graph is outside the default profile
     g.install(upstream)
     message = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
         "name": "get_citation_graph", "arguments": {"seed_ids": [g.ids["S"]], "depth": 1, "format": "mermaid"}}}

@@ -133,7 +133,7 @@ def test_snippets_cover_the_common_clients_and_carry_the_api_key_header_when_the
 def test_an_oauth_deployment_gives_the_url_alone_and_names_the_oauth_clients(env):
     env.set(SCHOLAR_AUTH_MODE="OAuth")
 
-    page = landing.render_page(get_settings(), None, "https://h/v1/mcp", [])
+    page = landing.render_page(get_settings(), Selection(), "https://h/v1/mcp", [])
     snippets = landing.snippets("https://h/v1/mcp", get_settings().auth_mode)
     texts = "".join(s.text for s in snippets)
 
