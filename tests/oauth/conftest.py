@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from scholar.catalogue import ALL_PROFILE
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
 from tests.oauth.flow import Flow
@@ -44,6 +45,7 @@ def oauth_server(oauth_upstream: FakeUpstream, documents: DocumentServer) -> Ite
         "SCHOLAR_TEST_CA_FILE": str(documents.ca_file),
         "SCHOLAR_OAUTH_DCR_PER_HOUR": "1000",
         "SCHOLAR_OAUTH_REVOCATION_CHECK_S": "0",
+        "SCHOLAR_PROFILE": ALL_PROFILE,  # as the suites' servers: the sign-in e2e calls tools outside the default
     }
     server = LocalServer(template=REPO / "template.yaml", extra_env=env)
     server.start()
