@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import importlib
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -73,6 +73,9 @@ class ToolSpec:
     queue_on_rate_limit: bool = False
     # Credentials the tool needs (names of settings); the tool is hidden while one is missing.
     requires: tuple[str, ...] = ()
+    # The values a field's completion offers (completion/complete of a prompt argument that feeds the field), for
+    # a field whose schema has no enum of its own: field name → the values, from their source of truth.
+    completions: Mapping[str, Callable[[], Iterable[str]]] = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def may_queue(self) -> bool:
