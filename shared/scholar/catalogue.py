@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import importlib
 import json
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -81,6 +81,9 @@ class ToolSpec:
     max_result_chars: int | None = None
     # The tool answers with the result of queued work (get_task_result): as long as any tool that may queue.
     relays_results: bool = False
+    # The values a field's completion offers (completion/complete of a prompt argument that feeds the field), for
+    # a field whose schema has no enum of its own: field name → the values, from their source of truth.
+    completions: Mapping[str, Callable[[], Iterable[str]]] = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def may_queue(self) -> bool:
@@ -296,7 +299,7 @@ class Profile:
 
 # The default surface carries the research workflow, find → read → cite → keep, and stays small (DESIGN §3: at
 # most 20,000 characters of descriptions and input schemas); every other tool is one profile or toolset away.
-# "fetch" (ChatGPT's connector contract) is named before its spec lands: names the catalogue lacks are skipped.
+# "fetch" sits beside "search" for ChatGPT's connectors and deep research (their search → fetch contract).
 PROFILES: dict[str, Profile] = {
     profile.name: profile
     for profile in (

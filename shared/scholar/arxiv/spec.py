@@ -216,6 +216,13 @@ class ListCategoriesResult(BaseModel):
     notice: str | None = None
 
 
+def category_codes() -> tuple[str, ...]:
+    """Every arXiv subject class, from the taxonomy (imported on first use: the gateway loads this spec)."""
+    from scholar.arxiv.taxonomy import CATEGORIES  # noqa: PLC0415  # the gateway's cold start never needs it
+
+    return tuple(c.code for c in CATEGORIES)
+
+
 TOOLS = (
     ToolSpec(
         name="arxiv_search",
@@ -228,6 +235,7 @@ TOOLS = (
         output_model=SearchResult,
         annotations=READ_ONLY_OPEN,
         queue_on_rate_limit=True,
+        completions={"category": category_codes},
     ),
     ToolSpec(
         name="arxiv_get_papers",

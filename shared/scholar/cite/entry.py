@@ -162,8 +162,7 @@ def build_entry(paper: Paper) -> Entry:
         issue=bib.issue if bib else None,
         pages=(bib.pages if bib else None) or (journal.pages if journal else None),
         doi=doi.lower() if doi else None,
-        url=f"https://doi.org/{doi.lower()}" if doi else (f"https://arxiv.org/abs/{ext['ArXiv']}" if ext.get("ArXiv")
-                                                         else paper.url),
+        url=paper.landing_url(),
         issn=list(bib.issn or []) if bib else [],
         isbn=isbn,
         arxiv=ext.get("ArXiv"),

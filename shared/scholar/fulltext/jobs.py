@@ -96,6 +96,23 @@ def cached_answer(job: Job) -> BaseModel | None:
     return answer_builder.build(job, metadata=metadata, pdf=pdf, md=(md_path, _converter(job)), cached=True)
 
 
+def converted_markdown(identifier: str) -> str | None:
+    """The key of the stored Markdown of a paper read_paper or download_paper converted (by any of its ids), or None.
+
+    The same lookup as a read_paper answered from stored artifacts: the paper's remembered PDF, then the Markdown
+    the configured converter made of it. An identifier that parses as no paper names nothing stored.
+    """
+    try:
+        key = parse_paper_id(identifier).cache_key()
+    except InvalidIdError:
+        return None
+    found = artifacts.recall(artifacts.paper_cache_key(key))
+    if found is None:
+        return None
+    md_path = artifacts.md_key(found[1].sha256, answer_builder.converter_for(False, get_settings()))
+    return md_path if artifacts.exists(md_path) else None
+
+
 def queue(job: Job, ctx: CallContext) -> QueuedResult:
     """Create (or find) the caller's task for this job and start its pipeline execution.
 

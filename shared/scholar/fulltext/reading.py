@@ -14,14 +14,15 @@ import re
 import tempfile
 from typing import Any
 
-from scholar.content import ExtraImage
+from scholar.content import ExtraImage, ExtraLink
 from scholar.errors import InvalidArgumentError, NotFoundError
 from scholar.fulltext import artifacts
-from scholar.fulltext.models import Converter, Job
+from scholar.fulltext.models import Converter, Job, PaperSummary
 from scholar.fulltext.read_options import MAX_READ_CHARS, ReadOptions
 from scholar.fulltext.read_result import FigureInfo, OutlineEntry, ReadPaperResult, SectionInfo
 from scholar.pdftext import outline
 from scholar.pdftext.labels import FigureKind, Label, parse_label
+from scholar.resource_uris import PAPER_MARKDOWN
 
 PAGES_FIELD = "pages"
 MAX_PAGE = 100_000
@@ -124,7 +125,22 @@ def build_answer(job: Job, fields: dict[str, Any], md: tuple[str, Converter] | N
         return _figure_answer(options, base, markdown, all_pages)
     if options.section:
         return _section_answer(options, base, markdown, all_pages)
-    return _pages_answer(options, base, markdown, all_pages)
+    answer = _pages_answer(options, base, markdown, all_pages)
+    # Only part of the paper in the answer: link to the whole of it (MCP resource_link).
+    if answer.chars < len(markdown) and (link := _whole_markdown(fields.get("metadata"))) is not None:
+        answer.extra_content = [link]
+    return answer
+
+
+def _whole_markdown(metadata: Any) -> ExtraLink | None:
+    """A link to the MCP resource holding the paper's whole Markdown, named by the paper's DOI, arXiv id or S2 id."""
+    if not isinstance(metadata, PaperSummary):
+        return None
+    written = metadata.doi or (f"arXiv:{metadata.arxiv_id}" if metadata.arxiv_id else None) or metadata.paper_id
+    if not written:
+        return None
+    return ExtraLink(uri=PAPER_MARKDOWN.uri(id=written), name=PAPER_MARKDOWN.name,
+                     title=f"{metadata.title or written}, whole Markdown", media_type=PAPER_MARKDOWN.mime_type)
 
 
 def _page_count(markdown: str, all_pages: list[outline.Page]) -> int | None:

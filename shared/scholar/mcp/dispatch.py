@@ -40,11 +40,7 @@ def error_result(err: ScholarError) -> types.CallToolResult:
 def success_result(result: dict[str, Any]) -> types.CallToolResult:
     """A result: structuredContent and its JSON text, then any extra blocks the tool sent (scholar.content)."""
     result, extra = split_extra_content(result)
-    blocks: list[types.TextContent | types.ImageContent] = [
-        types.ImageContent(data=b["data"], mime_type=b["media_type"]) if "data" in b
-        else types.TextContent(text=b["text"], meta={"mediaType": b["media_type"]})
-        for b in extra
-    ]
+    blocks = [_block(b) for b in extra]
     return types.CallToolResult(content=[*text_content(result), *blocks], structured_content=result)
 
 
@@ -66,6 +62,15 @@ def not_listed(spec: ToolSpec, selection: Selection) -> InvalidArgumentError:
         + (f" (or {also} to keep this connection's tools)" if also else "") + ", then call tools/list.",
         details={"toolset": spec.family, "profiles": list(listing_of(spec.name))},
     )
+
+
+def _block(extra: dict[str, Any]) -> types.TextContent | types.ImageContent | types.ResourceLink:
+    if "uri" in extra:
+        return types.ResourceLink(uri=extra["uri"], name=extra["name"], title=extra.get("title"),
+                                  mime_type=extra["media_type"])
+    if "data" in extra:
+        return types.ImageContent(data=extra["data"], mime_type=extra["media_type"])
+    return types.TextContent(text=extra["text"], meta={"mediaType": extra["media_type"]})
 
 
 async def call_tool(

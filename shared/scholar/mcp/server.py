@@ -1,4 +1,10 @@
-"""The MCP server: tools/list and tools/call generated from the catalogue (low-level SDK server)."""
+"""The MCP server: tools/list and tools/call generated from the catalogue (low-level SDK server), and the
+resources, prompts and completions of ``scholar.mcp.resources`` / ``prompts`` / ``completions``.
+
+The capabilities in initialize and server/discover are the SDK's, derived from the handlers registered here:
+tools, resources (no subscriptions), prompts and completions. tools/list is catalogue data (``public``, fresh for
+an hour: it changes only with a deployment); the other lists state their own hints.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from scholar.catalogue import PROFILES, Selection, all_tools, get_tool
 from scholar.config import get_settings
+from scholar.mcp import completions, prompts, resources
 from scholar.mcp.dispatch import call_tool
 from scholar.mcp.principal import LOCAL_PRINCIPAL, principal_from_scope
 from scholar.mcp.tasks.extension import TasksExtension
@@ -30,8 +37,11 @@ INSTRUCTIONS = (
     "that speak MCP Tasks get a task instead). "
     "Errors come as {error: {code, message, retryable, recovery}}; a failing source is never 'no results'. "
     "A connection lists one profile of tools (default: the research workflow); every other tool is reachable with "
-    "?profile=all or ?toolsets=<families> on the MCP URL (get_server_info names the profiles)."
+    "?profile=all or ?toolsets=<families> on the MCP URL (get_server_info names the profiles). "
+    "Your library items and the papers this server converted are resources (scholar://…); prompts hold the "
+    "research workflows."
 )
+TOOLS_LIST_TTL_MS = resources.CATALOGUE_TTL_MS
 
 
 def _request_scope(ctx: Any) -> dict[str, Any]:
@@ -62,7 +72,8 @@ def _listing(names: tuple[str, ...]) -> dict[str, Any]:
     """
     tools = wire_tools(spec for spec in all_tools().values() if spec.name in names)
     # Exactly the SDK's own dump of a returned model (mcp.server.runner._dump_result), made once.
-    return types.ListToolsResult(tools=tools).model_dump(by_alias=True, mode="json", exclude_none=True)
+    listing = types.ListToolsResult(tools=tools, ttl_ms=TOOLS_LIST_TTL_MS, cache_scope="public")
+    return listing.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
 async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> dict[str, Any]:
@@ -74,9 +85,13 @@ async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -
     return dict(_listing(tuple(spec.name for spec in specs)))  # a fresh top level: the SDK adds keys to it
 
 
+def _caller(scope: dict[str, Any]) -> str:
+    return principal_from_scope(scope) if scope else LOCAL_PRINCIPAL
+
+
 async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
     scope = _request_scope(ctx)
-    principal = principal_from_scope(scope) if scope else LOCAL_PRINCIPAL
+    principal = _caller(scope)
     return await call_tool(
         get_tool(params.name),
         params.name,
@@ -86,6 +101,33 @@ async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.C
         # Under Mangum (API Gateway event in the scope) one invocation is one request.
         one_request_at_a_time="aws.event" in scope,
     )
+
+
+async def on_list_resources(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+    return await resources.list_resources(ctx, _caller(_request_scope(ctx)), params.cursor if params else None)
+
+
+async def on_list_resource_templates(
+    ctx: Any, params: types.PaginatedRequestParams | None
+) -> types.ListResourceTemplatesResult:
+    return resources.list_templates()
+
+
+async def on_read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    return await resources.read_resource(ctx, _caller(_request_scope(ctx)), params.uri)
+
+
+async def on_list_prompts(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
+    return prompts.list_prompts(get_settings(), requested_selection(_request_scope(ctx)))
+
+
+async def on_get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    return prompts.get_prompt(params.name, params.arguments, get_settings(), requested_selection(_request_scope(ctx)))
+
+
+async def on_completion(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+    scope = _request_scope(ctx)
+    return await completions.complete(ctx, _caller(scope), params, get_settings(), requested_selection(scope))
 
 
 def _version_gated(binding: MethodBinding) -> Any:
@@ -113,13 +155,20 @@ def _host(server: Server, extensions: list[Extension]) -> None:
 
 
 def build_server() -> Server:
-    """The gateway's MCP server: catalogue tools, the 2025-11-25 task utility and the 2026 tasks extension."""
+    """The gateway's MCP server: catalogue tools, resources, prompts, completions, the 2025-11-25 task utility and
+    the 2026 tasks extension."""
     server = Server(
         SERVER_NAME,
         version=SERVER_VERSION,
         instructions=INSTRUCTIONS,
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
+        on_list_resources=on_list_resources,
+        on_list_resource_templates=on_list_resource_templates,
+        on_read_resource=on_read_resource,
+        on_list_prompts=on_list_prompts,
+        on_get_prompt=on_get_prompt,
+        on_completion=on_completion,
     )
     # Replaces the SDK default [OpenTelemetryMiddleware()]: we export no OTel spans (tracing is X-Ray via
     # Powertools), and that middleware costs a span and attribute work on every message.

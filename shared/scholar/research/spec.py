@@ -1,11 +1,12 @@
 """The research family's tools (DESIGN §3, seed 003), assembled from its topics' subpackages.
 
-search (federated search), read (read_paper), keep (download_paper), library (library_*), operations
-(source_health, get_server_info). The catalogue reads ``TOOLS`` here, at the family root.
+search (federated search), read (read_paper), fetch (ChatGPT's connector contract), keep (download_paper), library
+(library_*), operations (source_health, get_server_info). The catalogue reads ``TOOLS`` here, at the family root.
 """
 
 from __future__ import annotations
 
+from scholar.research.fetch import spec as fetch
 from scholar.research.keep import spec as keep
 from scholar.research.library import index_spec as library_index
 from scholar.research.library import spec as library
@@ -16,6 +17,7 @@ from scholar.research.search import spec as search
 TOOLS = (
     *search.TOOLS,
     *read.TOOLS,
+    *fetch.TOOLS,
     *keep.TOOLS,
     *library.TOOLS,
     *library_index.TOOLS,

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from scholar import aio
 from scholar.aio import off_loop
@@ -50,6 +50,27 @@ def actions(family: str) -> dict[str, Action]:
 
 def _failure(err: ScholarError) -> dict[str, Any]:
     return Outcome(ok=False, error=err.to_envelope()["error"]).model_dump(mode="json")
+
+
+def answering(fn: Callable[[dict[str, Any]], BaseModel]) -> Action:
+    """An action that answers as a tool does: ``{"ok": true, "result"}``, or its error as the envelope here.
+
+    For the internal operations the gateway invokes besides tools (e.g. the research function's resource reads):
+    the same outcome shape, the same one place where errors become the envelope.
+    """
+
+    def action(event: dict[str, Any]) -> dict[str, Any]:
+        try:
+            result = fn(event)
+        except ScholarError as err:
+            return _failure(err)
+        except Exception:  # the top of a handler: report, never crash the caller
+            logger.exception("action %s failed unexpectedly", event.get("action"))
+            return _failure(InternalError("an unexpected error occurred; it was logged", retryable=True))
+        return Outcome(ok=True, result=dump_result(result)).model_dump(mode="json")
+
+    action.__name__ = getattr(fn, "__name__", "action")
+    return action
 
 
 def dispatch(family: str, event: dict[str, Any]) -> dict[str, Any]:

@@ -51,6 +51,18 @@ def invoke_function_async(family: str, payload: dict[str, Any]) -> None:
     )
 
 
+def _invoke(family: str, payload: str) -> bytes:
+    response = aws.client("lambda").invoke(
+        FunctionName=function_name(family), InvocationType="RequestResponse", Payload=payload
+    )
+    raw: bytes = response["Payload"].read() or b"null"
+    if response.get("FunctionError"):
+        body: Any = json.loads(raw)
+        message = body.get("errorType", "error") if isinstance(body, dict) else "error"
+        raise InternalError(f"the {family} function failed ({message}); the failure was logged")
+    return raw
+
+
 def invoke_family(family: str, invocation: Invocation) -> Outcome:
     """Run a tool in its family function and return the outcome.
 
@@ -59,12 +71,17 @@ def invoke_family(family: str, invocation: Invocation) -> Outcome:
     """
     if get_settings().local_dispatch:
         return Outcome.model_validate(_dispatcher()(family, invocation.model_dump(mode="json")))
-    response = aws.client("lambda").invoke(
-        FunctionName=function_name(family), InvocationType="RequestResponse", Payload=invocation.model_dump_json()
-    )
-    raw = response["Payload"].read() or b"null"
-    if response.get("FunctionError"):
-        body: Any = json.loads(raw)
-        message = body.get("errorType", "error") if isinstance(body, dict) else "error"
-        raise InternalError(f"the {family} function failed ({message}); the failure was logged")
-    return Outcome.model_validate_json(raw)  # one pass from bytes to the model (no json.loads + validate)
+    # One pass from bytes to the model (no json.loads + validate).
+    return Outcome.model_validate_json(_invoke(family, invocation.model_dump_json()))
+
+
+def invoke_action(family: str, action: str, **fields: Any) -> Outcome:
+    """Run one of a family function's internal actions (``ACTIONS``, never a tool) and return its outcome.
+
+    Raises:
+        InternalError: the function itself crashed.
+    """
+    payload = {"action": action, **fields}
+    if get_settings().local_dispatch:
+        return Outcome.model_validate(_dispatcher()(family, payload))
+    return Outcome.model_validate_json(_invoke(family, json.dumps(payload)))

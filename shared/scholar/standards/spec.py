@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.catalogue import READ_ONLY_LOCAL, Annotations, ToolSpec
-from scholar.standards.records import StandardRecord
+from scholar.standards.records import BODIES, StandardRecord
 from scholar.standards.runs import SyncRun
 
 MAX_TEXT_CHARS = 20_000
@@ -142,6 +142,7 @@ TOOLS = (
         output_model=SearchResult,
         annotations=_CATALOGUE_READ,
         task_support="optional",
+        completions={"body": lambda: BODIES},
     ),
     ToolSpec(
         name="get_standard",

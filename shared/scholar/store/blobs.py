@@ -86,13 +86,16 @@ class BlobStore(Store):
                 raise
 
     def exists(self, key: str) -> bool:
+        return self.size(key) is not None
+
+    def size(self, key: str) -> int | None:
+        """The object's size in bytes, or None when there is no such object (one HEAD, nothing downloaded)."""
         with boto_errors("looking up an artifact"):
             try:
-                self.client.head_object(Bucket=self.bucket, Key=key)
-                return True
+                return int(self.client.head_object(Bucket=self.bucket, Key=key)["ContentLength"])
             except ClientError as exc:
                 if exc.response["Error"]["Code"] in ("404", "NoSuchKey", "NotFound"):
-                    return False
+                    return None
                 raise
 
     def presign(self, key: str, expires_s: int = 900) -> str:

@@ -219,6 +219,29 @@ class LibraryStore(Store):
                                ExpressionAttributeValues={":p": {"S": self.principal}, ":item": {"S": ITEM}}):
             yield decode(row).item
 
+    def tags(self) -> list[str]:
+        """Every tag on the caller's items, once each, sorted (only the rows' ``tags`` attribute is read)."""
+        found: set[str] = set()
+        for row in self._query("reading the library's tags", ProjectionExpression="tags",
+                               KeyConditionExpression="pk = :p AND begins_with(sk, :item)",
+                               ExpressionAttributeValues={":p": {"S": self.principal}, ":item": {"S": ITEM}}):
+            found.update(value["S"] for value in row.get("tags", {}).get("L", []))
+        return sorted(found)
+
+    def item_ids(self, prefix: str = "", *, limit: int = 100) -> tuple[list[str], bool]:
+        """Up to ``limit`` of the caller's item ids starting with ``prefix`` (in id order), and whether there are more.
+
+        Only the sort keys are read: the key condition does the matching.
+        """
+        table = self.table
+        with boto_errors("listing the library's item ids"):
+            out = self.client.query(TableName=table, ConsistentRead=True, Limit=limit + 1, ProjectionExpression="sk",
+                                    KeyConditionExpression="pk = :p AND begins_with(sk, :item)",
+                                    ExpressionAttributeValues={":p": {"S": self.principal},
+                                                               ":item": {"S": ITEM + prefix}})
+        ids = [row["sk"]["S"].removeprefix(ITEM) for row in out.get("Items", [])]
+        return ids[:limit], len(ids) > limit
+
     def changes_since(self, revision: int) -> tuple[list[str], int]:
         """Item ids written or deleted after ``revision`` (first change first), and the latest revision."""
         latest = self._meta().revision

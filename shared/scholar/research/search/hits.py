@@ -43,7 +43,7 @@ def to_hit(candidate: Candidate, paper: Paper, scored: Scored) -> SearchHit:
         abstract=abstract,
         pdf_url=paper.openAccessPdf.url if paper.openAccessPdf else None,
         is_open_access=paper.isOpenAccess,
-        url=paper.url,
+        url=paper.url or paper.landing_url(),
         found_by=sorted(candidate.found_by),
         via=sorted(candidate.via) or None,
         provenance=dict(sorted(candidate.provenance.items())),
