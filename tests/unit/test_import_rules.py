@@ -25,7 +25,7 @@ FAMILIES = frozenset(families())
 # A placeholder in a module name built at run time (f"scholar.{family}.spec" → "scholar.{}.spec").
 ANY = "{}"
 CORE = ("config", "ids", "records", "errors", "catalogue", "content", "redaction", "urlpath", "validation",
-        "reference", "patent_numbers", "paper_mapping", "usage_hooks")
+        "reference", "patent_numbers", "paper_mapping", "usage_hooks", "id_forms")
 # DESIGN §2, from the bottom up; a part is the first name below scholar/ (a package, or a top-level module).
 FLOORS: dict[str, int] = {
     **dict.fromkeys(CORE, 0),
