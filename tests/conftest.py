@@ -96,9 +96,10 @@ def _shared_botocore_loader() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _isolated_settings() -> Iterator[None]:
-    """Fresh settings and boto3 clients around every test; pacing off unless a test turns it on."""
+    """Fresh settings and boto3 clients around every test; pacing off and search budgets long unless a test says."""
     helper = Env()
-    helper.set(SCHOLAR_PACE_SCALE="0")
+    # Research search's deadlines are for the deployed server; a loaded test machine gets twenty times as long.
+    helper.set(SCHOLAR_PACE_SCALE="0", SCHOLAR_SEARCH_BUDGET_SCALE="20")
     yield
     helper.undo()
 

@@ -23,6 +23,7 @@ def running_local_server(fake_upstream: FakeUpstream, *, retry_budget_s: str, co
     env = {
         "SCHOLAR_UPSTREAM_PROXY_BASE": fake_upstream.base_url,
         "SCHOLAR_PACE_SCALE": "0",
+        "SCHOLAR_SEARCH_BUDGET_SCALE": "20",  # a loaded test machine: research search's deadlines twenty times as long
         "SCHOLAR_RETRY_BUDGET_S": retry_budget_s,
         "SCHOLAR_RETRY_WAIT_S": "1",
         "SCHOLAR_CONTACT_EMAIL": contact_email,
