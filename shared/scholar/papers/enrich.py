@@ -85,14 +85,14 @@ def _from_unpaywall(record: dict[str, Any]) -> OpenAccess:
 
 async def _locate(raw: str) -> tuple[str | None, str | None]:
     """(DOI, OpenAlex id) of a paper: straight from the identifier when it holds one, else via get_paper."""
-    pid = parse_identifier(raw)
+    pid = parse_identifier(raw, tool="enrich_paper")
     if pid.kind == "doi":
         return pid.value, None
     if pid.kind == "openalex":
         return None, pid.value
     if pid.kind == "arxiv":
         return f"10.48550/arxiv.{pid.value}", None
-    paper = await get_paper(raw)
+    paper = await get_paper(raw, tool="enrich_paper")
     ext = paper.externalIds or {}
     doi = ext.get("DOI")
     if not doi and not ext.get("OpenAlex"):
