@@ -53,10 +53,11 @@ async def s2_key_of(raw: str, field: str, *, tool: str, principal: str | None = 
     return form
 
 
-async def explain_missing(raw: str, err: NotFoundError, *, tool: str, what: str,
+async def explain_missing(raw: str, err: NotFoundError, *, tool: str, what: str, lacking: str = "s2",
                           cache: Cache | None = None) -> ScholarError:
-    """What to raise when S2 answered "no such paper" for ``raw``: ``missing_data`` when another source knows the
-    paper (a recent search's record, or the other sources in order), else ``err`` unchanged."""
+    """What to raise when ``lacking`` (the source ``tool`` reads) answered "no such paper" for ``raw``:
+    ``missing_data`` when another source knows the paper (a recent search's record, or the other sources in order),
+    else ``err`` unchanged."""
     try:
         pid = parse_paper_id(raw)
     except InvalidIdError:
@@ -66,20 +67,20 @@ async def explain_missing(raw: str, err: NotFoundError, *, tool: str, what: str,
     paper = await recent.recall(pid.cache_key(), cache)
     if paper is None:
         try:
-            paper = (await chain.look_up(pid, skip={"s2"})).paper
+            paper = (await chain.look_up(pid, skip={lacking})).paper
         except ScholarError:
             paper = None  # asking around failed: S2's own answer stands
-    return err if paper is None else missing_data(raw, paper, tool, needs=what)
+    return err if paper is None else missing_data(raw, paper, tool, needs=what, lacking=lacking)
 
 
-def missing_data(raw: str, paper: Paper, tool: str, *, needs: str) -> UnavailableError:
-    """The paper exists (a source knows it) but the source ``tool`` reads holds nothing for it."""
-    known_by = [s for s in paper.sources if s != "s2"] or paper.sources
+def missing_data(raw: str, paper: Paper, tool: str, *, needs: str, lacking: str = "s2") -> UnavailableError:
+    """The paper exists (a source knows it) but ``lacking``, the source ``tool`` reads, holds nothing for it."""
+    known_by = [s for s in paper.sources if s != lacking] or paper.sources
     names = ", ".join(chain.NAMES.get(s, s) for s in known_by)
     return UnavailableError(
-        f"{raw!r} is known to {names}, but Semantic Scholar, the source {tool} reads, has no record of it, so "
-        f"{needs} is not available",
-        source="s2",
+        f"{raw!r} is known to {names}, but {chain.NAMES.get(lacking, lacking)}, the source {tool} reads, has no "
+        f"record of it, so {needs} is not available",
+        source=lacking,
         reason=DATA_NOT_IN_SOURCES,
         retryable=False,
         details={"known_by": known_by, "title": paper.title},

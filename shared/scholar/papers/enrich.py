@@ -11,7 +11,7 @@ from typing import Any
 
 from scholar.errors import NotFoundError, ScholarError
 from scholar.papers.budget import failed
-from scholar.papers.lookup import get_paper, parse_identifier
+from scholar.papers.lookup import explain_missing, get_paper, parse_identifier
 from scholar.papers.spec_export import Concept, EnrichPaperInput, EnrichPaperResult, Funder, OpenAccess, Topic
 from scholar.records import FailedSource
 from scholar.sources import openalex, unpaywall
@@ -150,7 +150,9 @@ async def enrich_paper(args: EnrichPaperInput, cache: Cache | None = None) -> En
         if errors:
             # Keep the code that happened: a timeout stays timeout, unavailable stays unavailable.
             raise errors[0]
-        raise missing or NotFoundError(f"OpenAlex has no record of {args.identifier!r}", source="openalex")
+        gone = missing or NotFoundError(f"OpenAlex has no record of {args.identifier!r}", source="openalex")
+        raise await explain_missing(args.identifier, gone, tool="enrich_paper", what="its OpenAlex data",
+                                    lacking="openalex", cache=cache) if isinstance(gone, NotFoundError) else gone
     result = EnrichPaperResult(**values, failed_sources=failures, partial=bool(failures))
     if not failures:
         await cache.aput("result", key, result.model_dump(mode="json"), ttl_s=TTL_S)

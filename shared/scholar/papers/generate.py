@@ -16,6 +16,7 @@ from scholar.cite import Entry, build_entries, to_bibtex, to_csl, to_ris
 from scholar.errors import (
     NOT_FOUND,
     TIMEOUT,
+    InvalidArgumentError,
     NotFoundError,
     RateLimitedError,
     ScholarError,
@@ -94,6 +95,7 @@ async def generate_citations(args: GenerateCitationsInput, cache: Cache | None =
     """Citations for the resolvable papers; the others in ``errors``.
 
     Raises:
+        InvalidArgumentError: no id is one this tool cites (a patent, a standard …: each named in ``details``).
         NotFoundError: no paper resolved and every source answered (reason ``no_papers_resolved``).
         RateLimitedError / UpstreamError / UpstreamTimeoutError: none resolved while a source was throttling,
             failing or slow (retryable; the sources in ``details.failed_sources``).
@@ -198,6 +200,8 @@ _ANSWERED = frozenset({NOT_FOUND, "invalid_id"})
 def _nothing_resolved(errors: list[CitationError], failures: list[FailedSource]) -> ScholarError:
     """Why no paper resolved: ``not_found`` only when every id was answered; else the sources' failure."""
     details: dict[str, Any] = {"failed": [e.model_dump() for e in errors]}
+    if errors and all(e.code == "invalid_id" for e in errors):  # nothing to look up: the call itself is wrong
+        return InvalidArgumentError(errors[0].message, field="paper_ids", details=details)
     if all(e.code in _ANSWERED for e in errors):
         return NotFoundError(
             f"none of the {len(errors)} ids resolved", reason="no_papers_resolved", details=details,

@@ -10,7 +10,7 @@ from scholar.errors import NotFoundError
 from scholar.papers.budget import fit
 from scholar.papers.cache_keys import cache_key
 from scholar.papers.fields import FIELDS
-from scholar.papers.lookup import s2_key
+from scholar.papers.lookup import explain_missing, s2_key
 from scholar.papers.mapping import from_s2, shorten_for_list
 from scholar.papers.neighbours import GraphReader, is_s2_id
 from scholar.papers.spec_graph import RecommendPapersInput, RecommendPapersResult
@@ -64,7 +64,11 @@ async def recommend(args: RecommendPapersInput, cache: Cache | None = None) -> R
         raise NotFoundError(f"none of the positive examples resolves: {', '.join(args.positive_ids)}", source="s2")
     fields = FIELDS[args.fields]
     if len(positives) == 1 and not negatives:
-        rows = await s2.recommend_for_paper(positives[0], fields, limit=args.limit)
+        try:
+            rows = await s2.recommend_for_paper(positives[0], fields, limit=args.limit)
+        except NotFoundError as err:
+            raise await explain_missing(args.positive_ids[0], err, tool="recommend_papers",
+                                        what="its recommendations", cache=cache) from err
     else:
         rows = await s2.recommend_from_lists(positives, negatives, fields, limit=args.limit)
     papers = [from_s2(row, fields) for row in rows[: args.limit]]
