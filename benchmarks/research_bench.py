@@ -32,7 +32,7 @@ def _line(name: str, value: str) -> None:
     print(f"{name:<58} {value}", flush=True)
 
 
-def _install(fake, fixtures: Path) -> None:
+def install_search_routes(fake, fixtures: Path) -> None:
     """Explicit routes for what the recordings lack (synthetic, in the recorded shapes)."""
     up = fixtures / "upstream"
     crossref = json.loads((up / "crossref/works_query_title_rows1.json").read_text())["message"]["items"][0]
@@ -79,7 +79,7 @@ def search_requests_and_time(fixtures: Path, runs: int = 3) -> None:
 
     question = "copper thin film oxide layers tensile properties"
     with FakeUpstream(fixtures) as fake, pointed_at(fake.base_url, unset=("SCHOLAR_RERANK_URL",)):
-        _install(fake, fixtures)
+        install_search_routes(fake, fixtures)
         result = _search(question)
         assert not result.partial, result.failed_sources
         made = len(fake.requests)

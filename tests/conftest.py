@@ -129,9 +129,10 @@ def _private_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
 
 @pytest.fixture(autouse=True)
 def _isolated_settings() -> Iterator[None]:
-    """Fresh settings and boto3 clients around every test; pacing off unless a test turns it on."""
+    """Fresh settings and boto3 clients around every test; pacing off and search budgets long unless a test says."""
     helper = Env()
-    helper.set(SCHOLAR_PACE_SCALE="0")
+    # Research search's deadlines are for the deployed server; a loaded test machine gets twenty times as long.
+    helper.set(SCHOLAR_PACE_SCALE="0", SCHOLAR_SEARCH_BUDGET_SCALE="20")
     yield
     helper.undo()
 
@@ -331,6 +332,7 @@ def local_server_fixture(
         given = {
             "SCHOLAR_UPSTREAM_PROXY_BASE": fake.base_url if fake else None,
             "SCHOLAR_PACE_SCALE": "0",
+            "SCHOLAR_SEARCH_BUDGET_SCALE": "20",  # a loaded machine: research search's deadlines twenty times as long
             "SCHOLAR_RETRY_BUDGET_S": retry_budget_s,
             "SCHOLAR_RETRY_WAIT_S": retry_wait_s,
             "SCHOLAR_CONTACT_EMAIL": contact_email,

@@ -29,6 +29,7 @@ RETRY_STATE_MACHINE_ARN_ENV = "SCHOLAR_RETRY_STATE_MACHINE_ARN"
 PDF_STATE_MACHINE_ARN_ENV = "SCHOLAR_PDF_STATE_MACHINE_ARN"
 PATENT_PDF_STATE_MACHINE_ARN_ENV = "SCHOLAR_PATENT_PDF_STATE_MACHINE_ARN"
 PACE_SCALE_ENV = "SCHOLAR_PACE_SCALE"
+SEARCH_BUDGET_SCALE_ENV = "SCHOLAR_SEARCH_BUDGET_SCALE"
 RETRY_BUDGET_ENV = "SCHOLAR_RETRY_BUDGET_S"
 RETRY_WAIT_ENV = "SCHOLAR_RETRY_WAIT_S"
 # Local / test-only: route family calls to in-process handlers instead of Lambda (scholar.local.dispatch).
@@ -178,6 +179,9 @@ class Settings(BaseModel):
     rerank_model: str | None = None
     # Multiplies every source's pace interval; 0 turns pacing off (tests against the fake upstream).
     pace_scale: float = Field(default=1.0, ge=0)
+    # Multiplies research search's time budgets (per source, and the answer's deadline); tests on a loaded
+    # machine give a slow fake upstream more time, the deployed server keeps 1.
+    search_budget_scale: float = Field(default=1.0, gt=0)
     # How long one call may spend retrying 429/5xx before it reports (or queues) the failure.
     retry_budget_s: float = Field(default=8.0, ge=0)
     # First wait of the retry state machine for a queued, rate-limited call.
@@ -245,6 +249,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         vlm_model=env.get("SCHOLAR_VLM_MODEL") or None,
         rerank_model=env.get(RERANK_MODEL_ENV) or None,
         pace_scale=float(env.get(PACE_SCALE_ENV) or 1.0),
+        search_budget_scale=float(env.get(SEARCH_BUDGET_SCALE_ENV) or 1.0),
         retry_budget_s=float(env.get(RETRY_BUDGET_ENV) or 8.0),
         retry_wait_s=int(env.get(RETRY_WAIT_ENV) or 5),
         local_dispatch=_flag(env, LOCAL_DISPATCH_ENV, False),

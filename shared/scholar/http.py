@@ -38,6 +38,11 @@ TIMEOUT = httpx.Timeout(15.0, connect=5.0)
 _BODY_EXCERPT = 200
 _MAX_BACKOFF_S = 8.0
 
+# How fast each source answered lately in this process (an exponential moving average of the last answers):
+# a caller with a deadline uses it to skip a request that could not answer in time anyway.
+_LATENCY_WEIGHT = 0.3
+_latency: dict[str, float] = {}
+
 TransportFactory = Callable[[str], httpx.AsyncBaseTransport | None]
 _transport_factory: TransportFactory | None = None
 _clients: dict[tuple[int, str], httpx.AsyncClient] = {}
@@ -92,6 +97,16 @@ async def client_for(source: str) -> AsyncIterator[httpx.AsyncClient]:
             aio.on_shutdown(close_clients)
         client = _clients[key] = _new_client(source)
     yield client
+
+
+def typical_latency(source: str) -> float:
+    """Seconds ``source`` took to answer lately in this process (0 before its first answer)."""
+    return _latency.get(source, 0.0)
+
+
+def _note_latency(source: str, seconds: float) -> None:
+    old = _latency.get(source)
+    _latency[source] = seconds if old is None else old + _LATENCY_WEIGHT * (seconds - old)
 
 
 def interval_for(source: str) -> float:
@@ -175,7 +190,7 @@ async def request(
     attempt = 0
     while True:
         attempt += 1
-        await pace(source, interval_for(source))
+        await pace(source, interval_for(source), margin_s=typical_latency(source))
         sent = time.perf_counter()
         try:
             async with client_for(source) as client:
@@ -195,7 +210,9 @@ async def request(
                 continue
             raise UpstreamError(f"{source} could not be reached: {type(exc).__name__}", source=source) from exc
         status = response.status_code
-        note_attempt(source, status, time.perf_counter() - sent, len(response.content))
+        took = time.perf_counter() - sent
+        note_attempt(source, status, took, len(response.content))
+        _note_latency(source, took)
         if status == 429 or status >= 500:
             wait = retry_after_seconds(response)
             wait = _backoff(attempt) if wait is None else wait

@@ -6,14 +6,18 @@
    a DOI with a dot segment (``/./``, ``/../``, a trailing ``/..``) is refused too: identifiers are data,
    never path (docs/security.md).
 2. an explicit prefix, case-insensitive: ``doi:``, ``arxiv:``, ``pmid:``, ``pmcid:``, ``corpusid:``, ``acm:``,
-   ``mag:``, ``isbn:``, ``openalex:``, ``patent:``, ``url:``. A ``doi:`` naming the arXiv DataCite DOI
-   ``10.48550/arXiv.X`` becomes an arXiv id.
+   ``mag:``, ``isbn:``, ``openalex:``, ``inspire:``, ``patent:``, ``url:``. A ``doi:`` naming the arXiv DataCite
+   DOI ``10.48550/arXiv.X`` becomes an arXiv id.
 3. an http(s) URL: doi.org / dx.doi.org → doi (or arXiv as above); arxiv.org/abs|pdf|html → arxiv;
-   openalex.org/W… → openalex; pubmed → pmid; PMC article pages → pmcid; semanticscholar.org/paper/…/<hex> → s2;
-   any other URL → ``url`` (kept verbatim).
-4. bare forms: ``10.NNNN/…`` (also ``doi.org/…`` without a scheme) → doi; new-style or legacy arXiv id (or an
+   openalex.org/W… → openalex; inspirehep.net/literature/N → inspire; pubmed → pmid; PMC article pages → pmcid;
+   semanticscholar.org/paper/…/<hex> → s2; any other URL → ``url`` (kept verbatim).
+4. what our own tools hand out besides papers: ``lib_<20 hex>`` → library_item (a caller's library item),
+   ``pdfs/<sha256>.pdf`` → artifact (a stored PDF).
+5. bare forms: ``10.NNNN/…`` (also ``doi.org/…`` without a scheme) → doi; new-style or legacy arXiv id (or an
    arxiv.org URL without a scheme) → arxiv; ``PMC123`` → pmcid; 40 hex digits → s2; ``W123`` → openalex;
-   a checksum-valid ISBN-10/13 → isbn; a patent number with a known office prefix → patent.
+   a checksum-valid ISBN-10/13 → isbn; a standard's identifier (``RFC 9000``, ``ISO/IEC 27001:2022``,
+   ``NIST SP 800-53``, ``IEEE 802.11``, ``ETSI EN 303 645`` …) → standard; a patent number with a known office
+   prefix → patent.
 
 Bare digits are deliberately not guessed (PMID, CorpusId and MAG ids all look alike): callers say ``PMID:123``.
 A 40-hex S2 id is tested before patents and can never be one; ISBNs are digits only, patents need an office prefix.
@@ -37,14 +41,22 @@ from scholar import patent_numbers
 from scholar.errors import InvalidArgumentError
 from scholar.urlpath import has_control_characters
 
-IdKind = Literal["doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "isbn", "openalex", "acm", "mag", "patent", "url"]
+IdKind = Literal["doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "isbn", "openalex", "inspire", "acm", "mag", "patent",
+                 "standard", "library_item", "artifact", "url"]
+# The kinds that name a scholarly paper (the others name a book, patent, standard, library item, PDF or web page).
+PAPER_KINDS: frozenset[IdKind] = frozenset(
+    {"doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "openalex", "inspire", "acm", "mag"})
+# The kinds Semantic Scholar's graph API looks up directly (``PaperId.s2_key``).
+S2_KINDS: frozenset[IdKind] = frozenset({"doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "acm", "mag"})
 
 MAX_ID_LENGTH = 300
 ACCEPTED_FORMS = (
     "DOI (10.1038/nature12373, doi:…, https://doi.org/…), arXiv id (2104.12255, 2104.12255v1, hep-th/9901001, "
     "arXiv:…, arxiv.org URL), PMID:123, PMCID:PMC123 or PMC123, CorpusId:123, ACM:…, MAG:…, "
-    "a 40-hex Semantic Scholar id, an OpenAlex work id (W2741809807), ISBN-10/13 (ISBN:…), "
-    "a patent number with its office prefix (EP1234567A1, US10123456B2, WO2024/123456), or an http(s) URL"
+    "a 40-hex Semantic Scholar id, an OpenAlex work id (W2741809807), an INSPIRE record (INSPIRE:1842768), "
+    "ISBN-10/13 (ISBN:…), a patent number with its office prefix (EP1234567A1, US10123456B2, WO2024/123456), "
+    "a standard (RFC 9000, ISO/IEC 27001), a library item id (lib_…), a stored PDF (pdfs/<sha256>.pdf), "
+    "or an http(s) URL"
 )
 _DOI_RE = re.compile(r"^10\.\d{4,9}/\S+$")
 _DOT_SEGMENT_RE = re.compile(r"(?:^|/)\.{1,2}(?:/|$)")
@@ -57,6 +69,17 @@ _ARXIV_OLD_RE = re.compile(r"^([a-z]+(?:-[a-z]+)?)(?:\.[a-z]{2})?/(\d{7})(v\d+)?
 _PREFIX_RE = re.compile(r"^([A-Za-z]+):\s*(.+)$", re.DOTALL)
 _S2_RE = re.compile(r"^[0-9a-f]{40}$", re.IGNORECASE)
 _OPENALEX_RE = re.compile(r"^W\d+$", re.IGNORECASE)
+_INSPIRE_RE = re.compile(r"^\d{1,10}$")
+LIBRARY_ITEM_RE = re.compile(r"^lib_[0-9a-f]{20}$")
+PDF_ARTIFACT_RE = re.compile(r"^pdfs/([0-9a-f]{64})\.pdf$")
+# A standard's identifier as the standards tools write it: a body's prefix, then its number (RFC 9000, BCP 14,
+# ISO/IEC 27001:2022, IEEE Std 802.11-2020, NIST SP 800-53 Rev. 5, FIPS 140-3, ETSI EN 303 645, W3C WCAG 2.1).
+_STANDARD_RE = re.compile(
+    r"^(?:(?:RFC|BCP|STD|FYI)\s*-?\s*\d{1,5}"
+    r"|(?:ISO|IEC|IEEE|ANSI|ASTM|CEN|CENELEC|ITU(?:-[TR])?|ETSI|NIST|W3C|CISPR|EN|BS|DIN)(?:/[A-Z]+)*\s+\S.*"
+    r"|(?:FIPS|SP)\s*(?:PUB\s*)?\d{2,4}(?:-\d+)?.*)$",
+    re.IGNORECASE,
+)
 _PMCID_RE = re.compile(r"^(?:PMC)?(\d+)$", re.IGNORECASE)
 _DIGITS_RE = re.compile(r"^\d+$")
 _ACM_RE = re.compile(r"^[\w.-]+$")
@@ -96,6 +119,16 @@ class PaperId(BaseModel, frozen=True):
     def cache_key(self) -> str:
         """Return ``<kind>:<value>``, stable across the input forms (the arXiv version is not part of it)."""
         return f"{self.kind}:{self.value}"
+
+    @classmethod
+    def from_cache_key(cls, key: str) -> PaperId:
+        """The identifier a ``cache_key`` names (a job's normalised identifier travels in this form).
+
+        Raises:
+            ValueError: not ``<kind>:<value>`` of a known kind.
+        """
+        kind, _, value = key.partition(":")
+        return cls.model_validate({"kind": kind, "value": value})
 
 
 def _invalid(raw: str, what: str = "identifier") -> InvalidIdError:
@@ -216,7 +249,7 @@ def parse_patent_number(raw: str) -> str | None:
 
 
 _PREFIXES = frozenset({"doi", "arxiv", "pmid", "pmcid", "pmc", "corpusid", "acm", "mag", "isbn", "openalex",
-                       "patent", "url"})
+                       "inspire", "patent", "url"})
 _NUMERIC_KINDS: dict[str, IdKind] = {"pmid": "pmid", "corpusid": "corpus", "mag": "mag"}
 
 
@@ -240,6 +273,8 @@ def _from_prefix(prefix: str, rest: str, raw: str) -> PaperId:
         return PaperId(kind="isbn", value=parse_isbn(rest))
     if prefix == "openalex" and _OPENALEX_RE.match(rest):
         return PaperId(kind="openalex", value=rest.upper())
+    if prefix == "inspire" and _INSPIRE_RE.match(rest):
+        return PaperId(kind="inspire", value=str(int(rest)))
     if prefix == "patent" and (patent := parse_patent_number(rest)):
         return PaperId(kind="patent", value=patent)
     if prefix == "url" and rest.lower().startswith(("http://", "https://")):
@@ -267,6 +302,8 @@ def _from_url(url: str) -> PaperId:
     last = path.rsplit("/", 1)[-1]
     if host.endswith("openalex.org") and _OPENALEX_RE.match(last):
         return PaperId(kind="openalex", value=last.upper())
+    if host.endswith("inspirehep.net") and "/literature/" in path and _INSPIRE_RE.match(last):
+        return PaperId(kind="inspire", value=str(int(last)))
     if host == "pubmed.ncbi.nlm.nih.gov" and _DIGITS_RE.match(last):
         return PaperId(kind="pmid", value=str(int(last)))
     if host.endswith("ncbi.nlm.nih.gov") and re.fullmatch(r"PMC\d+", last, re.IGNORECASE):
@@ -294,6 +331,10 @@ def parse_paper_id(raw: str) -> PaperId:
         return _from_prefix(prefixed.group(1).lower(), prefixed.group(2), text)
     if re.match(r"^https?://", text, re.IGNORECASE):
         return _from_url(text)
+    if LIBRARY_ITEM_RE.match(text):
+        return PaperId(kind="library_item", value=text)
+    if PDF_ARTIFACT_RE.match(text):
+        return PaperId(kind="artifact", value=text)
     if doi := _clean_doi(text):
         return _from_doi(doi)
     if _DOI_START_RE.match(unquote(text)):
@@ -317,6 +358,8 @@ def parse_paper_id(raw: str) -> PaperId:
         except InvalidIdError as exc:  # bare digits could be meant as PMID/CorpusId: say how to write those
             raise InvalidIdError(f"{exc.message}; for other numeric ids write PMID:…, CorpusId:… or MAG:…",
                                  raw=text) from exc
+    if _STANDARD_RE.match(text):
+        return PaperId(kind="standard", value=" ".join(text.split()))
     if patent := parse_patent_number(text):
         return PaperId(kind="patent", value=patent)
     raise _invalid(text)
@@ -325,7 +368,7 @@ def parse_paper_id(raw: str) -> PaperId:
 # externalIds name (S2's, and the shared Paper record's) → the written form ``parse_paper_id`` reads back, so every
 # tool accepts it; in order of preference.
 EXTERNAL_ID_FORMS = (("DOI", "{}"), ("ArXiv", "arXiv:{}"), ("PubMed", "PMID:{}"), ("PubMedCentral", "PMCID:{}"),
-                     ("OpenAlex", "{}"), ("CorpusId", "CorpusId:{}"))
+                     ("OpenAlex", "{}"), ("CorpusId", "CorpusId:{}"), ("INSPIRE", "INSPIRE:{}"))
 
 
 def written_ids(external: Mapping[str, str]) -> list[str]:
@@ -343,3 +386,24 @@ def written_ids(external: Mapping[str, str]) -> list[str]:
             except InvalidIdError:
                 continue
     return out
+
+
+# externalIds name → the prefix ``parse_paper_id`` reads, for the normalised keys of a record.
+_KEY_PREFIX = {"DOI": "doi", "ArXiv": "arxiv", "PubMed": "pmid", "PubMedCentral": "pmcid", "OpenAlex": "openalex",
+               "CorpusId": "corpusid", "MAG": "mag", "INSPIRE": "inspire"}
+
+
+def record_keys(paper_id: str | None, external: Mapping[str, str]) -> set[str]:
+    """Every normalised identifier key (``kind:value``) of a record: its S2 id and each external id.
+
+    Every written form of one identifier meets in its key, so two records (or a record and an identifier a
+    caller pastes) share a key exactly when they name the same paper. A garbled upstream id gives no key.
+    """
+    keys = {f"s2:{paper_id.lower()}"} if paper_id else set()
+    for name, value in external.items():
+        if (prefix := _KEY_PREFIX.get(name)) and value:
+            try:
+                keys.add(parse_paper_id(f"{prefix}:{value}").cache_key())
+            except InvalidIdError:
+                continue
+    return keys

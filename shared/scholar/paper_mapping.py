@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholar.records import Author, Journal, OpenAccessPdf, Paper
+from scholar.records import Author, Bibliographic, Journal, OpenAccessPdf, Paper
 
 # The Semantic Scholar fields of a full paper record (get_paper's "full" set; what the library stores).
 S2_RECORD_FIELDS = (
@@ -151,6 +151,7 @@ def from_arxiv_entry(entry: Any) -> Paper:
         publicationDate=entry.published[:10] or None,
         publicationTypes=["preprint"],
         url=entry.abstract_url,
+        biblio=Bibliographic(eprint_class=entry.primary_category) if entry.primary_category else None,
         sources=["arxiv"],
     )
 
@@ -217,10 +218,16 @@ def from_inspire(hit: dict[str, Any]) -> Paper:
     dates = [str(d) for d in (meta.get("preprint_date"), (meta.get("imprints") or [{}])[0].get("date")) if d]
     year = pub.get("year") or (int(dates[0][:4]) if dates and dates[0][:4].isdigit() else None)
     categories = [c.get("term") for c in meta.get("inspire_categories") or [] if c.get("term")]
+    pages = "-".join(str(p) for p in (pub.get("page_start"), pub.get("page_end")) if p) or pub.get("artid")
+    journal = Journal(name=pub["journal_title"], volume=pub.get("journal_volume"), pages=pages or None) \
+        if pub.get("journal_title") else None
+    texkey = (meta.get("texkeys") or [None])[0]
     return Paper(
         title=((meta.get("titles") or [{}])[0]).get("title"),
         year=year,
         venue=pub.get("journal_title"),
+        journal=journal,
+        biblio=Bibliographic(citation_key=str(texkey)) if texkey else None,
         citationCount=meta.get("citation_count"),
         authors=[Author(name=_inspire_name(a["full_name"])) for a in meta.get("authors") or [] if a.get("full_name")]
         or None,

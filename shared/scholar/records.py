@@ -54,6 +54,8 @@ class Bibliographic(BaseModel):
     event: str | None = Field(default=None, description="Conference name for proceedings")
     edition: str | None = None
     authors: list[PersonName] | None = Field(default=None, description="Structured names (given / family)")
+    eprint_class: str | None = Field(default=None, description="arXiv primary category, e.g. cs.CL")
+    citation_key: str | None = Field(default=None, description="The source's own citation key (INSPIRE texkey)")
 
     @model_serializer(mode="wrap")
     def _drop_nulls(self, handler: Any) -> dict[str, Any]:

@@ -11,6 +11,11 @@ from typing import Any, TypeVar, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from scholar.errors import InvalidArgumentError
+from scholar.id_forms import TAKEN_BY, wrong_form
+from scholar.ids import InvalidIdError, parse_paper_id
+
+# The string rules an identifier of another kind breaks (a pattern, a length).
+_STRING_RULES = frozenset({"string_pattern_mismatch", "string_too_long", "string_too_short"})
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -40,7 +45,12 @@ def validate_arguments(model: type[M], arguments: Mapping[str, Any] | None, *, t
 
 
 def invalid_argument(exc: ValidationError, *, tool: str) -> InvalidArgumentError:
-    """The first failure as the message (field + rule), all failures in ``details.errors``."""
+    """The first failure as the message (field + rule), all failures in ``details.errors``.
+
+    When the failing value is an identifier of a recognisable kind (a DOI given where a stored PDF is asked, a
+    PDF reference where a patent number is), the refusal says what it is and which tool takes it
+    (``scholar.id_forms``) rather than only the rule it broke.
+    """
     problems = []
     for err in exc.errors(include_url=False):
         field = ".".join(str(p) for p in err["loc"]) or "(arguments)"
@@ -51,6 +61,9 @@ def invalid_argument(exc: ValidationError, *, tool: str) -> InvalidArgumentError
             rule = "is required"
         problems.append({"field": field, "rule": rule})
     first = problems[0] if problems else {"field": "(arguments)", "rule": "invalid"}
+    if (named := _named_form(exc, tool, first["field"], first["rule"])) is not None:
+        named.details["errors"] = problems
+        return named
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
     return InvalidArgumentError(
         f"{tool}: argument '{first['field']}' {first['rule']}{more}",
@@ -78,3 +91,18 @@ def _admits_none(annotation: Any) -> bool:
     if get_origin(annotation) in (Union, types.UnionType):
         return any(_admits_none(arg) for arg in get_args(annotation))
     return False
+
+
+def _named_form(exc: ValidationError, tool: str, field: str, rule: str) -> InvalidArgumentError | None:
+    """The wrong-form refusal of the first failing value, when it is a string ``scholar.ids`` recognises."""
+    errors = exc.errors(include_url=False)
+    value = errors[0].get("input") if errors else None
+    if not isinstance(value, str) or errors[0]["type"] not in _STRING_RULES:
+        return None
+    try:
+        kind = parse_paper_id(value).kind
+    except InvalidIdError:
+        return None
+    if TAKEN_BY[kind] == tool:  # the right kind, written against the rule: the rule itself is the message
+        return None
+    return wrong_form(value, kind, tool=tool, field=field, takes=f"a value that satisfies its rule ({rule})")

@@ -88,6 +88,7 @@ class FakeUpstream:
         self._log: list[RecordedRequest] = []
         self._faults: list[_Fault] = []
         self._latency_s = 0.0
+        self._source_latency_s: dict[str, float] = {}
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -208,10 +209,12 @@ class FakeUpstream:
         with self._lock:
             self._faults.append(fault)
 
-    def set_latency(self, seconds: float) -> None:
-        """Delay every response by ``seconds`` (benchmarks against a realistic upstream)."""
+    def set_latency(self, seconds: float, *, per_source: Mapping[str, float] | None = None) -> None:
+        """Delay every response by ``seconds``, or a source's by its own figure (benchmarks against a realistic
+        upstream: ``set_latency(0.0, per_source={"s2": 0.4, "crossref": 1.2})``)."""
         with self._lock:
             self._latency_s = seconds
+            self._source_latency_s = dict(per_source or {})
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -233,6 +236,7 @@ class FakeUpstream:
             self._log.clear()
             self._faults.clear()
             self._latency_s = 0.0
+            self._source_latency_s = {}
             self.routes.clear_explicit()
 
     # -- serving ---------------------------------------------------------------------------------------------
@@ -253,7 +257,7 @@ class FakeUpstream:
             fault = next((f for f in self._faults if f.applies(source, unquote(path))), None)
             if fault is not None and fault.remaining is not None:
                 fault.remaining -= 1
-            delay = self._latency_s + (fault.delay_s if fault else 0.0)
+            delay = self._source_latency_s.get(source, self._latency_s) + (fault.delay_s if fault else 0.0)
             route = self.routes.match(method, source, path, query, body)
         if fault is not None and fault.drop:
             return Reply(DROP_STATUS, (), b"", delay)

@@ -12,6 +12,7 @@ from scholar.library.keep import add_paper, keep_pdf
 from scholar.store.blobs import BlobStore
 from scholar.store.library import LibraryStore
 from scholar.store.library_models import PdfVersion
+from tests.fallbacks import answer_nothing
 
 pytestmark = pytest.mark.usefixtures("library_table")
 
@@ -75,6 +76,7 @@ def test_two_callers_adding_the_same_paper_each_get_their_own_item(pnas):
 def test_a_paper_no_source_has_is_not_found_and_stores_nothing(upstream, fixture_file):
     upstream.get("/s2/graph/v1/paper/PMID:1").respond(
         404, content=fixture_file("upstream/semantic_scholar/paper_not_found_404.json"), headers=JSON)
+    answer_nothing(upstream, openalex=True)  # nor OpenAlex, nor Europe PMC
     with pytest.raises(ScholarError) as caught:
         aio.run(add_paper("alice", "PMID:1"))
     assert caught.value.code == NOT_FOUND

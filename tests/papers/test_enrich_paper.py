@@ -93,9 +93,11 @@ def test_no_source_with_the_paper_is_not_found(aws, upstream, fixture_file):
     upstream.get(OPENALEX_NATURE).respond(
         404, content=fixture_file("upstream/openalex/work_by_doi_not_found_404.html"), headers=HTML
     )
+    asked_around = upstream.route().respond(404)  # the other sources of the lookup chain know it no better
     with pytest.raises(ScholarError) as info:
         run(NATURE, ["topics"])
     assert info.value.code == NOT_FOUND
+    assert asked_around.called  # "not found" only after the chain asked the others
 
 
 def test_a_throttled_openalex_is_rate_limited_not_empty(aws, upstream, env):

@@ -14,6 +14,7 @@ from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, ScholarError
 from scholar.papers import graph
 from scholar.papers.spec_graph import GetCitationGraphInput
 from scholar.store.cache import Cache
+from tests.fallbacks import answer_nothing
 from tests.fixtures_dir import fixtures_dir
 from tests.papers.synthetic_graph import SyntheticGraph, recorded_papers
 
@@ -168,6 +169,7 @@ def test_a_failed_neighbour_list_is_reported_not_dropped(aws, upstream, g, env):
 
 def test_unknown_seeds_are_reported_and_all_unknown_is_not_found(aws, upstream, g):
     g.install(upstream)
+    answer_nothing(upstream, openalex=True)  # S2 lacks it, and so does every other source
     result = run(seed_ids=[g.ids["S"], "10.9999/missing"], depth=1)
     assert result.unresolved_seeds == ["10.9999/missing"]
     with pytest.raises(ScholarError) as info:

@@ -24,6 +24,9 @@ from scholar.papers import lookup
 from scholar.store.cache import Cache
 from scholar.store.tasks import TaskItem, TaskStore
 
+# Past S2, OpenAlex and Crossref, the lookup chain's other sources hold none of these papers.
+pytestmark = pytest.mark.usefixtures("no_fallback_source")
+
 PNAS_DOI = "10.1073/pnas.1414271111"
 PNAS_S2_ID = "db3720c812a462ef955d5654b65ca9189d4b8372"
 S2_PNAS = f"/s2/graph/v1/paper/DOI:{PNAS_DOI}"

@@ -12,6 +12,7 @@ import respx
 from scholar.fulltext.fetch import registry_source, routed_url
 from scholar.fulltext.resolve import openalex_urls, resolve_paper, unpaywall_urls
 from tests.conftest import read_fixture
+from tests.fallbacks import answer_nothing
 
 PNAS_DOI = "10.1073/pnas.1414271111"
 
@@ -40,7 +41,7 @@ def test_candidates_come_in_source_order_without_duplicates(upstream: respx.Mock
     env(SCHOLAR_CONTACT_EMAIL="tests@example.org")
     _pnas_routes(upstream)
     # When the paper is resolved
-    resolution = asyncio.run(resolve_paper(f"doi:{PNAS_DOI}", f"DOI:{PNAS_DOI}"))
+    resolution = asyncio.run(resolve_paper(f"doi:{PNAS_DOI}"))
     # Then S2's link comes first, PMC (found through Unpaywall's PMC record) next, and the remaining OpenAlex
     # location last; the Unpaywall and OpenAlex copies of earlier URLs are dropped
     assert [(c.source, c.url) for c in resolution.candidates] == [
@@ -58,7 +59,7 @@ def test_a_failing_secondary_source_is_named_not_fatal(upstream: respx.MockRoute
     env(SCHOLAR_CONTACT_EMAIL="tests@example.org", SCHOLAR_RETRY_BUDGET_S="0")
     _pnas_routes(upstream)
     upstream.get(f"/unpaywall/v2/{PNAS_DOI}").respond(503, json={"error": "down"})
-    resolution = asyncio.run(resolve_paper(f"doi:{PNAS_DOI}", f"DOI:{PNAS_DOI}"))
+    resolution = asyncio.run(resolve_paper(f"doi:{PNAS_DOI}"))
     assert [f.source for f in resolution.failed_sources] == ["unpaywall"]
     assert resolution.candidates[0].source == "s2_oa"  # the others still count
 
@@ -71,7 +72,7 @@ def test_an_arxiv_paper_gets_its_arxiv_pdf_even_when_s2_has_no_link(upstream: re
     upstream.route(method="GET", path__startswith="/europepmc/").respond(
         200, content=read_fixture("upstream/europepmc/search_no_results.json")
     )
-    resolution = asyncio.run(resolve_paper("arxiv:2312.07559", "ARXIV:2312.07559"))
+    resolution = asyncio.run(resolve_paper("arxiv:2312.07559"))
     assert [(c.source, c.url) for c in resolution.candidates] == [("arxiv", "https://arxiv.org/pdf/2312.07559")]
 
 
@@ -79,7 +80,8 @@ def test_a_paper_s2_does_not_know_is_still_tried_by_its_arxiv_id(upstream: respx
     upstream.get("/s2/graph/v1/paper/ARXIV:2501.10120").respond(
         404, content=read_fixture("upstream/semantic_scholar/paper_not_found_404.json")
     )
-    resolution = asyncio.run(resolve_paper("arxiv:2501.10120", "ARXIV:2501.10120"))
+    answer_nothing(upstream, openalex=True)  # nor does any other source
+    resolution = asyncio.run(resolve_paper("arxiv:2501.10120"))
     assert resolution.metadata.arxiv_id == "2501.10120"
     assert [c.source for c in resolution.candidates] == ["arxiv"]
 
@@ -124,5 +126,5 @@ def test_a_failing_europe_pmc_is_named_in_failed_sources(upstream: respx.MockRou
     env(SCHOLAR_RETRY_BUDGET_S="0")
     _pnas_routes(upstream)
     upstream.get("/europepmc/europepmc/webservices/rest/search").mock(return_value=answer)
-    resolution = asyncio.run(resolve_paper(f"doi:{PNAS_DOI}", f"DOI:{PNAS_DOI}"))
+    resolution = asyncio.run(resolve_paper(f"doi:{PNAS_DOI}"))
     assert [(f.source, f.code) for f in resolution.failed_sources] == [("europepmc", "upstream_error")]

@@ -89,7 +89,7 @@ def test_a_collection_outside_the_pattern_is_refused_naming_the_field(aws: AwsRe
     assert caught.value.details["field"] == "collection"
 
 
-@pytest.mark.parametrize("identifier", ["0", "W2741809807"])  # no accepted form; an id S2 cannot look up
+@pytest.mark.parametrize("identifier", ["0", "ISBN:9780262035613"])  # no accepted form; a book, not a paper
 def test_an_identifier_that_names_no_paper_pdf_is_refused_naming_the_field(aws: AwsResources, identifier: str) -> None:
     with pytest.raises(ScholarError) as caught:
         tool({"identifier": identifier})
@@ -98,7 +98,7 @@ def test_an_identifier_that_names_no_paper_pdf_is_refused_naming_the_field(aws: 
 
 
 def test_each_location_s_version_label_comes_with_its_candidate(web: FakeUpstream) -> None:
-    resolution = asyncio.run(resolve_paper(f"doi:{DOI}", f"DOI:{DOI}", publisher_links=True))
+    resolution = asyncio.run(resolve_paper(f"doi:{DOI}", publisher_links=True))
     assert [(c.source, c.version) for c in resolution.candidates] == [
         ("pmc", "accepted"),  # Unpaywall's label of the same PMC copy (it names it over http)
         ("unpaywall", "published"),
@@ -108,11 +108,11 @@ def test_each_location_s_version_label_comes_with_its_candidate(web: FakeUpstrea
 
 def test_crossref_s_pdf_link_is_a_publisher_candidate_only_when_asked_for(web: FakeUpstream) -> None:
     doi = "10.1038/s42256-024-00832-8"
-    kept = asyncio.run(resolve_paper(f"doi:{doi}", f"DOI:{doi}", publisher_links=True))
+    kept = asyncio.run(resolve_paper(f"doi:{doi}", publisher_links=True))
     assert [(c.source, c.url, c.version) for c in kept.candidates] == [
         ("publisher", "https://www.nature.com/articles/s42256-024-00832-8.pdf", "published")
     ]
-    assert asyncio.run(resolve_paper(f"doi:{doi}", f"DOI:{doi}")).candidates == []
+    assert asyncio.run(resolve_paper(f"doi:{doi}")).candidates == []
 
 
 def test_a_404_and_an_html_page_are_rejected_with_their_reasons_and_the_real_pdf_is_kept(

@@ -181,6 +181,7 @@ def test_an_update_whose_paper_cannot_be_resolved_reports_the_failing_source_not
     assert got["items"][0]["status"] == "rate_limited"
 
 
-def test_an_id_semantic_scholar_cannot_look_up_is_an_invalid_argument_naming_identifier(lambda_context):
-    answer = call(lambda_context, "library_add", {"identifier": "W2741809807"})
+def test_a_book_s_isbn_is_an_invalid_argument_naming_identifier_and_the_tool_for_books(lambda_context):
+    answer = call(lambda_context, "library_add", {"identifier": "ISBN:9780262035613"})
     assert answer["error"]["code"] == INVALID_ARGUMENT and answer["error"]["details"]["field"] == "identifier"
+    assert answer["error"]["details"]["use"] == "get_book"

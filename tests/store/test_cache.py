@@ -159,3 +159,21 @@ def test_get_first_reads_the_table_in_order_when_memory_knows_none(aws):
     forget_memory()
     assert cache.get_first(("record", "k"), ("negative", "k")) == ("record", {"x": 1})
     assert cache.get_first(("record", "absent"), ("negative", "absent")) is None
+
+
+def test_put_many_writes_more_values_than_one_batch_with_the_namespace_lifetime(aws):
+    before = int(time.time())
+    values = {f"doi:10.1/{i}": {"title": f"paper {i}"} for i in range(60)}
+    Cache().put_many("recent", values)
+    forget_memory()
+    assert Cache().get_many("recent", values) == values
+    expires = int(raw_item(aws, "recent#doi:10.1/0")["expires_at"]["N"])
+    assert before + NAMESPACE_TTL["recent"] <= expires <= int(time.time()) + NAMESPACE_TTL["recent"]
+
+
+def test_put_many_spills_a_value_over_the_spill_size_alone(aws):
+    big = {"text": os.urandom(SPILL_BYTES).hex()}
+    Cache().put_many("recent", {"big": big, "small": 1})
+    forget_memory()
+    assert Cache().get("recent", "big") == big and Cache().get("recent", "small") == 1
+    assert "s3_key" in raw_item(aws, "recent#big")

@@ -71,3 +71,47 @@ def test_an_s2_call_behind_a_long_queue_answers_with_a_task_before_the_gateway_d
     assert time.monotonic() - started < family.INLINE_DEADLINE_S
     assert outcome["ok"] is True and outcome["result"]["queued"] is True
     assert route.call_count == 0
+
+
+def test_a_refused_slot_is_not_reserved_so_the_next_caller_without_a_deadline_takes_it(env):
+    env(SCHOLAR_CACHE_TABLE=None)
+    source = "test-deadline-free"
+    limiter._local_next[source] = time.time() + 3  # the next slot is three seconds away
+
+    async def within_one_second() -> None:
+        with limiter.answer_within(1):
+            await limiter.pace(source, 3.0)
+
+    with pytest.raises(RateLimitedError):
+        aio.run(within_one_second())
+    assert limiter.reserve(source, 3.0) == pytest.approx(3, abs=0.5)  # the same slot: the refusal kept none
+
+
+def test_the_shared_pace_item_refuses_a_slot_past_the_deadline_without_moving(aws):
+    source = "test-deadline-shared"
+    next_at = time.time() + 30
+    item = {"pk": {"S": f"pace#{source}"}, "next_at": {"N": repr(next_at)}}
+    aws.dynamodb.put_item(TableName=aws.cache_table, Item=item)
+
+    async def within_five_seconds() -> None:
+        with limiter.answer_within(5):
+            await limiter.pace(source, 1.0)
+
+    with pytest.raises(RateLimitedError) as caught:
+        aio.run(within_five_seconds())
+    assert caught.value.reason == limiter.PACED_PAST_DEADLINE and caught.value.retry_after_s > 25
+    item = aws.dynamodb.get_item(TableName=aws.cache_table, Key={"pk": {"S": f"pace#{source}"}})["Item"]
+    assert float(item["next_at"]["N"]) == pytest.approx(next_at)
+
+
+def test_under_a_deadline_a_slot_is_refused_when_the_source_could_not_answer_before_it(env):
+    env(SCHOLAR_CACHE_TABLE=None)
+    source = "test-deadline-margin"
+    limiter._local_next[source] = time.time() + 1  # free in one second, but the source takes two to answer
+
+    async def call() -> None:
+        with limiter.answer_within(2):
+            await limiter.pace(source, 1.0, margin_s=2.0)
+
+    with pytest.raises(RateLimitedError):
+        aio.run(call())

@@ -153,3 +153,30 @@ def test_a_task_whose_execution_died_is_reported_failed(aws, lambda_context):
     result = call("get_task_result", {"task_id": task.task_id}, lambda_context)["result"]
     assert result["status"] == "failed"
     assert result["error"]["code"] == INTERNAL
+
+
+def test_a_poll_that_waits_answers_with_the_result_once_the_task_finishes_meanwhile(aws, lambda_context, monkeypatch):
+    # Given a running task that finishes between the poll's first and second read
+    task = new_task(status="running")
+    reads = []
+    real_get = TaskStore.get
+
+    def get(self, task_id, principal):
+        reads.append(task_id)
+        if len(reads) == 2:
+            self.transition(task_id, "completed", allowed_from=("running",), result={"title": "T"})
+        return real_get(self, task_id, principal)
+
+    monkeypatch.setattr(TaskStore, "get", get)
+    monkeypatch.setattr("scholar.tasks.handlers.WAIT_STEP_S", 0.0)
+    # When one poll is made that may wait
+    result = call("get_task_result", {"task_id": task.task_id, "wait_s": 20}, lambda_context)["result"]
+    # Then that one poll carries the result
+    assert (result["status"], result["result"]) == ("completed", {"title": "T"}) and len(reads) == 2
+
+
+def test_a_poll_that_may_not_wait_answers_at_once_and_a_wait_over_the_cap_is_refused(aws, lambda_context):
+    task = new_task(status="running")
+    assert call("get_task_result", {"task_id": task.task_id}, lambda_context)["result"]["status"] == "running"
+    refused = call("get_task_result", {"task_id": task.task_id, "wait_s": 21}, lambda_context)
+    assert refused["error"]["code"] == INVALID_ARGUMENT and refused["error"]["details"]["field"] == "wait_s"

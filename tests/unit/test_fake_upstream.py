@@ -276,3 +276,11 @@ def test_explicit_route_is_a_route_with_the_explicit_flag(fake: FakeUpstream) ->
 
     assert isinstance(route, Route)
     assert (route.method, route.explicit, route.content_type) == ("GET", True, "application/json")
+
+
+def test_each_source_may_answer_after_its_own_latency_and_the_others_after_the_common_one(fake: FakeUpstream) -> None:
+    fake.set_latency(0.05, per_source={"s2": 0.4, "crossref": 1.2})
+    delays = {source: fake.respond("GET", f"/{source}/x", b"").delay_s for source in ("s2", "crossref", "openalex")}
+    assert delays == {"s2": 0.4, "crossref": 1.2, "openalex": 0.05}
+    fake.reset()
+    assert fake.respond("GET", "/s2/x", b"").delay_s == 0.0

@@ -12,6 +12,8 @@ from scholar.ids import (
     parse_isbn,
     parse_paper_id,
     parse_patent_number,
+    record_keys,
+    written_ids,
 )
 
 S2_ID = "0f40b1f08821e22e859c6050916cec3667778613"
@@ -237,3 +239,49 @@ def test_over_long_input_is_rejected_before_any_pattern_is_tried():
 )
 def test_looks_like_doi_accepts_doi_forms_only(raw, expected):
     assert looks_like_doi(raw) is expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind", "value"),
+    [
+        ("INSPIRE:1842768", "inspire", "1842768"),
+        ("inspire:01842768", "inspire", "1842768"),
+        ("https://inspirehep.net/literature/1842768", "inspire", "1842768"),
+        ("lib_0123456789abcdef0123", "library_item", "lib_0123456789abcdef0123"),
+        (f"pdfs/{'ab' * 32}.pdf", "artifact", f"pdfs/{'ab' * 32}.pdf"),
+        ("RFC 9000", "standard", "RFC 9000"),
+        ("rfc9000", "standard", "rfc9000"),
+        ("ISO/IEC 27001:2022", "standard", "ISO/IEC 27001:2022"),
+        ("NIST SP 800-53 Rev. 5", "standard", "NIST SP 800-53 Rev. 5"),
+        ("IEEE 802.11-2020", "standard", "IEEE 802.11-2020"),
+        ("ETSI  EN 303 645", "standard", "ETSI EN 303 645"),
+        ("FIPS 140-3", "standard", "FIPS 140-3"),
+    ],
+)
+def test_what_our_tools_hand_out_besides_papers_parses_to_its_own_kind(raw, kind, value):
+    assert parse_paper_id(raw) == PaperId(kind=kind, value=value)
+
+
+@pytest.mark.parametrize("raw", ["EP1234567A1", "US10123456B2", "WO2024/123456", "10.1073/pnas.1414271111"])
+def test_patents_and_dois_are_never_taken_for_standards(raw):
+    assert parse_paper_id(raw).kind in ("patent", "doi")
+
+
+def test_the_cache_key_of_every_kind_names_the_same_identifier_again():
+    for raw in ("INSPIRE:1842768", S2_ID, "CorpusId:470667", "RFC 9000", "W2741809807", "arXiv:2501.10120v1"):
+        pid = parse_paper_id(raw)
+        assert PaperId.from_cache_key(pid.cache_key()) == pid.model_copy(update={"version": None})
+
+
+def test_a_record_s_keys_are_every_normalised_id_it_carries_and_garbled_ones_give_none():
+    keys = record_keys("DB3720C812A462EF955D5654B65CA9189D4B8372", {
+        "DOI": "https://doi.org/10.1073/PNAS.1414271111", "PubMed": "25349416", "CorpusId": "470667",
+        "OpenAlex": "W2109415576", "INSPIRE": "1842768", "ArXiv": "not an id", "DBLP": "ignored"})
+    assert keys == {"s2:db3720c812a462ef955d5654b65ca9189d4b8372", "doi:10.1073/pnas.1414271111", "pmid:25349416",
+                    "corpus:470667", "openalex:W2109415576", "inspire:1842768"}
+
+
+def test_written_ids_include_the_inspire_record_in_a_form_every_tool_reads_back():
+    written = written_ids({"DOI": "10.1016/j.nuclphysa.2021.122138", "INSPIRE": "1842768"})
+    assert written == ["10.1016/j.nuclphysa.2021.122138", "INSPIRE:1842768"]
+    assert [parse_paper_id(w).kind for w in written] == ["doi", "inspire"]

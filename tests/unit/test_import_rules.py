@@ -26,7 +26,7 @@ FAMILIES = frozenset(families())
 ANY = "{}"
 CORE = ("config", "ids", "records", "errors", "catalogue", "content", "redaction", "urlpath", "validation",
         "reference", "patent_numbers", "paper_mapping", "usage_hooks", "resource_uris",
-        "resource_actions")
+        "resource_actions", "id_forms")
 # DESIGN §2, from the bottom up; a part is the first name below scholar/ (a package, or a top-level module).
 FLOORS: dict[str, int] = {
     **dict.fromkeys(CORE, 0),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from scholar.arxiv import reasons
 from scholar.arxiv.spec import ArxivPaper, GetPapersResult, NotFoundItem
 from scholar.errors import InvalidArgumentError, NotFoundError
+from scholar.id_forms import refuse_other_forms
 from scholar.ids import parse_arxiv_id
 from scholar.sources import arxiv
 from scholar.store.cache import DAY, Cache
@@ -19,6 +20,16 @@ from scholar.store.cache import DAY, Cache
 LATEST_TTL_S = DAY
 NEGATIVE_TTL_S = 3600
 NO_MATCH_HINT = "Check the id (new style 2401.12345, legacy hep-th/9901001) or find the paper with arxiv_search."
+ARXIV_FORMS = "arXiv ids (2401.12345, 2401.12345v2, hep-th/9901001, arXiv:…, an arxiv.org URL)"
+
+
+def refuse_non_arxiv(raw: str, *, tool: str, field: str) -> None:
+    """Refuse an identifier that is unmistakably of another kind (a DOI, an S2 id …), naming the tool for it.
+
+    Raises:
+        InvalidArgumentError: reason ``wrong_identifier_form``.
+    """
+    refuse_other_forms(raw.strip(), tool=tool, field=field, accepts={"arxiv"}, takes=ARXIV_FORMS)
 
 
 @dataclass(frozen=True)
@@ -104,6 +115,7 @@ def _parse(raw_ids: list[str]) -> tuple[list[Wanted], list[NotFoundItem]]:
     wanted, invalid = [], []
     for raw in dict.fromkeys(r.strip() for r in raw_ids):
         try:
+            refuse_non_arxiv(raw, tool="arxiv_get_papers", field="paper_ids")
             base_id, version = parse_arxiv_id(raw)
         except InvalidArgumentError as exc:
             invalid.append(NotFoundItem(id=raw, reason="invalid_id", detail=exc.message))
@@ -129,8 +141,9 @@ async def get_papers(raw_ids: list[str], cache: Cache | None = None) -> GetPaper
     cache = cache or Cache()
     wanted, not_found = _parse(raw_ids)
     if not wanted:
+        first = not_found[0].detail if not_found else None
         raise InvalidArgumentError(
-            f"none of the ids is an arXiv id: {', '.join(n.id for n in not_found)}",
+            f"none of the ids is an arXiv id: {', '.join(n.id for n in not_found)}" + (f" ({first})" if first else ""),
             field="paper_ids",
             reason=reasons.INVALID_REQUEST,
             hint=NO_MATCH_HINT,
@@ -176,6 +189,7 @@ async def get_paper(raw_id: str, cache: Cache | None = None) -> ArxivPaper:
         InvalidArgumentError: reason ``invalid_request`` (field ``paper_id``): not an arXiv id.
         NotFoundError: reason ``no_match``: arXiv has no such paper.
     """
+    refuse_non_arxiv(raw_id, tool="arxiv_read_paper", field="paper_id")
     try:
         parse_arxiv_id(raw_id)
     except InvalidArgumentError as exc:

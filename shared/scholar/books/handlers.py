@@ -7,6 +7,7 @@ from scholar.books.models import BookExcerpt, BookList, BookRecommendations, Boo
 from scholar.books.spec import GetBookExcerptInput, GetBookInput, RecommendBooksInput, SearchBooksInput
 from scholar.catalogue import CallContext, Handler
 from scholar.errors import InvalidArgumentError
+from scholar.id_forms import refuse_other_forms
 from scholar.ids import InvalidIdError, parse_isbn
 from scholar.sources import google_books
 
@@ -20,6 +21,7 @@ async def get_book(args: GetBookInput, ctx: CallContext) -> BookResult:
 
 
 async def get_book_excerpt(args: GetBookExcerptInput, ctx: CallContext) -> BookExcerpt:
+    refuse_other_forms(args.isbn, tool="get_book_excerpt", field="isbn", accepts={"isbn"}, takes="an ISBN-10/13")
     try:
         isbn13 = parse_isbn(args.isbn)
     except InvalidIdError as exc:

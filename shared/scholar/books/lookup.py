@@ -15,6 +15,7 @@ from scholar.books.models import BookResult, EditionList, FailedSource
 from scholar.books.records import edition_summary, from_edition, from_work
 from scholar.books.spec import GetBookInput
 from scholar.errors import InvalidArgumentError, NotFoundError, ScholarError
+from scholar.id_forms import refuse_other_forms
 from scholar.ids import InvalidIdError, parse_isbn
 from scholar.sources import google_books, openlibrary
 from scholar.sources.openlibrary import CoverSize, Edition, EditionsPage, Work
@@ -34,6 +35,7 @@ def parse_book_identifier(raw: str) -> tuple[BookIdKind, str]:
         InvalidArgumentError: neither an Open Library work/edition id nor a checksum-valid ISBN.
     """
     text = raw.strip()
+    refuse_other_forms(text, tool="get_book", field="identifier", accepts={"isbn", "url"}, takes=_ACCEPTED)
     if match := _OL_ID_RE.search(text):
         value = match.group(1).upper()
         if value.endswith("A"):

@@ -1,5 +1,8 @@
 """BibTeX writer: LaTeX specials escaped, braces balanced, capitals protected, names as "von Last, Jr, First".
 
+An arXiv preprint follows arXiv's own convention: ``@misc`` with ``eprint``, ``archivePrefix = {arXiv}`` and
+``primaryClass`` (when the arXiv record named its primary category).
+
 UTF-8 is kept as is (biber and modern BibTeX read it). Months use the standard macros (``month = mar``).
 Unresolved ids go in one ``@comment`` block after a blank line, so no parser sees them as entries.
 """
@@ -108,7 +111,8 @@ def _fields(entry: Entry) -> list[tuple[str, str, bool]]:
     add("doi", _verbatim(entry.doi), raw=True)
     if entry.arxiv:
         add("eprint", _verbatim(entry.arxiv), raw=True)
-        add("archiveprefix", "arXiv")
+        add("archivePrefix", "arXiv")
+        add("primaryClass", entry.arxiv_class)
     add("url", _verbatim(entry.url), raw=True)
     return fields
 

@@ -70,8 +70,10 @@ class Entry:
     issn: list[str] = field(default_factory=list)
     isbn: list[str] = field(default_factory=list)
     arxiv: str | None = None
+    arxiv_class: str | None = None  # the primary category, when an arXiv record said it
     edition: str | None = None
     event: str | None = None
+    source_key: str | None = None  # the key the record's own source cites it by (INSPIRE's texkey)
 
     @property
     def page_range(self) -> tuple[str | None, str | None]:
@@ -166,18 +168,21 @@ def build_entry(paper: Paper) -> Entry:
         issn=list(bib.issn or []) if bib else [],
         isbn=isbn,
         arxiv=ext.get("ArXiv"),
+        arxiv_class=bib.eprint_class if bib and ext.get("ArXiv") else None,
         edition=(bib.edition if bib else None) or book.get("edition"),
         event=clean(bib.event) if bib else None,
+        source_key=bib.citation_key if bib else None,
     )
     return entry
 
 
 def build_entries(papers: list[Paper]) -> list[Entry]:
-    """Entries with unique keys (``smith2020deep``, ``smith2020deepa`` …), in the papers' order."""
+    """Entries with unique keys, in the papers' order: the source's own key when it has one (INSPIRE's texkey,
+    ``Tabar:2021rrw``, as INSPIRE's BibTeX writes it), else ``smith2020deep``, ``smith2020deepa`` …"""
     entries = [build_entry(p) for p in papers]
     seen: dict[str, int] = {}
     for entry in entries:
-        base = _base_key(entry)
+        base = entry.source_key or _base_key(entry)
         count = seen.get(base, 0)
         seen[base] = count + 1
         entry.key = base if count == 0 else f"{base}{chr(ord('a') + (count - 1) % 26)}{'' if count <= 26 else count}"

@@ -12,12 +12,13 @@ from pydantic import BaseModel
 
 from scholar.catalogue import CallContext, QueuedResult
 from scholar.config import get_settings
-from scholar.errors import InvalidArgumentError, NotFoundError, UnavailableError
+from scholar.errors import NotFoundError, UnavailableError
 from scholar.fulltext import answer_builder, artifacts
 from scholar.fulltext.fetch import web_access
 from scholar.fulltext.models import Job
 from scholar.fulltext.ssrf import vet_url
-from scholar.ids import InvalidIdError, parse_paper_id
+from scholar.ids import S2_KINDS, InvalidIdError, parse_paper_id
+from scholar.paper_lookup import parse_identifier
 from scholar.runtime.cancel import cancel
 from scholar.runtime.queue import queue_deduplicated
 from scholar.store.tasks import TaskStore
@@ -30,16 +31,14 @@ POLL_AFTER_S = 3
 
 
 def paper_job(tool: str, identifier: str, **options: object) -> Job:
-    """A job for a paper identifier (parsed and normalised).
+    """A job for a paper identifier (parsed and normalised; every paper form, scholar.ids ``PAPER_KINDS``).
 
     Raises:
-        InvalidArgumentError: field ``identifier``: no accepted form, or a kind Semantic Scholar cannot look up.
+        InvalidArgumentError: field ``identifier``: no accepted form, or not a paper (the refusal names the tool
+            that takes it).
     """
-    try:
-        parsed = parse_paper_id(identifier)
-        s2_key = parsed.s2_key()
-    except InvalidIdError as exc:
-        raise InvalidArgumentError(exc.message, field="identifier", hint=exc.hint) from exc
+    parsed = parse_identifier(identifier, tool=tool)
+    s2_key = parsed.s2_key() if parsed.kind in S2_KINDS else None
     return Job(kind="paper", tool=tool, identifier=parsed.cache_key(), s2_key=s2_key, **options)
 
 

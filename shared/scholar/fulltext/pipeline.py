@@ -103,7 +103,7 @@ def resolve(event: dict[str, Any]) -> dict[str, Any]:
         }
     try:
         resolution = aio.run(
-            resolve_paper(job.identifier or "", job.s2_key or "", publisher_links=job.keep is not None)
+            resolve_paper(job.identifier or "", publisher_links=job.keep is not None)
         )
     except ScholarError as err:
         return _fail_or_raise(err)

@@ -1,13 +1,15 @@
-"""The resolve step: a paper's metadata (Semantic Scholar) and every URL that may serve its PDF, in order.
+"""The resolve step: a paper's metadata and every URL that may serve its PDF, in order.
 
-Order (issue 4): Semantic Scholar's open-access link, arXiv, PubMed Central (through Europe PMC's PDF
-render), every Unpaywall OA location (not only the best), OpenAlex locations, and for download_paper
-the publisher's own PDF links deposited with Crossref. Each candidate carries the version its source labels
-(published, accepted, submitted; arXiv is a preprint). Duplicates (the same URL over http or https) keep their
+The metadata is the core resolver's record (scholar.paper_lookup: a recent search's merged record, the cache, then
+Semantic Scholar, OpenAlex, Crossref, arXiv, Europe PMC, INSPIRE-HEP), so any identifier another tool handed out
+works here. Order of the candidates (issue 4): the record's own open-access link, arXiv, PubMed Central (through
+Europe PMC's PDF render), every Unpaywall OA location (not only the best), OpenAlex locations, and for
+download_paper the publisher's own PDF links deposited with Crossref. Each candidate carries the version its source
+labels (published, accepted, submitted; arXiv is a preprint). Duplicates (the same URL over http or https) keep their
 first place and take a version label a later copy gives. Unpaywall, OpenAlex, Europe PMC (and Crossref) are
-asked concurrently; one that fails only loses its candidates (named in ``failed_sources``), while a failing
-Semantic Scholar fails the step, unless the identifier itself is enough to find a PDF (a DOI or arXiv id S2 does
-not know).
+asked concurrently; one that fails only loses its candidates (named in ``failed_sources``), while a record no
+source could give because one failed fails the step, unless the identifier itself is enough to find a PDF (a DOI
+or arXiv id no source knows).
 """
 
 from __future__ import annotations
@@ -18,16 +20,19 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from scholar import paper_lookup
 from scholar.config import get_settings
 from scholar.errors import NotFoundError, ScholarError
 from scholar.fulltext.models import Candidate, PaperSummary, PdfSource
-from scholar.records import FailedSource
-from scholar.sources import crossref, europepmc, openalex, s2, unpaywall
+from scholar.ids import PaperId
+from scholar.records import FailedSource, Paper
+from scholar.sources import crossref, europepmc, openalex, unpaywall
 from scholar.store.library_models import PdfVersionKind
 
 logger = logging.getLogger(__name__)
 
-S2_FIELDS = ("paperId", "title", "year", "venue", "authors", "externalIds", "openAccessPdf", "url")
+# The source of a record's own open-access link, as the candidates name it.
+OA_LABELS: dict[str, PdfSource] = {"s2": "s2_oa", "arxiv": "arxiv", "europepmc": "pmc", "openalex": "openalex"}
 ARXIV_PDF = "https://arxiv.org/pdf/{arxiv_id}"
 PMC_PDF = "https://europepmc.org/articles/{pmcid}?pdf=render"
 MAX_AUTHORS = 10
@@ -47,21 +52,21 @@ class Resolution(BaseModel):
     failed_sources: list[FailedSource] = Field(default_factory=list)
 
 
-def summarize(record: dict[str, Any]) -> PaperSummary:
-    """The paper summary of an S2 record."""
-    ids = record.get("externalIds") or {}
+def summary_of(paper: Paper) -> PaperSummary:
+    """The paper summary of a resolved record (whichever sources supplied it)."""
+    ids = paper.externalIds or {}
     pmcid = ids.get("PubMedCentral")
     return PaperSummary(
-        paper_id=record.get("paperId"),
-        title=record.get("title"),
-        year=record.get("year"),
-        venue=record.get("venue") or None,
-        authors=[a.get("name", "") for a in (record.get("authors") or [])[:MAX_AUTHORS] if isinstance(a, dict)],
+        paper_id=paper.paperId,
+        title=paper.title,
+        year=paper.year,
+        venue=paper.venue or None,
+        authors=[a.name or "" for a in (paper.authors or [])[:MAX_AUTHORS]],
         doi=(ids.get("DOI") or "").lower() or None,
         arxiv_id=ids.get("ArXiv"),
         pmid=str(ids["PubMed"]) if ids.get("PubMed") else None,
         pmcid=f"PMC{pmcid}" if pmcid and not str(pmcid).upper().startswith("PMC") else pmcid,
-        url=record.get("url"),
+        url=paper.url,
     )
 
 
@@ -137,30 +142,32 @@ async def _nothing() -> None:
     return None
 
 
-async def resolve_paper(identifier: str, s2_key: str, *, publisher_links: bool = False) -> Resolution:
+async def resolve_paper(identifier: str, *, publisher_links: bool = False) -> Resolution:
     """Metadata and ordered PDF candidates of a paper.
 
     Args:
-        identifier: the normalised identifier (``doi:10.1/x``, ``arxiv:2101.00001`` …).
-        s2_key: the same identifier in the form Semantic Scholar accepts.
+        identifier: the normalised identifier (``doi:10.1/x``, ``arxiv:2101.00001``, ``openalex:W1`` …).
         publisher_links: also ask Crossref for the publisher's PDF links (download_paper).
 
     Raises:
-        NotFoundError: S2 has no such paper and the identifier gives nothing else to look for.
-        ScholarError: S2 failed (rate limited, upstream error).
+        NotFoundError: no source has such a paper and the identifier gives nothing else to look for.
+        ScholarError: no source found it while one failed (rate limited, upstream error).
     """
     try:
-        record = await s2.get_paper(s2_key, S2_FIELDS)
+        paper = await paper_lookup.resolve(PaperId.from_cache_key(identifier))
     except NotFoundError:
         metadata = _from_identifier(identifier)
         if not (metadata.doi or metadata.arxiv_id or metadata.pmcid):
             raise
         return await _collect(metadata, None, publisher_links)
-    s2_pdf = str((record.get("openAccessPdf") or {}).get("url") or "") or None
-    return await _collect(summarize(record), s2_pdf, publisher_links)
+    link = paper.openAccessPdf.url if paper.openAccessPdf and paper.openAccessPdf.url else None
+    first = paper.sources[0] if paper.sources else "s2"
+    return await _collect(summary_of(paper), (OA_LABELS.get(first, "s2_oa"), link) if link else None,
+                          publisher_links)
 
 
-async def _collect(metadata: PaperSummary, s2_pdf: str | None, publisher_links: bool = False) -> Resolution:
+async def _collect(metadata: PaperSummary, record_pdf: tuple[PdfSource, str] | None,
+                   publisher_links: bool = False) -> Resolution:
     failed: list[FailedSource] = []
     doi = metadata.doi
     email = get_settings().contact_email
@@ -176,8 +183,8 @@ async def _collect(metadata: PaperSummary, s2_pdf: str | None, publisher_links: 
     pmcid = metadata.pmcid or epmc or _pmcid_from_unpaywall(upw) or _pmcid_from_openalex(work)
     metadata = metadata.model_copy(update={"pmcid": pmcid})
     ordered: list[tuple[PdfSource, str, PdfVersionKind | None]] = []
-    if s2_pdf:
-        ordered.append(("s2_oa", s2_pdf, None))
+    if record_pdf:
+        ordered.append((*record_pdf, "preprint" if record_pdf[0] == "arxiv" else None))
     if metadata.arxiv_id:
         ordered.append(("arxiv", ARXIV_PDF.format(arxiv_id=metadata.arxiv_id), "preprint"))
     if pmcid:

@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from scholar.aio import off_loop
-from scholar.errors import InvalidArgumentError, NotFoundError
+from scholar.errors import NotFoundError
 from scholar.ids import InvalidIdError, PaperId, parse_paper_id, written_ids
-from scholar.paper_lookup import get_paper, parse_identifier
+from scholar.paper_lookup import parse_identifier, resolve
 from scholar.records import Paper
 from scholar.store.blobs import BlobStore
 from scholar.store.library import ItemExistsError, LibraryStore, now_iso
@@ -48,13 +48,8 @@ async def resolve_item(identifier: str) -> tuple[str, Paper]:
         NotFoundError: no source holds it.
         RateLimitedError / UpstreamError: a source failed (nothing is stored then).
     """
-    asked = parse_identifier(identifier)
-    try:
-        paper = await get_paper(identifier)
-    except InvalidArgumentError as err:  # e.g. an OpenAlex id, which Semantic Scholar cannot look up
-        if err.field:
-            raise
-        raise InvalidArgumentError(err.message, field="identifier", hint=err.hint) from err
+    asked = parse_identifier(identifier, tool="library_add")
+    paper = await resolve(asked)
     return item_id_for(identity_of(paper, asked)), paper
 
 

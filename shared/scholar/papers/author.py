@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from scholar.id_forms import refuse_other_forms
 from scholar.papers.cache_keys import cache_key
 from scholar.papers.fields import COMPACT
 from scholar.papers.mapping import from_s2
@@ -32,8 +33,13 @@ async def get_author(args: GetAuthorInput, cache: Cache | None = None) -> GetAut
     """Profile and publications, or name candidates (cached as a list for a few days).
 
     Raises:
+        InvalidArgumentError: a paper's (or book's, patent's) identifier instead of an author.
         NotFoundError: no author has this id.
     """
+    # A paper's, book's or patent's identifier is no author's name; a name that merely looks like a standard
+    # ("Din Xu") is searched as written.
+    refuse_other_forms(args.identifier.strip(), tool="get_author", field="identifier", accepts={"standard", "url"},
+                       takes="a Semantic Scholar author id (digits) or an author's name")
     cache = cache or Cache()
     key = cache_key("get_author", args)
     cached = await cache.aget("list", key)

@@ -12,7 +12,8 @@ import asyncio
 from collections import Counter
 
 from scholar.errors import InvalidArgumentError, ScholarError
-from scholar.ids import InvalidIdError, PaperId, parse_paper_id
+from scholar.id_forms import wrong_form
+from scholar.ids import PAPER_KINDS, InvalidIdError, PaperId, parse_paper_id
 from scholar.papers import autoenrich
 from scholar.papers.budget import MAX_RESULT_CHARS, failed
 from scholar.papers.chapters import split_citation
@@ -36,10 +37,10 @@ def _parse(raw: str) -> tuple[PaperId | None, ResolvedItem]:
         pid = parse_paper_id(ident)
     except InvalidIdError as exc:
         return None, item.model_copy(update={"status": "invalid_id", "error": exc.message})
-    if pid.kind == "url":
-        return None, item.model_copy(
-            update={"status": "invalid_id", "error": "a URL is not an identifier; use fetch_pdf_by_url for it"}
-        )
+    if pid.kind not in PAPER_KINDS and pid.kind not in ("isbn", "patent"):
+        refusal = wrong_form(ident, pid.kind, tool="batch_resolve", field="identifiers",
+                             takes="paper identifiers, ISBNs and patent numbers")
+        return None, item.model_copy(update={"status": "invalid_id", "error": refusal.message})
     kinds = {"isbn": "book", "patent": "patent"}
     return pid, item.model_copy(update={"source_type": kinds.get(pid.kind, "paper")})
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from scholar.errors import NotFoundError
 from scholar.papers.cache_keys import cache_key
 from scholar.papers.fields import COMPACT
-from scholar.papers.lookup import s2_key
+from scholar.papers.lookup import explain_missing, s2_key
 from scholar.papers.mapping import from_s2
 from scholar.papers.neighbours import GraphReader, Kind, is_s2_id
 from scholar.papers.spec_graph import BridgeStats, FindBridgePapersInput, FindBridgePapersResult, GraphEdge
@@ -26,6 +26,7 @@ from scholar.store.cache import Cache
 MAX_LEVEL_EXPANSIONS = 200
 MAX_EXPANSIONS = 600
 TIME_BUDGET_S = 20.0
+TOOL = "find_bridge_papers"
 PATH_FIELDS = (*COMPACT, "externalIds", "authors")
 
 
@@ -110,8 +111,11 @@ def _chain(side: _Side, node: str) -> list[tuple[str, str, str]]:
     return list(reversed(hops))
 
 
-async def _resolve(args: FindBridgePapersInput, reader: GraphReader) -> tuple[str, str]:
-    keys = [s2_key(args.source_id, "source_id"), s2_key(args.target_id, "target_id")]
+async def _keys(args: FindBridgePapersInput) -> list[str]:
+    return [await s2_key(args.source_id, "source_id", tool=TOOL), await s2_key(args.target_id, "target_id", tool=TOOL)]
+
+
+async def _resolve(args: FindBridgePapersInput, reader: GraphReader, keys: list[str]) -> tuple[str, str]:
     if all(is_s2_id(k) for k in keys):
         return keys[0], keys[1]
     rows = await reader.batch(keys, ("paperId",))
@@ -119,7 +123,8 @@ async def _resolve(args: FindBridgePapersInput, reader: GraphReader) -> tuple[st
     for key, raw, name in zip(keys, (args.source_id, args.target_id), ("source_id", "target_id"), strict=True):
         row = rows.get(key)
         if not row:
-            raise NotFoundError(f"Semantic Scholar has no paper for {name} {raw!r}", source="s2")
+            err = NotFoundError(f"Semantic Scholar has no paper for {name} {raw!r}", source="s2")
+            raise await explain_missing(raw, err, tool=TOOL, what="its citation links")
         ids.append(row["paperId"])
     return ids[0], ids[1]
 
@@ -135,21 +140,21 @@ async def find_bridge(
         RateLimitedError / UpstreamError: resolving them failed.
     """
     cache = cache or Cache()
-    key = cache_key("bridge", args, source_id=s2_key(args.source_id, "source_id"),
-                    target_id=s2_key(args.target_id, "target_id"))
+    keys = await _keys(args)
+    key = cache_key("bridge", args, source_id=keys[0], target_id=keys[1])
     cached = await cache.aget("graph", key)
     if cached is not None:
         return FindBridgePapersResult.model_validate(cached)
-    result = await _search(args, time_budget_s)
+    result = await _search(args, keys, time_budget_s)
     if not result.partial and (result.found or result.stats.exhaustive):
         await cache.aput("graph", key, result.model_dump(mode="json"))
     return result
 
 
-async def _search(args: FindBridgePapersInput, time_budget_s: float) -> FindBridgePapersResult:
+async def _search(args: FindBridgePapersInput, keys: list[str], time_budget_s: float) -> FindBridgePapersResult:
     began = time.monotonic()
     reader = GraphReader()
-    source, target = await _resolve(args, reader)
+    source, target = await _resolve(args, reader, keys)
     search = _Search(reader, began + time_budget_s)
     forward, backward = _sides(source, target, args.direction)
     meeting: str | None = source if source == target else None

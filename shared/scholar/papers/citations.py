@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from scholar.errors import NotFoundError
 from scholar.papers import autoenrich
 from scholar.papers.budget import MAX_RESULT_CHARS
 from scholar.papers.cache_keys import cache_key
 from scholar.papers.fields import FIELDS
 from scholar.papers.filters import check_years, filter_fields, has_filters, passes
-from scholar.papers.lookup import s2_key
+from scholar.papers.lookup import explain_missing, s2_key
 from scholar.papers.mapping import from_s2, shorten_for_list
 from scholar.papers.spec_graph import (
     CitedItem,
@@ -55,11 +56,14 @@ async def list_papers(
 
     Raises:
         InvalidArgumentError: a bad identifier or year range.
-        NotFoundError: S2 has no such paper.
+        NotFoundError: no source has such a paper.
+        UnavailableError: reason ``data_not_in_sources``: another source knows the paper, but S2 (the source of
+            citation lists) does not.
         RateLimitedError / UpstreamError: S2 failed (nothing cached).
     """
     check_years(args)
-    key = s2_key(args.identifier, "identifier")
+    tool = "get_citations" if kind == "citations" else "get_references"
+    key = await s2_key(args.identifier, "identifier", tool=tool)
     cache = cache or Cache()
     ckey = cache_key(kind, args, identifier=key)
     model = GetCitationsResult if kind == "citations" else GetReferencesResult
@@ -71,7 +75,10 @@ async def list_papers(
     wanted = FIELDS[args.fields]
     asked = tuple(dict.fromkeys((*wanted, *filter_fields(args))))
     window = MAX_SCAN if filtering else limit
-    page = await s2.get_citation_page(key, kind, fields=asked, offset=args.offset, limit=window)
+    try:
+        page = await s2.get_citation_page(key, kind, fields=asked, offset=args.offset, limit=window)
+    except NotFoundError as err:
+        raise await explain_missing(args.identifier, err, tool=tool, what=f"its {kind}", cache=cache) from err
     rows: list[dict[str, Any]] = [r.get(_NESTED[kind]) or {} for r in page.get("data") or []]
     kept: list[tuple[int, Paper]] = []
     for index, row in enumerate(rows):

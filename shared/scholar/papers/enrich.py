@@ -11,7 +11,7 @@ from typing import Any
 
 from scholar.errors import NotFoundError, ScholarError
 from scholar.papers.budget import failed
-from scholar.papers.lookup import get_paper, parse_identifier
+from scholar.papers.lookup import explain_missing, get_paper, parse_identifier
 from scholar.papers.spec_export import Concept, EnrichPaperInput, EnrichPaperResult, Funder, OpenAccess, Topic
 from scholar.records import FailedSource
 from scholar.sources import openalex, unpaywall
@@ -85,14 +85,14 @@ def _from_unpaywall(record: dict[str, Any]) -> OpenAccess:
 
 async def _locate(raw: str) -> tuple[str | None, str | None]:
     """(DOI, OpenAlex id) of a paper: straight from the identifier when it holds one, else via get_paper."""
-    pid = parse_identifier(raw)
+    pid = parse_identifier(raw, tool="enrich_paper")
     if pid.kind == "doi":
         return pid.value, None
     if pid.kind == "openalex":
         return None, pid.value
     if pid.kind == "arxiv":
         return f"10.48550/arxiv.{pid.value}", None
-    paper = await get_paper(raw)
+    paper = await get_paper(raw, tool="enrich_paper")
     ext = paper.externalIds or {}
     doi = ext.get("DOI")
     if not doi and not ext.get("OpenAlex"):
@@ -150,7 +150,9 @@ async def enrich_paper(args: EnrichPaperInput, cache: Cache | None = None) -> En
         if errors:
             # Keep the code that happened: a timeout stays timeout, unavailable stays unavailable.
             raise errors[0]
-        raise missing or NotFoundError(f"OpenAlex has no record of {args.identifier!r}", source="openalex")
+        gone = missing or NotFoundError(f"OpenAlex has no record of {args.identifier!r}", source="openalex")
+        raise await explain_missing(args.identifier, gone, tool="enrich_paper", what="its OpenAlex data",
+                                    lacking="openalex", cache=cache) if isinstance(gone, NotFoundError) else gone
     result = EnrichPaperResult(**values, failed_sources=failures, partial=bool(failures))
     if not failures:
         await cache.aput("result", key, result.model_dump(mode="json"), ttl_s=TTL_S)

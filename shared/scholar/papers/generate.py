@@ -11,17 +11,21 @@ import asyncio
 import json
 from typing import Any
 
+from scholar.catalogue import CallContext
 from scholar.cite import Entry, build_entries, to_bibtex, to_csl, to_ris
 from scholar.errors import (
     NOT_FOUND,
     TIMEOUT,
+    InvalidArgumentError,
     NotFoundError,
     RateLimitedError,
     ScholarError,
     UpstreamError,
     UpstreamTimeoutError,
 )
-from scholar.ids import InvalidIdError, PaperId, parse_paper_id
+from scholar.id_forms import wrong_form
+from scholar.ids import PAPER_KINDS, InvalidIdError, PaperId, parse_paper_id
+from scholar.paper_lookup import item_paper
 from scholar.papers import autoenrich, biblio
 from scholar.papers.budget import MAX_RESULT_CHARS, failed
 from scholar.papers.resolve import resolve_papers
@@ -34,13 +38,20 @@ CITE_FIELDS = ("paperId", "title", "year", "venue", "authors", "externalIds", "p
                "journal", "url")
 
 
-def _parse(raw: str) -> PaperId | CitationError:
+TOOL = "generate_citations"
+# Besides papers: books by ISBN (Open Library) and, when the caller is known, items of the caller's library.
+_CITABLE = PAPER_KINDS | {"isbn", "library_item"}
+
+
+def _parse(raw: str, index: int) -> PaperId | CitationError:
     try:
         pid = parse_paper_id(raw)
     except InvalidIdError as exc:
         return CitationError(id=raw, code="invalid_id", message=exc.message)
-    if pid.kind in ("url", "patent"):
-        return CitationError(id=raw, code="invalid_id", message=f"a {pid.kind} cannot be cited from this tool")
+    if pid.kind not in _CITABLE:
+        refusal = wrong_form(raw, pid.kind, tool=TOOL, field=f"paper_ids[{index}]",
+                             takes="paper identifiers, ISBNs or your library's item ids")
+        return CitationError(id=raw, code="invalid_id", message=refusal.message)
     return pid
 
 
@@ -74,10 +85,17 @@ async def _fill_venues(papers: list[Paper]) -> tuple[list[Paper], list[FailedSou
     return out, []
 
 
-async def generate_citations(args: GenerateCitationsInput, cache: Cache | None = None) -> GenerateCitationsResult:
+async def generate_citations_for(args: GenerateCitationsInput, ctx: CallContext) -> GenerateCitationsResult:
+    """The tool's handler: ``generate_citations`` for this caller (whose library item ids it may cite)."""
+    return await generate_citations(args, principal=ctx.principal)
+
+
+async def generate_citations(args: GenerateCitationsInput, cache: Cache | None = None, *,
+                             principal: str | None = None) -> GenerateCitationsResult:
     """Citations for the resolvable papers; the others in ``errors``.
 
     Raises:
+        InvalidArgumentError: no id is one this tool cites (a patent, a standard …: each named in ``details``).
         NotFoundError: no paper resolved and every source answered (reason ``no_papers_resolved``).
         RateLimitedError / UpstreamError / UpstreamTimeoutError: none resolved while a source was throttling,
             failing or slow (retryable; the sources in ``details.failed_sources``).
@@ -88,14 +106,25 @@ async def generate_citations(args: GenerateCitationsInput, cache: Cache | None =
     papers_in: dict[str, PaperId] = {}
     failures: list[FailedSource] = []
     books: dict[int, PaperId] = {}
+    items: dict[int, str] = {}
     for index, raw in enumerate(args.paper_ids):
-        parsed = _parse(raw)
+        parsed = _parse(raw, index)
         if isinstance(parsed, CitationError):
             errors.append(parsed)
         elif parsed.kind == "isbn":
             books[index] = parsed
+        elif parsed.kind == "library_item":
+            items[index] = parsed.value
         else:
             papers_in[str(index)] = parsed
+    for index, item_id in items.items():
+        try:
+            slots[index] = await item_paper(principal or "", item_id) if principal else None
+        except NotFoundError as err:
+            errors.append(CitationError(id=args.paper_ids[index], code=err.code, message=err.message))
+        if principal is None:
+            errors.append(CitationError(id=args.paper_ids[index], code="invalid_id",
+                                        message="a library item id names an item of the caller's library"))
     gate = asyncio.Semaphore(autoenrich.CONCURRENCY)
 
     async def book(index: int, pid: PaperId) -> None:
@@ -171,6 +200,8 @@ _ANSWERED = frozenset({NOT_FOUND, "invalid_id"})
 def _nothing_resolved(errors: list[CitationError], failures: list[FailedSource]) -> ScholarError:
     """Why no paper resolved: ``not_found`` only when every id was answered; else the sources' failure."""
     details: dict[str, Any] = {"failed": [e.model_dump() for e in errors]}
+    if errors and all(e.code == "invalid_id" for e in errors):  # nothing to look up: the call itself is wrong
+        return InvalidArgumentError(errors[0].message, field="paper_ids", details=details)
     if all(e.code in _ANSWERED for e in errors):
         return NotFoundError(
             f"none of the {len(errors)} ids resolved", reason="no_papers_resolved", details=details,

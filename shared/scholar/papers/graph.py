@@ -18,7 +18,7 @@ from scholar.errors import NotFoundError
 from scholar.papers.budget import MAX_RESULT_CHARS
 from scholar.papers.cache_keys import cache_key
 from scholar.papers.filters import check_years, has_filters, passes
-from scholar.papers.lookup import s2_key
+from scholar.papers.lookup import explain_missing, s2_key
 from scholar.papers.neighbours import MAX_PAGE, GraphReader, Kind, is_s2_id
 from scholar.papers.spec_graph import GetCitationGraphInput, GetCitationGraphResult, GraphEdge, GraphNode, GraphStats
 from scholar.store.cache import Cache
@@ -120,9 +120,13 @@ class _Walk:
         return candidates
 
 
-async def _seeds(args: GetCitationGraphInput, reader: GraphReader) -> tuple[list[str], list[str], dict[str, Any]]:
+async def _seed_keys(args: GetCitationGraphInput) -> list[str]:
+    return [await s2_key(raw, f"seed_ids[{i}]", tool="get_citation_graph") for i, raw in enumerate(args.seed_ids)]
+
+
+async def _seeds(args: GetCitationGraphInput, reader: GraphReader,
+                 keys: list[str]) -> tuple[list[str], list[str], dict[str, Any]]:
     """Map the seeds to S2 ids: (ids in order, unresolved inputs, rows already known)."""
-    keys = [s2_key(raw, f"seed_ids[{i}]") for i, raw in enumerate(args.seed_ids)]
     if all(is_s2_id(k) for k in keys):
         return list(dict.fromkeys(keys)), [], {}
     rows = await reader.batch(keys, NODE_FIELDS)
@@ -156,16 +160,18 @@ async def citation_graph(
     check_years(args)
     began = time.monotonic()
     cache = cache or Cache()
-    keys = sorted({s2_key(raw, f"seed_ids[{i}]") for i, raw in enumerate(args.seed_ids)})
-    ckey = cache_key("graph", args, seed_ids=keys)
+    seed_keys = await _seed_keys(args)
+    ckey = cache_key("graph", args, seed_ids=sorted(set(seed_keys)))
     cached = await cache.aget("graph", ckey)
     if cached is not None:
         return GetCitationGraphResult.model_validate(cached)
     reader = GraphReader(concurrency=concurrency)
     walk = _Walk(args, reader, began + time_budget_s)
-    seeds, unresolved, known = await _seeds(args, reader)
+    seeds, unresolved, known = await _seeds(args, reader, seed_keys)
     if not seeds:
-        raise NotFoundError(f"none of the seeds resolves: {', '.join(unresolved)}", source="s2")
+        err = NotFoundError(f"none of the seeds resolves: {', '.join(unresolved)}", source="s2")
+        raise (await explain_missing(unresolved[0], err, tool="get_citation_graph", what="its citation graph")
+               if len(unresolved) == 1 else err)
     walk.rows.update(known)
     for pid in seeds[: args.max_nodes]:
         walk.depth[pid] = 0

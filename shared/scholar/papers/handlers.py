@@ -19,7 +19,7 @@ from scholar.papers.spec import GetPaperInput, PaperResult
 
 
 async def get_paper(args: GetPaperInput, ctx: CallContext) -> PaperResult:
-    paper = await lookup.get_paper(args.identifier)
+    paper = await lookup.get_paper(args.identifier, principal=ctx.principal)
     # Seed 000 auto-enrichment: Crossref's citation fields and Open Library's book_metadata; a failing
     # enrichment source is reported (partial + failed_sources), never silently dropped.
     (paper,), failures = await autoenrich.enrich([paper], crossref=True, books=True)
@@ -37,6 +37,6 @@ HANDLERS: dict[str, Handler] = {
     "find_bridge_papers": args_only(graph_formats.find_bridge),
     "recommend_papers": args_only(recommend.recommend),
     "enrich_paper": args_only(enrich.enrich_paper),
-    "generate_citations": args_only(generate.generate_citations),
+    "generate_citations": generate.generate_citations_for,
     "batch_resolve": args_only(batch.batch_resolve),
 }

@@ -10,7 +10,7 @@ from scholar.errors import NotFoundError
 from scholar.papers.budget import fit
 from scholar.papers.cache_keys import cache_key
 from scholar.papers.fields import FIELDS
-from scholar.papers.lookup import s2_key
+from scholar.papers.lookup import explain_missing, s2_key
 from scholar.papers.mapping import from_s2, shorten_for_list
 from scholar.papers.neighbours import GraphReader, is_s2_id
 from scholar.papers.spec_graph import RecommendPapersInput, RecommendPapersResult
@@ -18,11 +18,15 @@ from scholar.sources import s2
 from scholar.store.cache import Cache
 
 
+async def _keys(groups: dict[str, list[str]]) -> dict[str, list[str]]:
+    return {name: [await s2_key(raw, f"{name}[{i}]", tool="recommend_papers") for i, raw in enumerate(raws)]
+            for name, raws in groups.items()}
+
+
 async def _to_s2_ids(
-    groups: dict[str, list[str]], reader: GraphReader
+    groups: dict[str, list[str]], keys: dict[str, list[str]], reader: GraphReader
 ) -> tuple[dict[str, list[str]], list[str]]:
     """S2 ids per group (``positive_ids`` / ``negative_ids``) and the inputs that did not resolve."""
-    keys = {name: [s2_key(raw, f"{name}[{i}]") for i, raw in enumerate(raws)] for name, raws in groups.items()}
     flat = [k for ks in keys.values() for k in ks]
     rows = {} if all(is_s2_id(k) for k in flat) else await reader.batch(flat, ("paperId",))
     ids: dict[str, list[str]] = {}
@@ -49,18 +53,22 @@ async def recommend(args: RecommendPapersInput, cache: Cache | None = None) -> R
     """
     cache = cache or Cache()
     groups = {"positive_ids": list(args.positive_ids), "negative_ids": list(args.negative_ids or [])}
-    normalised = {name: sorted(s2_key(r, name) for r in raws) for name, raws in groups.items()}
-    key = cache_key("recommend", args, **normalised)
+    keys = await _keys(groups)
+    key = cache_key("recommend", args, **{name: sorted(ks) for name, ks in keys.items()})
     cached = await cache.aget("search", key)
     if cached is not None:
         return RecommendPapersResult.model_validate(cached)
-    ids, unresolved = await _to_s2_ids(groups, GraphReader())
+    ids, unresolved = await _to_s2_ids(groups, keys, GraphReader())
     positives, negatives = ids["positive_ids"], ids["negative_ids"]
     if not positives:
         raise NotFoundError(f"none of the positive examples resolves: {', '.join(args.positive_ids)}", source="s2")
     fields = FIELDS[args.fields]
     if len(positives) == 1 and not negatives:
-        rows = await s2.recommend_for_paper(positives[0], fields, limit=args.limit)
+        try:
+            rows = await s2.recommend_for_paper(positives[0], fields, limit=args.limit)
+        except NotFoundError as err:
+            raise await explain_missing(args.positive_ids[0], err, tool="recommend_papers",
+                                        what="its recommendations", cache=cache) from err
     else:
         rows = await s2.recommend_from_lists(positives, negatives, fields, limit=args.limit)
     papers = [from_s2(row, fields) for row in rows[: args.limit]]

@@ -1,8 +1,11 @@
-"""Many paper identifiers at once: S2 ``/paper/batch``, then OpenAlex OR-filters, then Crossref by DOI.
+"""Many paper identifiers at once: recent search records, S2 ``/paper/batch``, OpenAlex OR-filters, Crossref by
+DOI, then the remaining sources one by one (arXiv's API, Europe PMC, INSPIRE-HEP: scholar.paper_lookup.chain).
 
-Costs ⌈N/500⌉ S2 requests, ⌈M/50⌉ OpenAlex requests for the M that S2 lacks, and one Crossref request
-per DOI neither knows (at most ``CONCURRENCY`` at once). A source that fails marks the items it could
-not answer with its status (rate_limited / upstream_error), never not_found, and is listed as failed.
+A paper a recent search answer listed costs no request (scholar.paper_lookup.recent). The rest cost ⌈N/500⌉ S2
+requests, ⌈M/50⌉ OpenAlex requests for the M that S2 lacks, one Crossref request per DOI neither knows, and for
+what is still open the chain's remaining sources (at most ``CONCURRENCY`` lookups at once). A source that fails
+marks the items it could not answer with its status (rate_limited / upstream_error), never not_found, and is
+listed as failed.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from scholar.errors import NotFoundError, ScholarError
-from scholar.ids import PaperId
+from scholar.ids import S2_KINDS, PaperId
+from scholar.paper_lookup import look_up, recall_many
+from scholar.paper_lookup.chain import doi_of
 from scholar.papers import biblio
 from scholar.papers.budget import failed
 from scholar.papers.mapping import from_crossref, from_openalex, from_s2
@@ -20,7 +25,8 @@ from scholar.records import FailedSource, Paper
 from scholar.sources import crossref, openalex, s2
 
 CONCURRENCY = 5
-_S2_KINDS = frozenset({"doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "acm", "mag"})
+# Asked in batches before the chain's one-by-one lookups.
+_BATCHED = ("s2", "openalex", "crossref")
 
 
 @dataclass
@@ -31,15 +37,6 @@ class Resolution:
     paper: Paper | None = None
     source: str | None = None
     error: str | None = None
-
-
-def doi_for(pid: PaperId) -> str | None:
-    """The DOI to ask OpenAlex / Crossref for (arXiv ids have a DataCite DOI)."""
-    if pid.kind == "doi":
-        return pid.value
-    if pid.kind == "arxiv":
-        return f"10.48550/arxiv.{pid.value}"
-    return None
 
 
 def _status(err: ScholarError) -> str:
@@ -61,8 +58,14 @@ class _Resolver:
     def open(self, pids: dict[str, PaperId]) -> dict[str, PaperId]:
         return {k: p for k, p in pids.items() if k not in self.out}
 
+    async def recent(self, pids: dict[str, PaperId]) -> None:
+        found = await recall_many(p.cache_key() for p in pids.values())
+        for key, pid in pids.items():
+            if (paper := found.get(pid.cache_key())) is not None:
+                self.out[key] = Resolution("ok", paper, paper.sources[0] if paper.sources else "recent")
+
     async def s2_batch(self, pids: dict[str, PaperId]) -> None:
-        wanted = {k: p for k, p in pids.items() if p.kind in _S2_KINDS}
+        wanted = {k: p for k, p in pids.items() if p.kind in S2_KINDS}
         if not wanted:
             return
         try:
@@ -75,7 +78,7 @@ class _Resolver:
                 self.out[key] = Resolution("ok", from_s2(row, self.fields), "s2")
 
     async def openalex_batch(self, pids: dict[str, PaperId]) -> None:
-        by_doi = {doi: k for k, p in pids.items() if (doi := doi_for(p))}
+        by_doi = {doi: k for k, p in pids.items() if (doi := doi_of(p))}
         by_work = {p.value: k for k, p in pids.items() if p.kind == "openalex"}
         for filter_key, index in (("doi", by_doi), ("ids.openalex", by_work)):
             if not index:
@@ -109,6 +112,22 @@ class _Resolver:
         jobs = [one(k, p.value) for k, p in pids.items() if p.kind == "doi"]
         await asyncio.gather(*jobs)
 
+    async def others_each(self, pids: dict[str, PaperId]) -> None:
+        """The chain's remaining sources for what the batches left open (arXiv, Europe PMC, INSPIRE-HEP)."""
+        gate = asyncio.Semaphore(CONCURRENCY)
+
+        async def one(key: str, pid: PaperId) -> None:
+            async with gate:
+                try:
+                    found = await look_up(pid, skip=_BATCHED)
+                except ScholarError as err:
+                    self.fail([key], err, err.source or "?")
+                    return
+            if found.paper is not None:
+                self.out[key] = Resolution("ok", found.paper, found.source)
+
+        await asyncio.gather(*(one(k, p) for k, p in pids.items()))
+
 
 def _work_key(work: dict[str, Any], filter_key: str, index: dict[str, str]) -> str | None:
     if filter_key == "doi":
@@ -122,14 +141,16 @@ async def resolve_papers(
 ) -> tuple[dict[str, Resolution], list[FailedSource]]:
     """Resolve papers keyed by the caller's keys; every key gets a Resolution."""
     resolver = _Resolver(fields)
-    await resolver.s2_batch(pids)
+    await resolver.recent(pids)
+    await resolver.s2_batch(resolver.open(pids))
     await resolver.openalex_batch(resolver.open(pids))
     await resolver.crossref_each(resolver.open(pids))
+    await resolver.others_each(resolver.open(pids))
     for key in resolver.open(pids):
         err = resolver.errors.get(key)
         resolver.out[key] = (
             Resolution(_status(err), error=f"{err.source or 'a source'} failed: {err.message}")
             if err
-            else Resolution("not_found", error="Semantic Scholar, OpenAlex and Crossref have no record")
+            else Resolution("not_found", error="no source has a record of it")
         )
     return resolver.out, list(resolver.failures.values())

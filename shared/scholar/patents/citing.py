@@ -2,18 +2,19 @@
 
 OPS indexes the non-patent literature cited in search reports; a DOI finds the reports that printed it,
 the quoted title finds many that did not. Semantic Scholar supplies the DOI or title the caller did not
-give. Coverage is incomplete by nature, and the answer says so.
+give (any source that knows the paper: scholar.paper_lookup). Coverage is incomplete by nature, and the answer
+says so.
 """
 
 from __future__ import annotations
 
-from scholar.errors import InvalidArgumentError, NotFoundError, ScholarError
-from scholar.ids import InvalidIdError, parse_paper_id
+from scholar.errors import NotFoundError, ScholarError
+from scholar.paper_lookup import parse_identifier, resolve
 from scholar.patents.models import CitingPatent, CitingPatentsResult
 from scholar.patents.search import SEARCH_PATH, parse_search, quote_term
 from scholar.patents.spec import GetCitingPatentsInput
 from scholar.records import PatentRecord
-from scholar.sources import epo_ops, s2
+from scholar.sources import epo_ops
 from scholar.store.cache import Cache
 
 NOTE = (
@@ -23,21 +24,16 @@ NOTE = (
 
 
 async def _paper_facts(paper_id: str) -> tuple[str | None, str | None]:
-    """(doi, title) of the paper: the DOI as given, the rest from Semantic Scholar."""
-    try:
-        pid = parse_paper_id(paper_id)
-        s2_key = pid.s2_key()
-    except InvalidIdError as exc:
-        raise InvalidArgumentError(exc.message, field="paper_id") from exc
+    """(doi, title) of the paper: the DOI as given, the rest from the paper's record (any source that has it)."""
+    pid = parse_identifier(paper_id, "paper_id", tool="get_citing_patents")
     doi = pid.value if pid.kind == "doi" else None
     try:
-        data = await s2.get_paper(s2_key, ("title", "externalIds"))
+        paper = await resolve(pid)
     except ScholarError:
         if doi is None:
             raise
-        return doi, None  # S2 does not know it or failed: the DOI alone still searches OPS
-    ids = data.get("externalIds") or {}
-    return doi or (ids.get("DOI") or "").lower() or None, data.get("title")
+        return doi, None  # no source knows it or one failed: the DOI alone still searches OPS
+    return doi or (paper.externalIds or {}).get("DOI", "").lower() or None, paper.title
 
 
 async def _search(cql: str, limit: int) -> tuple[int, list[PatentRecord], str]:
@@ -55,7 +51,7 @@ async def get_citing_patents(args: GetCitingPatentsInput) -> CitingPatentsResult
 
     Raises:
         InvalidArgumentError: not a paper identifier.
-        NotFoundError: Semantic Scholar does not know a non-DOI identifier.
+        NotFoundError: no source knows a non-DOI identifier.
         RateLimitedError, UpstreamError: OPS (or S2) failed.
     """
     cache = Cache()

@@ -13,6 +13,7 @@ from typing import Any
 
 from scholar.catalogue import MAX_RESULT_CHARS
 from scholar.errors import NotFoundError, ScholarError
+from scholar.id_forms import refuse_other_forms
 from scholar.patent_numbers import parse_patent_number
 from scholar.patents import citations as npl
 from scholar.patents.models import Citations, FamilyMember, LegalEvent, PatentResult, SectionFailure
@@ -24,6 +25,7 @@ from scholar.store.cache import DAY, Cache
 
 MAX_LEGAL_EVENTS = 300
 CITATIONS_TTL_S = 7 * DAY
+PATENT_FORMS = "a patent publication number (EP1234567A1, US10123456B2, WO2024/123456)"
 
 
 async def get_patent(args: GetPatentInput) -> PatentResult:
@@ -34,6 +36,8 @@ async def get_patent(args: GetPatentInput) -> PatentResult:
         NotFoundError: OPS holds nothing for it.
         RateLimitedError, UnavailableError, UpstreamError: every OPS answer needed failed.
     """
+    refuse_other_forms(args.patent_number, tool="get_patent", field="patent_number", accepts={"patent"},
+                       takes=PATENT_FORMS)
     number = await standardise(parse_patent_number(args.patent_number))
     sections = list(dict.fromkeys(args.sections))
     parts = list(dict.fromkeys(SERVED_BY[s] for s in sections))

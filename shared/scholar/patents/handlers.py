@@ -9,8 +9,10 @@ from pydantic import BaseModel
 
 from scholar.aio import off_loop
 from scholar.catalogue import CallContext, Handler
+from scholar.id_forms import refuse_other_forms
 from scholar.patent_numbers import parse_patent_number
 from scholar.patents import citing, get, pdf_jobs, search
+from scholar.patents.get import PATENT_FORMS
 from scholar.patents.models import CitingPatentsResult, PatentResult, SearchPatentsResult
 from scholar.patents.spec import FetchPatentPdfInput, GetCitingPatentsInput, GetPatentInput, SearchPatentsInput
 from scholar.sources.epo_ops_numbers import standardise
@@ -30,6 +32,8 @@ async def get_citing_patents(args: GetCitingPatentsInput, ctx: CallContext) -> C
 
 async def fetch_patent_pdf(args: FetchPatentPdfInput, ctx: CallContext) -> BaseModel:
     """The stored document when it was assembled before; otherwise a queued task that assembles it."""
+    refuse_other_forms(args.patent_number, tool="fetch_patent_pdf", field="patent_number", accepts={"patent"},
+                       takes=PATENT_FORMS)
     number = await standardise(parse_patent_number(args.patent_number))
     job = pdf_jobs.PatentPdfJob(country=number.country, number=number.number, kind=number.kind,
                                 use_vlm=args.use_vlm, max_chars=args.max_chars)

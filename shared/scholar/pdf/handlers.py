@@ -6,6 +6,8 @@ PdfFunction runs the tools.
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel
 
 from scholar.aio import off_loop
@@ -13,9 +15,13 @@ from scholar.catalogue import CallContext, Handler
 from scholar.fulltext import jobs
 from scholar.fulltext.models import Job
 from scholar.fulltext.pipeline import ACTIONS
+from scholar.id_forms import refuse_other_forms
+from scholar.ids import PAPER_KINDS
+from scholar.paper_lookup import paper_identifier
 from scholar.pdf.spec import ConvertPdfInput, FetchAndConvertInput, FetchPaperPdfInput, FetchPdfByUrlInput
 
 __all__ = ["ACTIONS", "HANDLERS"]
+_WEB = re.compile(r"^https?://", re.IGNORECASE)
 
 
 async def _answer(job: Job, ctx: CallContext) -> BaseModel:
@@ -24,17 +30,22 @@ async def _answer(job: Job, ctx: CallContext) -> BaseModel:
 
 
 async def fetch_paper_pdf(args: FetchPaperPdfInput, ctx: CallContext) -> BaseModel:
-    return await _answer(jobs.paper_job("fetch_paper_pdf", args.identifier, convert=False), ctx)
+    paper = await paper_identifier(args.identifier, ctx.principal, tool="fetch_paper_pdf")
+    return await _answer(jobs.paper_job("fetch_paper_pdf", paper, convert=False), ctx)
 
 
 async def fetch_and_convert(args: FetchAndConvertInput, ctx: CallContext) -> BaseModel:
+    paper = await paper_identifier(args.identifier, ctx.principal, tool="fetch_and_convert")
     job = jobs.paper_job(
-        "fetch_and_convert", args.identifier, use_vlm=args.use_vlm, offset=args.offset, max_chars=args.max_chars
+        "fetch_and_convert", paper, use_vlm=args.use_vlm, offset=args.offset, max_chars=args.max_chars
     )
     return await _answer(job, ctx)
 
 
 async def fetch_pdf_by_url(args: FetchPdfByUrlInput, ctx: CallContext) -> BaseModel:
+    if not _WEB.match(args.url):  # a paper's web page (doi.org, arxiv.org) is a URL like any other here
+        refuse_other_forms(args.url, tool="fetch_pdf_by_url", field="url", accepts={"url"},
+                           takes="an http(s) URL of a PDF", use=dict.fromkeys(PAPER_KINDS, "fetch_paper_pdf"))
     job = await jobs.url_job(
         "fetch_pdf_by_url", args.url, filename=args.filename, convert=args.convert, use_vlm=args.use_vlm,
         offset=args.offset, max_chars=args.max_chars,
@@ -43,6 +54,9 @@ async def fetch_pdf_by_url(args: FetchPdfByUrlInput, ctx: CallContext) -> BaseMo
 
 
 async def convert_pdf_to_markdown(args: ConvertPdfInput, ctx: CallContext) -> BaseModel:
+    refuse_other_forms(args.file_path, tool="convert_pdf_to_markdown", field="file_path", accepts={"artifact"},
+                       takes="a stored PDF a PDF tool returned (pdfs/<sha256>.pdf)",
+                       use=dict.fromkeys(PAPER_KINDS, "fetch_and_convert"))
     job = jobs.convert_job(
         "convert_pdf_to_markdown", args.file_path, use_vlm=args.use_vlm, offset=args.offset, max_chars=args.max_chars
     )

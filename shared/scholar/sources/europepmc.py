@@ -1,4 +1,4 @@
-"""Europe PMC REST API (www.ebi.ac.uk/europepmc/webservices/rest): finding a paper's PubMed Central id."""
+"""Europe PMC REST API (www.ebi.ac.uk/europepmc/webservices/rest): searches, a paper's record and its PMC id."""
 
 from __future__ import annotations
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from scholar import http
+from scholar.urlpath import segment
 
 SOURCE = "inspire"
 LITERATURE = "/api/literature"
 # Only what a paper record needs: INSPIRE records carry full reference lists otherwise (tens of KB each).
 SEARCH_FIELDS = (
     "control_number,titles,authors.full_name,author_count,abstracts,dois,arxiv_eprints,publication_info,"
-    "citation_count,inspire_categories,document_type,preprint_date,imprints"
+    "citation_count,inspire_categories,document_type,preprint_date,imprints,texkeys"
 )
 
 
@@ -25,3 +26,16 @@ async def search_literature(query: str, *, size: int) -> list[dict[str, Any]]:
     data = await http.get_json(SOURCE, LITERATURE, what="literature search", params=params)
     hits = ((data.get("hits") or {}).get("hits") if isinstance(data, dict) else None) or []
     return [hit for hit in hits if isinstance(hit, dict)]
+
+
+async def get_record(control_number: str) -> dict[str, Any]:
+    """One literature record (``{"id", "metadata", "links"}``) by its control number.
+
+    Raises:
+        NotFoundError: INSPIRE has no such record.
+        RateLimitedError / UpstreamError: the request failed.
+    """
+    path = f"{LITERATURE}/{segment(control_number)}"
+    params = {"fields": SEARCH_FIELDS}
+    data = await http.get_json(SOURCE, path, what=f"literature record {control_number}", params=params)
+    return data if isinstance(data, dict) else {}

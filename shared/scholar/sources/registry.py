@@ -32,9 +32,11 @@ class Source:
     matching: Matching | None = None
     # Keyword sources: the most query terms that still find hits (more words, fewer matches).
     term_limit: int | None = None
-    # The most results one search request returns, and how long a federated search waits for the source.
+    # The most results one search request returns, and how long a federated search waits for the source before
+    # choosing its seeds without it (a late source still joins the final ranking if it answers before the
+    # search's deadline: scholar.research.search.federated.ANSWER_S).
     page_limit: int | None = None
-    search_budget_s: float = 4.0
+    search_budget_s: float = 0.8
 
     def can(self, capability: Capability) -> bool:
         return capability in self.capabilities
@@ -67,7 +69,7 @@ SOURCES: dict[str, Source] = _sources(
     # arXiv API terms: one request every 3 seconds.
     Source("arxiv_api", "https://export.arxiv.org", 3.0, concurrency=1,
            capabilities=frozenset({"search", "lookup", "batch_lookup", "pdf_links"}), matching="keyword",
-           term_limit=6, page_limit=2000, search_budget_s=6.0),
+           term_limit=6, page_limit=2000),
     Source("arxiv", "https://arxiv.org", 1.0),
     Source("ar5iv", "https://ar5iv.labs.arxiv.org", 1.0),
     Source("inspire", "https://inspirehep.net", 0.35,

@@ -10,6 +10,7 @@ from typing import Any
 
 from scholar.catalogue import CallContext, Handler, QueuedResult
 from scholar.errors import InvalidArgumentError, NotFoundError, UpstreamError
+from scholar.id_forms import refuse_other_forms
 from scholar.standards import cold, conversion, fulltext, retry, service
 from scholar.standards.catalogue_db import Catalogue
 from scholar.standards.identifiers import guess_bodies
@@ -64,7 +65,13 @@ def _not_synced(tool: str, missing: list[str]) -> UpstreamError:
     )
 
 
+# Everything scholar.ids does not recognise is left to the catalogue's own fuzzy matching.
+_STANDARD_FORMS = "a standard's identifier (RFC 9000, ISO/IEC 27001:2022, NIST SP 800-53 Rev. 5, IEEE 802.11 …)"
+
+
 async def resolve_standard_identifier(args: ResolveInput, ctx: CallContext) -> ResolveResult | QueuedResult:
+    refuse_other_forms(args.raw, tool="resolve_standard_identifier", field="raw", accepts={"standard"},
+                       takes=_STANDARD_FORMS)
     catalogue = service.holder().get()
     if catalogue is None:
         return cold.start_cold_sync("resolve_standard_identifier", args.model_dump(), ctx)
@@ -143,6 +150,8 @@ def _lookup(catalogue: Catalogue, identifier: str) -> tuple[StandardRecord, list
 
 
 async def get_standard(args: GetStandardInput, ctx: CallContext) -> StandardResult | QueuedResult:
+    refuse_other_forms(args.identifier, tool="get_standard", field="identifier", accepts={"standard"},
+                       takes=_STANDARD_FORMS)
     catalogue = service.holder().get()
     if catalogue is None:
         return cold.start_cold_sync("get_standard", args.model_dump(), ctx)

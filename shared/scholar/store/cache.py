@@ -33,12 +33,14 @@ NAMESPACE_TTL: dict[str, int | None] = {
     "graph": 1 * DAY,  # graph traversals
     "negative": 1 * DAY,  # not_found answers
     "result": 7 * DAY,  # derived tool results (enrichment, excerpts)
+    "recent": 3600,  # merged records of recent search answers, by every identifier (scholar.paper_lookup.recent)
 }
 # A source's "no such thing" is remembered this long (DESIGN §4: briefly): a repeated call costs no request,
 # and a record that appears upstream shows up within the hour.
 NEGATIVE_TTL_S = 3600
 SPILL_BYTES = 350 * 1024
 _BATCH_GET = 100
+_BATCH_WRITE = 25
 # DynamoDB hands back UnprocessedKeys when it throttles a batch: back off before asking for them again,
 # a bounded number of times; keys still unprocessed after that are cache misses (the caller fetches them).
 UNPROCESSED_BACKOFF_S = (0.05, 0.1, 0.2, 0.4, 0.8)
@@ -207,6 +209,39 @@ class Cache(Store):
         if self._memory:
             _remember(self.table, pk, value, _expiry(item))
 
+    def put_many(self, namespace: str, values: dict[str, Any], ttl_s: int | None = None) -> None:
+        """Store many small values at once (BatchWriteItem, 25 a request); ``ttl_s`` as in ``put``.
+
+        For values well under the spill size (records, not documents): one that would spill is stored alone
+        through ``put``. Items DynamoDB leaves unprocessed are sent again with the same backoff as ``get_many``.
+        """
+        table = self.table
+        if not table or not values:
+            return
+        lifetime = NAMESPACE_TTL[namespace] if ttl_s is None else ttl_s
+        now = int(time.time())
+        items: list[dict[str, Any]] = []
+        for key, value in values.items():
+            data = _encode(value)
+            if len(data) > SPILL_BYTES:
+                self.put(namespace, key, value, ttl_s=ttl_s)
+                continue
+            item: dict[str, Any] = {"pk": {"S": self.pk(namespace, key)}, "stored_at": {"N": str(now)},
+                                    "v": {"B": data}}
+            if lifetime is not None:
+                item["expires_at"] = {"N": str(now + lifetime)}
+            items.append(item)
+            if self._memory:
+                _remember(table, item["pk"]["S"], value, _expiry(item))
+        for start in range(0, len(items), _BATCH_WRITE):
+            request = {table: [{"PutRequest": {"Item": item}} for item in items[start : start + _BATCH_WRITE]]}
+            for backoff in (*UNPROCESSED_BACKOFF_S, None):
+                with boto_errors("writing the cache"):
+                    request = self.client.batch_write_item(RequestItems=request).get("UnprocessedItems") or {}
+                if not request or backoff is None:
+                    break
+                _sleep(backoff)
+
     def delete(self, namespace: str, key: str) -> None:
         if self.table:
             pk = self.pk(namespace, key)
@@ -230,6 +265,7 @@ class Cache(Store):
     aget_first = awaitable(get_first)
     aget_many = awaitable(get_many)
     aput = awaitable(put)
+    aput_many = awaitable(put_many)
     adelete = awaitable(delete)
 
 

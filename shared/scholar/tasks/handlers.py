@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Any
@@ -19,6 +20,8 @@ logger = logging.getLogger(__name__)
 
 # A finished task stays readable this long (DESIGN §5: 10 min for rate-limited retries).
 FINISHED_TTL_S = 600
+# How often a waiting get_task_result reads the task again (one strongly consistent read each).
+WAIT_STEP_S = 0.25
 
 
 def _elapsed(task: TaskItem) -> float:
@@ -35,6 +38,11 @@ async def get_task_result(args: GetTaskResultInput, ctx: CallContext) -> TaskRes
             hint="Task results expire; start the call again.",
         )
     task = await off_loop(reconcile, store, task)
+    until = time.monotonic() + args.wait_s
+    # Asked to wait: read the task again until it finishes or the wait is over (one poll instead of several).
+    while task.status not in TERMINAL and (left := until - time.monotonic()) > 0:
+        await asyncio.sleep(min(WAIT_STEP_S, left))
+        task = await off_loop(reconcile, store, await store.aget(args.task_id, ctx.principal) or task)
     running = task.status not in TERMINAL
     return TaskResult(
         task_id=task.task_id,

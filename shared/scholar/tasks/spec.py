@@ -8,12 +8,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.catalogue import READ_ONLY_LOCAL, ToolSpec
 
+MAX_WAIT_S = 20
+
 
 class GetTaskResultInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
     task_id: Annotated[
         str, Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$", description="Task id from a queued answer")
     ]
+    wait_s: Annotated[int, Field(ge=0, le=MAX_WAIT_S, description="Seconds to wait for the task to finish before "
+                                 "answering (0: answer at once)")] = 0
 
 
 class ListTasksInput(BaseModel):

@@ -8,12 +8,14 @@ from scholar import aio
 from scholar.catalogue import CallContext, Handler
 from scholar.fulltext import jobs, keep_step
 from scholar.fulltext.models import KeepOptions
+from scholar.paper_lookup import paper_identifier
 from scholar.research.keep.spec import DownloadPaperInput
 
 
 async def download_paper(args: DownloadPaperInput, ctx: CallContext) -> BaseModel:
     keep = KeepOptions(collection=args.collection, prefer=args.prefer)
-    job = jobs.paper_job("download_paper", args.identifier, convert=True, keep=keep)
+    paper = await paper_identifier(args.identifier, ctx.principal, tool="download_paper")
+    job = jobs.paper_job("download_paper", paper, convert=True, keep=keep)
     return await keep_step.kept_answer(job, ctx.principal) or await aio.off_loop(jobs.queue, job, ctx)
 
 

@@ -1,7 +1,8 @@
 """The ``read_paper`` handler: the answer from stored artifacts, else the PDF pipeline queued for it.
 
 Which job: a PDF artifact reference converts that PDF; an http(s) URL that is no known paper page is the
-caller's own URL, vetted as fetch_pdf_by_url vets it before anything is queued; anything else is a paper id.
+caller's own URL, vetted as fetch_pdf_by_url vets it before anything is queued; a library item id reads the paper
+it keeps; anything else is a paper id (every form, scholar.paper_lookup).
 The stored-artifact answer and the queueing are blocking (S3, DynamoDB, pdfium): they run off the loop.
 """
 
@@ -18,6 +19,7 @@ from scholar.fulltext import artifacts, jobs, reading
 from scholar.fulltext.models import Job
 from scholar.fulltext.read_options import READ_TOOL, ReadOptions
 from scholar.ids import MAX_ID_LENGTH, InvalidIdError, parse_paper_id
+from scholar.paper_lookup import paper_identifier
 from scholar.research.read.spec import ReadPaperInput
 
 IDENTIFIER_FIELD = "identifier"
@@ -33,16 +35,17 @@ def _options(args: ReadPaperInput) -> ReadOptions:
     return options
 
 
-async def _job(identifier: str, options: ReadOptions) -> Job:
+async def _job(identifier: str, options: ReadOptions, principal: str) -> Job:
     identifier = identifier.strip()
     if artifacts.PDF_KEY.match(identifier):
         return jobs.convert_job(READ_TOOL, identifier, read=options)
     try:
         if _URL.match(identifier) and (len(identifier) > MAX_ID_LENGTH or parse_paper_id(identifier).kind == "url"):
             return await jobs.url_job(READ_TOOL, identifier, read=options)
-        return jobs.paper_job(READ_TOOL, identifier, read=options)
     except InvalidIdError as err:
         raise InvalidArgumentError(err.message, field=IDENTIFIER_FIELD, hint=err.hint) from err
+    paper = await paper_identifier(identifier, principal, tool=READ_TOOL, field=IDENTIFIER_FIELD)
+    return jobs.paper_job(READ_TOOL, paper, read=options)
 
 
 def _answer(job: Job, ctx: CallContext) -> BaseModel:
@@ -50,7 +53,7 @@ def _answer(job: Job, ctx: CallContext) -> BaseModel:
 
 
 async def read_paper(args: ReadPaperInput, ctx: CallContext) -> BaseModel:
-    job = await _job(args.identifier, _options(args))
+    job = await _job(args.identifier, _options(args), ctx.principal)
     return await off_loop(_answer, job, ctx)
 
 

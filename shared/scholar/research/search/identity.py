@@ -10,30 +10,16 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from scholar.ids import InvalidIdError, parse_paper_id
+from scholar.ids import record_keys
 from scholar.records import Paper
 
-# externalIds name → the prefix scholar.ids reads.
-_ID_PREFIX = {"DOI": "doi", "ArXiv": "arxiv", "PubMed": "pmid", "PubMedCentral": "pmcid", "OpenAlex": "openalex",
-              "CorpusId": "corpusid", "MAG": "mag"}
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 _INITIALS = re.compile(r"^[A-Z]{1,3}\.?$")
 
 
 def id_keys(paper: Paper) -> set[str]:
     """Every normalised identifier key of a record (``doi:…``, ``arxiv:…``, ``pmid:…``, ``s2:…`` …)."""
-    keys: set[str] = set()
-    if paper.paperId:
-        keys.add(f"s2:{paper.paperId.lower()}")
-    for name, value in (paper.externalIds or {}).items():
-        if name == "INSPIRE":
-            keys.add(f"inspire:{value}")
-        elif (prefix := _ID_PREFIX.get(name)) and value:
-            try:
-                keys.add(parse_paper_id(f"{prefix}:{value}").cache_key())
-            except InvalidIdError:
-                continue  # an identifier the source garbled pairs nothing
-    return keys
+    return record_keys(paper.paperId, paper.externalIds or {})
 
 
 def fold(text: str) -> str:

@@ -74,8 +74,8 @@ class SearchHit(BaseModel):
     """One compact result; every entry of ``ids`` is accepted by every other tool."""
 
     model_config = ConfigDict(extra="forbid")
-    id: str = Field(description="The preferred identifier (S2 id, DOI, arXiv id, PMID …); a paper no tool can "
-                    "look up by id (an INSPIRE record without DOI or arXiv id) carries its web page URL")
+    id: str = Field(description="The preferred identifier (S2 id, DOI, arXiv id, PMID, INSPIRE:…); a paper with "
+                    "no identifier at all carries its web page URL")
     ids: list[str] = Field(description="Every identifier known for the paper, in a form every tool accepts")
     title: str | None = None
     authors: list[str] | None = Field(default=None, description="The first authors")
@@ -104,7 +104,10 @@ class SearchResult(BaseModel):
     intent: Intent | None = None
     sort: Sort = "relevance"
     sources_answered: list[str]
-    sources_late: list[str] = Field(default_factory=list, description="Sources that answered after their budget")
+    sources_late: list[str] = Field(
+        default_factory=list,
+        description="Sources that missed the first ranking: they answered later and joined the final one, or (also in "
+        "failed_sources) their pace or answer came after this search's deadline")
     partial: bool
     failed_sources: list[FailedSource] = Field(default_factory=list)
     expansion: list[str] = Field(default_factory=list, description="The hops followed from the seeds")
