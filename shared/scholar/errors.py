@@ -12,6 +12,7 @@ are translated once, at their boundary (scholar.http, scholar.store), never here
     ├── RateLimitedError       rate_limited       throttled; retryable, maybe with retry_after_s
     ├── UpstreamError          upstream_error     the source failed or answered nonsense
     │   └── UpstreamTimeoutError  timeout         the source did not answer in time
+    ├── WorkTimeoutError       timeout            our own work outlived the call's budget; the next call resumes it
     ├── UnavailableError       unavailable        a part of ours is not configured or not there
     └── InternalError          internal           our bug
 """
@@ -144,6 +145,14 @@ class UpstreamError(ScholarError):
 
 class UpstreamTimeoutError(UpstreamError):
     code = TIMEOUT
+
+
+class WorkTimeoutError(ScholarError):
+    """Work of ours (building an index, a search) did not finish within the call; what was done is kept."""
+
+    code = TIMEOUT
+    default_retryable = True
+    default_hint = "Call again: the work resumes where it stopped."
 
 
 class UnavailableError(ScholarError):
