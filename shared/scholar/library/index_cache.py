@@ -109,17 +109,17 @@ class IndexHolder:
                 lock.release()
 
     def search(self, principal: str, store: IndexSource, query: str, filters: Filters, *, limit: int,
-               offset: int, deadline: float | None = None) -> SearchPage:
-        """Catch the caller's index up, then search it (see ``LibraryIndex.search``), both before ``deadline``.
+               offset: int, index_by: float | None = None, answer_by: float | None = None) -> SearchPage:
+        """Catch the caller's index up (until ``index_by``), then search it (until ``answer_by``).
 
         Raises:
-            WorkTimeoutError: the index is still being built or caught up, or the search outran the deadline.
+            WorkTimeoutError: the index is still being built or caught up, or the search outran ``answer_by``.
         """
         with self.lock_for(principal):
-            index = self.fresh(principal, store, deadline)
+            index = self.fresh(principal, store, index_by)
             with self._lock:
                 self._open.move_to_end(caller_digest(principal))
-            return index.search(query, filters, limit=limit, offset=offset, deadline=deadline)
+            return index.search(query, filters, limit=limit, offset=offset, deadline=answer_by)
 
     def reset(self) -> None:
         """Close every open index and forget it (tests; a new bucket)."""

@@ -57,18 +57,24 @@ def _offset(args: LibrarySearchInput) -> int:
     return offset
 
 
-def search_deadline() -> float:
-    """When this call's index work and search must stop: its budget, and never past the call's own deadline."""
-    budget = time.monotonic() + get_settings().library_search_budget_s
+def deadlines() -> tuple[float, float | None]:
+    """When this call's index work must stop (its budget, never past the call's deadline), and when its search must.
+
+    Index work left over resumes on the next call; the search itself is bounded only by the call's own deadline
+    (none inside a task), as a safety net: over bounded passages it takes milliseconds.
+    """
     answer_by = call_deadline()
-    return budget if answer_by is None else min(budget, answer_by - ANSWER_MARGIN_S)
+    answer_by = None if answer_by is None else answer_by - ANSWER_MARGIN_S
+    index_by = time.monotonic() + get_settings().library_search_budget_s
+    return (index_by if answer_by is None else min(index_by, answer_by)), answer_by
 
 
 async def library_search(args: LibrarySearchInput, ctx: CallContext) -> LibrarySearchResult:
     offset = _offset(args)
     filters = Filters(collection=args.collection, tag=args.tag, year_start=args.year_start, year_end=args.year_end)
+    index_by, answer_by = deadlines()
     page = await off_loop(holder().search, ctx.principal, LibraryStore(ctx.principal), args.query, filters,
-                          limit=args.limit, offset=offset, deadline=search_deadline())
+                          limit=args.limit, offset=offset, index_by=index_by, answer_by=answer_by)
     hits = [
         LibraryHit(item_id=h.item_id, title=(h.title or "")[:MAX_TITLE] or None, year=h.year, collection=h.collection,
                    score=h.score, snippet=h.snippet[:MAX_SNIPPET], matched_fields=h.matched)
