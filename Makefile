@@ -15,7 +15,7 @@ SAM := $(TOOLS)/bin/sam
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check -e '.[gateway,local,dev]'
+	$(VENV)/bin/pip install -q --disable-pip-version-check -e '.[gateway,auth,local,dev]'
 	touch $@
 
 # SAM CLI and cfn-lint pin their own click/boto3/pydantic: they live in a separate environment.
@@ -41,8 +41,12 @@ serve: $(VENV)/.installed
 doctor: $(VENV)/.installed
 	POWERTOOLS_METRICS_DISABLED=true $(PY) -m scholar.local doctor
 
+# The suite runs in TEST_WORKERS processes (pytest-xdist), a whole test file per worker at a time, so a module's or
+# a package's servers start once per worker; many tests wait on loopback I/O, so workers may outnumber the cores.
+# TEST_WORKERS=0 runs it in this one process.
+TEST_WORKERS ?= 2
 test: $(VENV)/.installed $(TOOLS)/.installed $(CHECKOV)/.installed
-	SCHOLAR_TOOLS_BIN=$(abspath $(TOOLS))/bin $(PY) -m pytest
+	SCHOLAR_TOOLS_BIN=$(abspath $(TOOLS))/bin $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 lint: $(TOOLS)/.installed $(CHECKOV)/.installed
 	$(SAM) validate --lint --template template.yaml

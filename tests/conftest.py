@@ -1,15 +1,27 @@
-"""Shared fixtures: settings isolation, environment changes, moto-backed AWS, respx-backed upstreams.
+"""Shared fixtures: settings isolation, environment changes, moto-backed AWS, respx-backed upstreams, and the
+factories of the two servers the slower suites run: the fake upstream and the local server in front of it.
 
 Settings and boto3 clients are cached per process (scholar.config.get_settings, scholar.store.aws.client);
 every fixture that changes the environment clears both, after the change and after restoring it.
+
+A suite declares the servers it needs in its conftest or module, with the scope it needs::
+
+    fake_upstream = fake_upstream_fixture(scope="package")
+    fake = fake_fixture()  # per test: faults, extra routes and the request log cleared before and after
+    local_server = local_server_fixture(scope="package", contact_email="e2e@example.org", retry_budget_s="1")
+
+Every port is chosen by the OS and every temporary path lies under pytest's own base (one per xdist worker), so
+the suite may run in several processes at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import boto3
 import botocore.loaders
@@ -20,10 +32,13 @@ import respx
 
 from scholar import http
 from scholar.config import get_settings
+from scholar.fulltext import fetch
 from scholar.local import dispatch, moto_dynamodb
 from scholar.runtime.context import LocalContext
 from scholar.store import aws as aws_clients
 from tests.aws_tables import create_artifact_bucket, create_cache_table, create_library_table, create_task_table
+from tests.fakes.upstream import FakeUpstream
+from tests.fakes.web import web_access
 from tests.fixtures_dir import fixtures_dir
 
 UPSTREAM_BASE = "http://upstream.test"
@@ -32,6 +47,9 @@ CACHE_TABLE = "scholar-test-cache"
 TASK_TABLE = "scholar-test-tasks"
 ARTIFACT_BUCKET = "scholar-test-artifacts"
 LIBRARY_TABLE = "scholar-test-library"
+REPO = Path(__file__).resolve().parents[1]
+
+Scope = Literal["session", "package", "module", "function"]
 
 
 def _refresh() -> None:
@@ -90,6 +108,20 @@ def _shared_botocore_loader() -> Iterator[None]:
 
     patch = pytest.MonkeyPatch()
     patch.setattr(botocore.session, "create_loader", create_loader)
+    yield
+    patch.undo()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """``tempfile.gettempdir()`` is this session's own folder (one per xdist worker, under pytest's base).
+
+    The library's index files and the standards catalogue copy live under ``gettempdir()`` while a function is
+    warm, keyed by caller or version, not by process: two test processes at once (xdist workers, or another
+    checkout's suite on the same machine) would otherwise read each other's files.
+    """
+    patch = pytest.MonkeyPatch()
+    patch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tmp")))
     yield
     patch.undo()
 
@@ -197,3 +229,123 @@ def fixture_file() -> Callable[[str], bytes]:
 def lambda_context() -> LocalContext:
     """A Lambda context for calling ``functions.<family>.app.lambda_handler`` in-process."""
     return LocalContext()
+
+
+# -- the fake upstream and the local server: one factory each ---------------------------------------------------
+
+
+def fake_upstream_fixture(*, scope: Scope = "module", name: str = "fake_upstream") -> Any:
+    """A fixture that serves the recorded upstream responses (``tests.fakes.upstream``) for one ``scope``.
+
+    Args:
+        scope: how long one fake lives; the request log and faults carry over between its tests unless a
+            ``fake_fixture`` view clears them.
+        name: the fixture's name.
+    """
+
+    @pytest.fixture(scope=scope, name=name)
+    def _fake_upstream() -> Iterator[FakeUpstream]:
+        with FakeUpstream(fixtures_dir()) as fake:
+            yield fake
+
+    return _fake_upstream
+
+
+def fake_fixture(
+    *, upstream: str = "fake_upstream", settings: Mapping[str, str | None] | None = None, name: str = "fake"
+) -> Any:
+    """A per-test view of a fake upstream: its faults, extra routes and request log cleared before and after.
+
+    Args:
+        upstream: the fake upstream fixture to view.
+        settings: when given, the test's own process calls the fake too: every source points at it
+            (``SCHOLAR_UPSTREAM_PROXY_BASE``) with these settings as well (``None`` removes one), and the
+            upstream clients are rebuilt before and after (each keeps the settings of its creation).
+        name: the fixture's name.
+    """
+
+    @pytest.fixture(name=name)
+    def _fake(request: pytest.FixtureRequest, env: Env) -> Iterator[FakeUpstream]:
+        fake: FakeUpstream = request.getfixturevalue(upstream)
+        fake.reset()
+        if settings is not None:
+            env.set(SCHOLAR_UPSTREAM_PROXY_BASE=fake.base_url, **settings)
+            http.set_transport_factory(None)
+        yield fake
+        fake.reset()
+        if settings is not None:
+            http.set_transport_factory(None)
+
+    return _fake
+
+
+def local_server_fixture(
+    *,
+    contact_email: str | None = None,
+    retry_budget_s: str | None = None,
+    retry_wait_s: str | None = "1",
+    scope: Scope = "package",
+    name: str = "local_server",
+    upstream: str | None = "fake_upstream",
+    extra_env: Mapping[str, str] | None = None,
+    web: bool = False,
+    handlers: Mapping[str, str] | None = None,
+    requires: Sequence[str] = (),
+    serve_http: bool = True,
+) -> Any:
+    """A fixture that runs the local stack (moto + template.yaml), in front of a fake upstream, pacing off.
+
+    One LocalStack may run per process, so a scope must close its server before the next opens one: suites
+    hold it at package or module scope, and pytest tears a scope down before it sets up the next.
+
+    Args:
+        contact_email: ``SCHOLAR_CONTACT_EMAIL`` (the User-Agent's contact); None keeps the default, as do
+            the two below.
+        retry_budget_s: ``SCHOLAR_RETRY_BUDGET_S``: seconds a call may spend retrying 429/5xx ("0": none).
+        retry_wait_s: ``SCHOLAR_RETRY_WAIT_S``, the retry machine's first wait.
+        scope: how long one server lives.
+        name: the fixture's name.
+        upstream: the fake upstream fixture every source points at; None for a stack no upstream is asked of
+            (handlers replaced, or a page that calls none).
+        extra_env: more settings for the stack's functions (they win over the ones above).
+        web: for the server's life, web hosts reach the fake upstream (``tests.fakes.web``) and the fake's own
+            host passes the SSRF guard (``SCHOLAR_TEST_ALLOW_HOSTS``).
+        handlers: logical id (``PipelineFunction``) → the fixture whose value handles that function's invocations.
+        requires: fixtures to set up first (e.g. a patch the handlers must see).
+        serve_http: serve the gateway on uvicorn (a ``LocalServer``, with ``.url`` and ``.stack``); False runs
+            only the ``LocalStack`` (invocations and state machines, no HTTP).
+    """
+
+    @pytest.fixture(scope=scope, name=name)
+    def _local_server(request: pytest.FixtureRequest) -> Iterator[Any]:
+        from scholar.local.server import LocalServer  # noqa: PLC0415  # starts moto: only where a suite needs it
+        from scholar.local.stack import LocalStack  # noqa: PLC0415  # same
+
+        for fixture in requires:
+            request.getfixturevalue(fixture)
+        fake: FakeUpstream | None = request.getfixturevalue(upstream) if upstream else None
+        given = {
+            "SCHOLAR_UPSTREAM_PROXY_BASE": fake.base_url if fake else None,
+            "SCHOLAR_PACE_SCALE": "0",
+            "SCHOLAR_RETRY_BUDGET_S": retry_budget_s,
+            "SCHOLAR_RETRY_WAIT_S": retry_wait_s,
+            "SCHOLAR_CONTACT_EMAIL": contact_email,
+            "SCHOLAR_TEST_ALLOW_HOSTS": fake.base_url.removeprefix("http://") if fake and web else None,
+        }
+        env = {key: value for key, value in given.items() if value is not None} | dict(extra_env or {})
+        overrides = {logical: request.getfixturevalue(fixture) for logical, fixture in (handlers or {}).items()}
+        kind = LocalServer if serve_http else LocalStack
+        server = kind(template=REPO / "template.yaml", extra_env=env, handlers_override=overrides or None)
+        if web and fake:
+            fetch.set_web_access(web_access(fake))
+        try:
+            server.start()
+            aws_clients.reset_clients()  # clients built before the stack pointed elsewhere
+            yield server
+        finally:
+            server.close()
+            aws_clients.reset_clients()
+            if web:
+                fetch.set_web_access(None)
+
+    return _local_server

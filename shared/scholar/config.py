@@ -48,8 +48,32 @@ LIBRARY_SEARCH_BUDGET_ENV = "SCHOLAR_LIBRARY_SEARCH_BUDGET_S"
 # Salt of the hashed principal in usage records and get_server_info (the stack id when deployed).
 PRINCIPAL_SALT_ENV = "SCHOLAR_PRINCIPAL_SALT"
 BUILD_ENV = "SCHOLAR_BUILD"
-# What callers must send (the template's AuthMode: ApiKey | Jwt | None); shown on the landing page only.
+# What callers must send (the template's AuthMode: ApiKey | OAuth | None). OAuth turns on the gateway's bearer
+# check (scholar.mcp.bearer) and, locally, the authorization server beside it (docs/deploy.md).
 AUTH_MODE_ENV = "SCHOLAR_AUTH_MODE"
+# OAuth (issue 21). The origin and base path the deployment is reached at (a custom domain); without it the URL
+# is taken from API Gateway's request context (deployed) or from SCHOLAR_HOST/SCHOLAR_PORT (local).
+PUBLIC_URL_ENV = "SCHOLAR_PUBLIC_URL"
+AUTH_TABLE_ENV = "SCHOLAR_AUTH_TABLE"
+# The KMS key (RSA_2048, SIGN_VERIFY) that signs access tokens: the authorization server signs, the gateway
+# reads its public key once per environment.
+OAUTH_SIGNING_KEY_ENV = "SCHOLAR_OAUTH_SIGNING_KEY"
+OAUTH_ACCESS_TTL_ENV = "SCHOLAR_OAUTH_ACCESS_TTL_S"
+OAUTH_REFRESH_TTL_ENV = "SCHOLAR_OAUTH_REFRESH_TTL_S"
+# How long the gateway trusts a refresh family's status (revoked or not) before reading it again.
+OAUTH_REVOCATION_CHECK_ENV = "SCHOLAR_OAUTH_REVOCATION_CHECK_S"
+OAUTH_DCR_PER_HOUR_ENV = "SCHOLAR_OAUTH_DCR_PER_HOUR"
+# The upstream OpenID Connect provider people sign in at: any issuer (client id + secret), or the stack's
+# Cognito user pool (its app client is looked up by name: the template cannot pass its id without a cycle).
+OIDC_ISSUER_ENV = "SCHOLAR_OIDC_ISSUER"
+OIDC_CLIENT_ID_ENV = "SCHOLAR_OIDC_CLIENT_ID"
+OIDC_COGNITO_POOL_ENV = "SCHOLAR_OIDC_COGNITO_USER_POOL"
+OIDC_COGNITO_CLIENT_NAME_ENV = "SCHOLAR_OIDC_COGNITO_CLIENT_NAME"
+# The usage plan whose API keys stay valid for header clients in OAuth mode (the gateway checks them itself).
+API_USAGE_PLAN_ENV = "SCHOLAR_API_USAGE_PLAN_ID"
+# Test-only: a PEM bundle the guarded fetches (client metadata documents) trust besides the system's, for a
+# loopback HTTPS server made in a test. Off by default; never set in template.yaml.
+TEST_CA_FILE_ENV = "SCHOLAR_TEST_CA_FILE"
 RERANK_MODEL_ENV = "SCHOLAR_RERANK_MODEL"
 # Tracing (Powertools' rule): on inside a Lambda execution environment unless POWERTOOLS_TRACE_DISABLED
 # or SAM local; off elsewhere, so the X-Ray SDK (~0.25 s of import) is never loaded where it cannot trace.
@@ -66,6 +90,7 @@ SECRET_NAMES = (
     "EPO_CONSUMER_SECRET",
     "VLM_API_KEY",
     "RERANK_API_KEY",
+    "OIDC_CLIENT_SECRET",
 )
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -115,6 +140,25 @@ class Resources(BaseModel):
     usage_table: str | None = None
     patent_pdf_state_machine_arn: str | None = None
     library_table: str | None = None
+    auth_table: str | None = None  # AuthMode=OAuth only (scholar.store.auth)
+
+
+class OAuthSettings(BaseModel):
+    """The authorization server and the gateway's bearer check (AuthMode=OAuth; docs/security.md)."""
+
+    public_url: str | None = None
+    signing_key: str | None = None
+    # Access tokens are JWTs checked offline: short-lived, and refused early through their family's status.
+    access_ttl_s: int = Field(default=900, ge=60, le=3600)
+    refresh_ttl_s: int = Field(default=30 * 86400, ge=3600, le=90 * 86400)
+    revocation_check_s: float = Field(default=30.0, ge=0, le=300)
+    dcr_per_hour: int = Field(default=20, ge=1)
+    oidc_issuer: str | None = None
+    oidc_client_id: str | None = None
+    cognito_user_pool: str | None = None
+    cognito_client_name: str | None = None
+    api_usage_plan: str | None = None
+    test_ca_file: str | None = None
 
 
 class Settings(BaseModel):
@@ -154,6 +198,9 @@ class Settings(BaseModel):
     # How long one library_search may spend bringing the caller's index up to date and searching it; indexing
     # left over resumes on the next call (the answer meanwhile is a retryable timeout).
     library_search_budget_s: float = Field(default=10.0, gt=0)
+    oauth: OAuthSettings = Field(default_factory=OAuthSettings)
+    # Inside a Lambda execution environment (LAMBDA_TASK_ROOT): what only the local stack may do is off.
+    in_lambda: bool = False
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -219,10 +266,26 @@ def load_settings(env: Mapping[str, str]) -> Settings:
             usage_table=env.get(USAGE_TABLE_ENV) or None,
             patent_pdf_state_machine_arn=env.get(PATENT_PDF_STATE_MACHINE_ARN_ENV) or None,
             library_table=env.get(LIBRARY_TABLE_ENV) or None,
+            auth_table=env.get(AUTH_TABLE_ENV) or None,
         ),
         library_max_items=int(env.get(LIBRARY_MAX_ITEMS_ENV) or 10_000),
         library_max_bytes=int(env.get(LIBRARY_MAX_BYTES_ENV) or 100 * 1024 * 1024),
         library_search_budget_s=float(env.get(LIBRARY_SEARCH_BUDGET_ENV) or 10.0),
+        oauth=OAuthSettings(
+            public_url=(env.get(PUBLIC_URL_ENV) or "").rstrip("/") or None,
+            signing_key=env.get(OAUTH_SIGNING_KEY_ENV) or None,
+            access_ttl_s=int(env.get(OAUTH_ACCESS_TTL_ENV) or 900),
+            refresh_ttl_s=int(env.get(OAUTH_REFRESH_TTL_ENV) or 30 * 86400),
+            revocation_check_s=float(env.get(OAUTH_REVOCATION_CHECK_ENV) or 30.0),
+            dcr_per_hour=int(env.get(OAUTH_DCR_PER_HOUR_ENV) or 20),
+            oidc_issuer=(env.get(OIDC_ISSUER_ENV) or "").rstrip("/") or None,
+            oidc_client_id=env.get(OIDC_CLIENT_ID_ENV) or None,
+            cognito_user_pool=env.get(OIDC_COGNITO_POOL_ENV) or None,
+            cognito_client_name=env.get(OIDC_COGNITO_CLIENT_NAME_ENV) or None,
+            api_usage_plan=env.get(API_USAGE_PLAN_ENV) or None,
+            test_ca_file=env.get(TEST_CA_FILE_ENV) or None,
+        ),
+        in_lambda=bool(env.get(LAMBDA_TASK_ROOT_ENV)),
         tracing=bool(env.get(LAMBDA_TASK_ROOT_ENV))
         and not env.get(SAM_LOCAL_ENV)
         and not _flag(env, TRACE_DISABLED_ENV, False),

@@ -1,46 +1,30 @@
 """The books tools over real loopback HTTP against the fake upstream that replays the recorded responses.
 
 These go through our real HTTP client (User-Agent, proxy base, error translation) rather than respx; the
-end-to-end tests through the local MCP server come with the lead's ``local_server`` fixture.
+end-to-end tests through the local MCP server are tests/e2e/test_books_e2e.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from scholar import http
 from scholar.errors import FORBIDDEN, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
 from tests.books.helpers import CONTACT, call
-from tests.conftest import Env
+from tests.conftest import fake_fixture, fake_upstream_fixture
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
 
 SABRIEL_EDITION = "upstream/openlibrary/books_OL22951843M.json"
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeUpstream]:
-    with FakeUpstream(fixtures_dir()) as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(server: FakeUpstream, env: Env) -> Iterator[FakeUpstream]:
-    server.reset()
-    env.set(
-        SCHOLAR_UPSTREAM_PROXY_BASE=server.base_url,
-        SCHOLAR_RETRY_BUDGET_S="0",
-        SCHOLAR_CONTACT_EMAIL=CONTACT,
-        SCHOLAR_CACHE_TABLE=None,
-        SCHOLAR_ARTIFACT_BUCKET=None,
-        SCHOLAR_GOOGLE_BOOKS_API_KEY=None,
-    )
-    http.set_transport_factory(None)
-    yield server
-    server.reset()
-    http.set_transport_factory(None)
+fake_upstream = fake_upstream_fixture(scope="module")
+fake = fake_fixture(settings={
+    "SCHOLAR_RETRY_BUDGET_S": "0",
+    "SCHOLAR_CONTACT_EMAIL": CONTACT,
+    "SCHOLAR_CACHE_TABLE": None,
+    "SCHOLAR_ARTIFACT_BUCKET": None,
+    "SCHOLAR_GOOGLE_BOOKS_API_KEY": None,
+})
 
 
 def _serve_isbn(fake: FakeUpstream, isbn: str, fixture: str) -> None:

@@ -1,4 +1,8 @@
-"""End-to-end fixtures: the fake upstream (recorded responses) and the local server in front of it."""
+"""End-to-end fixtures: the fake upstream (recorded responses) and the local server in front of it.
+
+One server for the whole package (its modules share what it stores); ``isolated/`` holds the modules that need a
+server of their own, and runs first.
+"""
 
 from __future__ import annotations
 
@@ -7,30 +11,14 @@ from collections.abc import Iterator
 import pytest
 
 from scholar.fulltext import fetch
+from tests.conftest import fake_fixture, fake_upstream_fixture, local_server_fixture
 from tests.fakes.upstream import FakeUpstream
-from tests.fixtures_dir import fixtures_dir
-from tests.local_server import running_local_server
-from tests.pdf.test_pipeline_machine import web_access
+from tests.fakes.web import web_access
 
-
-@pytest.fixture(scope="session")
-def fake_upstream() -> Iterator[FakeUpstream]:
-    with FakeUpstream(fixtures_dir()) as fake:
-        yield fake
-
-
+fake_upstream = fake_upstream_fixture(scope="session")
 # Package scope: one LocalStack may run per process, and tests/infra starts its own after this package.
-@pytest.fixture(scope="package")
-def local_server(fake_upstream: FakeUpstream) -> Iterator[object]:
-    with running_local_server(fake_upstream, retry_budget_s="1", contact_email="e2e@example.org") as server:
-        yield server
-
-
-@pytest.fixture
-def fake(fake_upstream: FakeUpstream) -> Iterator[FakeUpstream]:
-    """The session's fake upstream, with faults and extra routes cleared after each test."""
-    yield fake_upstream
-    fake_upstream.reset()
+local_server = local_server_fixture(scope="package", contact_email="e2e@example.org", retry_budget_s="1")
+fake = fake_fixture()
 
 
 @pytest.fixture

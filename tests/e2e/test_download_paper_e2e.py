@@ -1,7 +1,7 @@
 """download_paper through the local server (gateway → research function → Step Functions → pipeline), mcp.Client.
 
 The paper is the PNAS article whose Semantic Scholar, Unpaywall and OpenAlex answers are recorded; its publisher
-location serves a real PDF through tests.pdf.test_pipeline_machine.WebToFake (same process), and the library is
+location serves a real PDF through tests.fakes.web.WebToFake (same process), and the library is
 the real one (LibraryTable in the local stack).
 """
 

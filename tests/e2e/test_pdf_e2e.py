@@ -2,7 +2,7 @@
 
 The polling path: a tool answers ``{queued: true, task_id}``, get_task_result reports progress and then the
 result; the same call afterwards answers at once from the stored artifacts. PDF locations on hosts that are
-not our sources reach the fake upstream through tests.pdf.test_pipeline_machine.WebToFake (same process).
+not our sources reach the fake upstream through tests.fakes.web.WebToFake (same process).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ checked in the transformed template instead (what CloudFormation in AWS would re
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,9 @@ class Deployed:
         return {name: r for name, r in self.stack.transformed["Resources"].items() if r["Type"] == kind}
 
 
-@pytest.fixture(scope="module")
-def deployed() -> Iterator[Deployed]:
+@contextmanager
+def deployment(stack_name: str, parameters: dict[str, str]) -> Iterator[Deployed]:
+    """template.yaml deployed into a fresh in-process moto with ``parameters``."""
     with pytest.MonkeyPatch.context() as patch:
         for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
                             "AWS_DEFAULT_REGION": REGION, "AWS_REGION": REGION}.items():
@@ -47,14 +49,20 @@ def deployed() -> Iterator[Deployed]:
             patch.delenv(name, raising=False)
         # As the local stack runs it: state machines created through the API land where moto executes them.
         with moto.mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
-            stack = deploy_template(TEMPLATE, stack_name=STACK, region=REGION,
-                                    parameters={"S2ApiKeyParameter": "/scholar/s2-key"})
+            stack = deploy_template(TEMPLATE, stack_name=stack_name, region=REGION, parameters=parameters)
             yield Deployed(stack, boto3.session.Session(region_name=REGION))
 
 
+@pytest.fixture(scope="module")
+def deployed() -> Iterator[Deployed]:
+    with deployment(STACK, {"S2ApiKeyParameter": "/scholar/s2-key"}) as stack:
+        yield stack
+
+
 def _sam_functions() -> list[str]:
+    """The functions every deployment has (the auth function comes with AuthMode=OAuth: test_moto_deploy_oauth)."""
     resources = yaml_parse(TEMPLATE.read_text())["Resources"]
-    return [name for name, r in resources.items() if r["Type"] == "AWS::Serverless::Function"]
+    return [name for name, r in resources.items() if r["Type"] == "AWS::Serverless::Function" and "Condition" not in r]
 
 
 # What moto's CloudFormation must create itself; the rest (API Gateway, schedules, policies, alarms) is checked
@@ -154,7 +162,10 @@ def test_the_standards_sync_schedule_targets_its_function_with_a_dead_letter_que
 def test_the_api_serves_post_mcp_and_get_root_with_access_logs(deployed):
     (api,) = deployed.resources_of("AWS::ApiGateway::RestApi").values()
     paths = api["Properties"]["Body"]["paths"]
-    assert set(paths) == {"/", "/mcp"} and "post" in paths["/mcp"] and "get" in paths["/"]
+    # The OAuth routes are Fn::If [UseOAuth, …, NoValue]: CloudFormation drops them in this (ApiKey) deployment.
+    assert set(paths) == {"/", "/mcp", "/.well-known/{proxy+}", "/oauth/{proxy+}"}
+    assert "post" in paths["/mcp"] and "get" in paths["/"]
+    assert paths["/oauth/{proxy+}"]["Fn::If"][0] == "UseOAuth"
     (stage,) = deployed.resources_of("AWS::ApiGateway::Stage").values()
     assert stage["Properties"]["AccessLogSetting"]["DestinationArn"] == {"Fn::GetAtt": ["ApiAccessLogGroup", "Arn"]}
 

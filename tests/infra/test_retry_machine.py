@@ -10,16 +10,14 @@ from __future__ import annotations
 import json
 import threading
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
 
 from scholar.local.stack import LocalStack
+from tests.conftest import local_server_fixture
 
-REPO = Path(__file__).resolve().parents[2]
 DEADLINE_S = 20.0
 RATE_LIMITED = {"ok": False, "error": {"code": "rate_limited", "message": "slow down", "retryable": True}}
 
@@ -77,11 +75,9 @@ def tasks() -> Tasks:
     return Tasks()
 
 
-@pytest.fixture(scope="module")
-def stack(family: Family, tasks: Tasks) -> Iterator[LocalStack]:
-    overrides = {"PapersFunction": family, "TasksFunction": tasks}
-    with LocalStack(template=REPO / "template.yaml", handlers_override=overrides) as running:
-        yield running
+# The family and the tasks function are stand-ins: no upstream is asked.
+stack = local_server_fixture(scope="module", name="stack", upstream=None, serve_http=False, retry_wait_s=None,
+                             handlers={"PapersFunction": "family", "TasksFunction": "tasks"})
 
 
 def _start(stack: LocalStack, task_id: str, *, wait_s: int = 0, max_attempts: int = 5) -> str:

@@ -75,8 +75,16 @@ def test_the_only_routes_are_post_mcp_and_the_public_landing_page() -> None:
     assert list(apis) == ["Api"]
     assert not _resources("AWS::Serverless::HttpApi")
     paths = apis["Api"]["Properties"]["DefinitionBody"]["paths"]
+    oauth = {path: paths.pop(path) for path in ("/.well-known/{proxy+}", "/oauth/{proxy+}")}
     assert {path: set(methods) for path, methods in paths.items()} == {"/mcp": {"post"}, "/": {"get"}}
     assert paths["/"]["get"]["security"] == []
+    # AuthMode=OAuth only: the metadata and the authorization server, public by nature, proxied to AuthFunction.
+    for path, item in oauth.items():
+        condition, methods, absent = item["Fn::If"]
+        assert condition == "UseOAuth" and absent == {"Ref": "AWS::NoValue"}, path
+        for method in methods.values():
+            assert method["security"] == []
+            assert "${AuthFunction.Arn}" in method["x-amazon-apigateway-integration"]["uri"]["Fn::Sub"]
     events = [
         (name, event["Properties"]["Path"], event["Properties"]["Method"])
         for name, fn in _resources("AWS::Serverless::Function").items()
@@ -108,13 +116,17 @@ def test_the_api_key_requirement_follows_auth_mode() -> None:
     security = template["Resources"]["Api"]["Properties"]["DefinitionBody"]["paths"]["/mcp"]["post"]["security"]
     assert security == {"Fn::If": ["UseApiKey", [{"api_key": []}], []]}
     assert template["Parameters"]["AuthMode"]["Default"] == "ApiKey"
+    # In OAuth mode /mcp has no API Gateway key requirement (API Gateway cannot make it optional beside a bearer
+    # token); the keys stay, and the gateway checks them itself (scholar.mcp.bearer, scholar.store.api_keys).
+    assert template["Parameters"]["AuthMode"]["AllowedValues"] == ["ApiKey", "OAuth", "None"]
     for name in ("ApiKey", "ApiUsagePlan", "ApiUsagePlanKey"):
-        assert template["Resources"][name]["Condition"] == "UseApiKey"
+        assert template["Resources"][name]["Condition"] == "UseApiKeys"
+    assert template["Conditions"]["UseApiKeys"] == {"Fn::Or": [{"Condition": "UseApiKey"}, {"Condition": "UseOAuth"}]}
 
 
 def test_both_tables_expire_items_on_expires_at() -> None:
     tables = _resources("AWS::DynamoDB::Table")
-    assert set(tables) == {"CacheTable", "TaskTable", "UsageTable", "LibraryTable"}
+    assert set(tables) == {"CacheTable", "TaskTable", "UsageTable", "LibraryTable", "AuthTable"}
     user_data = tables.pop("LibraryTable")  # callers' libraries never expire (tests/library/test_library_template.py)
     assert "TimeToLiveSpecification" not in user_data["Properties"]
     for table in tables.values():
@@ -123,6 +135,7 @@ def test_both_tables_expire_items_on_expires_at() -> None:
         assert props["BillingMode"] == "PAY_PER_REQUEST"
     assert tables["CacheTable"]["Properties"]["KeySchema"] == [{"AttributeName": "pk", "KeyType": "HASH"}]
     assert tables["TaskTable"]["Properties"]["KeySchema"] == [{"AttributeName": "task_id", "KeyType": "HASH"}]
+    assert [k["AttributeName"] for k in tables["AuthTable"]["Properties"]["KeySchema"]] == ["pk", "sk"]
 
 
 def test_task_table_lists_tasks_by_principal_newest_first_capable() -> None:
@@ -207,9 +220,8 @@ def test_family_functions_have_names_the_gateway_can_compute() -> None:
 def test_only_the_gateway_ships_the_mcp_layer() -> None:
     for name, fn in _resources("AWS::Serverless::Function").items():
         layers = [layer["Ref"] for layer in fn["Properties"]["Layers"]]
-        expected = (
-            ["DepsLayer", "McpLayer", "ScholarLayer"] if name == "GatewayFunction" else ["DepsLayer", "ScholarLayer"]
-        )
+        expected = {"GatewayFunction": ["DepsLayer", "McpLayer", "ScholarLayer"],
+                    "AuthFunction": ["DepsLayer", "AuthLayer", "ScholarLayer"]}.get(name, ["DepsLayer", "ScholarLayer"])
         assert layers == expected
 
 
@@ -222,7 +234,14 @@ def test_layers_are_built_for_arm64() -> None:
 def test_gateway_may_invoke_exactly_the_family_functions() -> None:
     gateway = _resources("AWS::Serverless::Function")["GatewayFunction"]["Properties"]
     (policy,) = gateway["Policies"]
-    statements = {s["Sid"]: s for s in policy["Statement"]}
+    # OAuth-only statements are wrapped in Fn::If [UseOAuth, statement, NoValue].
+    conditional = {s["Fn::If"][1]["Sid"]: s["Fn::If"] for s in policy["Statement"] if "Fn::If" in s}
+    assert {sid: (c[0], c[2]) for sid, c in conditional.items()} == {
+        "VerifyAccessTokens": ("UseOAuth", {"Ref": "AWS::NoValue"}),
+        "ReadUsagePlanKeys": ("UseOAuth", {"Ref": "AWS::NoValue"})}
+    assert conditional["VerifyAccessTokens"][1]["Action"] == ["kms:GetPublicKey", "dynamodb:GetItem"]
+    assert conditional["ReadUsagePlanKeys"][1]["Action"] == "apigateway:GET"
+    statements = {s["Sid"]: s for s in policy["Statement"] if "Fn::If" not in s}
     invoke = statements["InvokeFamilyFunctions"]
     assert invoke["Action"] == "lambda:InvokeFunction"
     assert invoke["Resource"] == [{"Fn::GetAtt": [logical, "Arn"]} for logical in FAMILIES]

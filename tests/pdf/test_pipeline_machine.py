@@ -2,8 +2,8 @@
 
 The recorded S2 / Unpaywall / OpenAlex / Europe PMC answers come from the fake upstream (DESIGN §10). PDF
 locations on hosts we do not call as sources (www.pnas.org, europepmc.org …) are reached through
-``WebToFake``: the SSRF guard still vets them (a fake resolver answers a public address, no socket opens to
-it) and the request is then carried to the fake upstream under ``/web/<host>/<path>``. The real PDFs of
+``tests.fakes.web.WebToFake``: the SSRF guard still vets them (a fake resolver answers a public address, no
+socket opens to it) and the request is then carried to the fake upstream under ``/web/<host>/<path>``. The real PDFs of
 ../shared/fixtures/pdfs are served there. A wrapper around the pipeline handler can fail or hold a step,
 for the retry and cancellation scenarios. Waits are polls with a deadline, never sleeps.
 """
@@ -14,25 +14,22 @@ import hashlib
 import json
 import threading
 from collections import Counter
-from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import boto3
-import httpx
 import pytest
 
-from scholar.fulltext import fetch
 from scholar.fulltext.artifacts import paper_cache_key
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.invoke import invoke_family
 from scholar.store.cache import Cache
 from scholar.store.tasks import TaskItem, TaskStore
+from tests.conftest import fake_fixture, fake_upstream_fixture, local_server_fixture
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
 
-REPO = Path(__file__).resolve().parents[2]
 DEADLINE_S = 30.0
 PNAS_DOI = "10.1073/pnas.1414271111"
 PNAS_PDF_PATH = "/www.pnas.org/content/pnas/111/45/E4832.full.pdf"
@@ -42,33 +39,6 @@ BLOCK_PAGE = b"<!DOCTYPE html><html><head><title>Just a moment...</title></head>
 
 def pdf_fixture(name: str) -> Path:
     return fixtures_dir() / "pdfs" / name
-
-
-async def public_resolver(host: str, port: int) -> Sequence[str]:
-    """Every name resolves to a public documentation address; WebToFake never connects to it."""
-    return ["93.184.216.34"]
-
-
-class WebToFake(httpx.AsyncBaseTransport):
-    """Carries a vetted request for ``https://<host>/<path>`` to ``<fake>/web/<host>/<path>`` (the web, in tests)."""
-
-    def __init__(self, base_url: str) -> None:
-        self._base = httpx.URL(base_url)
-        self._inner = httpx.AsyncHTTPTransport()
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        host = request.headers["Host"].split(":")[0]
-        url = self._base.copy_with(path=f"/web/{host}{request.url.path}", query=request.url.query or None)
-        headers = [(k, v) for k, v in request.headers.items() if k.lower() != "host"]
-        forwarded = httpx.Request(request.method, url, headers=headers)
-        return await self._inner.handle_async_request(forwarded)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
-def web_access(fake: FakeUpstream) -> fetch.WebAccess:
-    return fetch.WebAccess(resolver=public_resolver, transport=lambda: WebToFake(fake.base_url))
 
 
 class Steps:
@@ -100,10 +70,7 @@ class Steps:
         return lambda_handler(event, context)
 
 
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeUpstream]:
-    with FakeUpstream(fixtures_dir()) as upstream:
-        yield upstream
+fake = fake_upstream_fixture(scope="module", name="fake")
 
 
 @pytest.fixture(scope="module")
@@ -111,31 +78,10 @@ def steps() -> Steps:
     return Steps()
 
 
-@pytest.fixture(scope="module")
-def stack(fake: FakeUpstream, steps: Steps) -> Iterator[Any]:
-    from scholar.local.stack import LocalStack
-
-    fake_host = fake.base_url.removeprefix("http://")
-    env = {
-        "SCHOLAR_UPSTREAM_PROXY_BASE": fake.base_url,
-        "SCHOLAR_PACE_SCALE": "0",
-        "SCHOLAR_RETRY_BUDGET_S": "0",
-        "SCHOLAR_CONTACT_EMAIL": "pipeline-tests@example.org",
-        "SCHOLAR_TEST_ALLOW_HOSTS": fake_host,
-    }
-    fetch.set_web_access(web_access(fake))
-    try:
-        with LocalStack(template=REPO / "template.yaml", extra_env=env,
-                        handlers_override={"PipelineFunction": steps}) as running:
-            yield running
-    finally:
-        fetch.set_web_access(None)
-
-
-@pytest.fixture
-def routes(fake: FakeUpstream) -> Iterator[FakeUpstream]:
-    yield fake
-    fake.reset()
+stack = local_server_fixture(scope="module", name="stack", upstream="fake", serve_http=False, web=True,
+                             contact_email="pipeline-tests@example.org", retry_budget_s="0", retry_wait_s=None,
+                             handlers={"PipelineFunction": "steps"})
+routes = fake_fixture(upstream="fake", name="routes")
 
 
 def call(tool: str, arguments: dict[str, Any], principal: str = "key-1") -> Outcome:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.people.installs import one_install_at_a_time
+
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / ".cache" / "artifacts"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
@@ -36,8 +38,11 @@ def _chromium() -> str | None:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found or not shutil.which("apt-get"):
         return found
-    done = subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], capture_output=True, text=True, timeout=600,
-                          check=False)
+    with one_install_at_a_time():  # another worker may be installing it right now
+        if found := shutil.which("chromium"):
+            return found
+        done = subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], capture_output=True, text=True,
+                              timeout=600, check=False)
     return shutil.which("chromium") if done.returncode == 0 else None
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.people.installs import one_install_at_a_time
+
 REPO = Path(__file__).resolve().parents[2]
 NODE_DIR = REPO / ".cache" / "node"
 PACKAGES = ("mermaid@11.17.2", "jsdom@26.1.0")
@@ -24,22 +26,24 @@ def node_packages() -> Path:
     node, npm = shutil.which("node"), shutil.which("npm")
     if not node or not npm:
         pytest.skip("node/npm not found: the Mermaid check needs the official mermaid package")
-    if not all((NODE_DIR / "node_modules" / p.rsplit("@", 1)[0] / "package.json").is_file() for p in PACKAGES):
-        NODE_DIR.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund", "--prefix", str(NODE_DIR), *PACKAGES],
-            capture_output=True, text=True, timeout=300, check=False,
-        )
-        if done.returncode != 0:
-            pytest.skip(f"npm install {' '.join(PACKAGES)} failed: {done.stderr.strip()[-300:]}")
+    with one_install_at_a_time():  # another worker may be installing them right now
+        if not all((NODE_DIR / "node_modules" / p.rsplit("@", 1)[0] / "package.json").is_file() for p in PACKAGES):
+            NODE_DIR.mkdir(parents=True, exist_ok=True)
+            done = subprocess.run(
+                [npm, "install", "--no-audit", "--no-fund", "--prefix", str(NODE_DIR), *PACKAGES],
+                capture_output=True, text=True, timeout=300, check=False,
+            )
+            if done.returncode != 0:
+                pytest.skip(f"npm install {' '.join(PACKAGES)} failed: {done.stderr.strip()[-300:]}")
+        script = NODE_DIR / MERMAID_CHECK.name
+        if not script.is_file() or script.read_bytes() != MERMAID_CHECK.read_bytes():
+            shutil.copyfile(MERMAID_CHECK, script)  # beside node_modules, so `import 'mermaid'` resolves there
     return NODE_DIR
 
 
 def parse_mermaid(texts: list[str]) -> list[dict]:
     """Each diagram parsed by mermaid itself: ``{"ok": True, "type": ...}`` or ``{"ok": False, "error": ...}``."""
-    folder = node_packages()
-    script = folder / MERMAID_CHECK.name
-    shutil.copyfile(MERMAID_CHECK, script)  # beside node_modules, so `import 'mermaid'` resolves there
+    script = node_packages() / MERMAID_CHECK.name
     done = subprocess.run(
         ["node", str(script)], input=json.dumps(texts), capture_output=True, text=True, timeout=120, check=True
     )

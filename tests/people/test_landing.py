@@ -111,13 +111,17 @@ def test_snippets_cover_the_common_clients_and_carry_the_api_key_header_when_the
     assert page.count(url) >= 6  # the endpoint line and every snippet
 
 
-def test_a_jwt_deployment_asks_for_a_bearer_token(env):
-    env.set(SCHOLAR_AUTH_MODE="Jwt")
+def test_an_oauth_deployment_gives_the_url_alone_and_names_the_oauth_clients(env):
+    env.set(SCHOLAR_AUTH_MODE="OAuth")
 
-    texts = [s.text for s in landing.snippets("https://h/mcp", get_settings().auth_mode)]
+    page = landing.render_page(get_settings(), None, "https://h/v1/mcp", [])
+    snippets = landing.snippets("https://h/v1/mcp", get_settings().auth_mode)
+    texts = "".join(s.text for s in snippets)
 
-    assert all("Authorization" in text for text in texts)
-    assert "x-api-key" not in "".join(texts)
+    assert [s.client for s in snippets][:3] == ["Claude.ai / Claude Desktop", "ChatGPT", "Claude Code"]
+    assert "x-api-key" not in texts and "Authorization" not in texts  # the clients sign in themselves
+    assert all("https://h/v1/mcp" in s.text for s in snippets)
+    assert "Sign in with OAuth" in page
 
 
 def test_everything_the_page_prints_is_escaped():

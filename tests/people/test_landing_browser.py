@@ -5,27 +5,21 @@ A screenshot is kept in .cache/artifacts/landing.png.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
 
 import pytest
 
 from scholar.config import get_settings
 from scholar.mcp.tools import visible_tools
+from tests.conftest import local_server_fixture
 from tests.people.browser import screenshot, visit
 
-REPO = Path(__file__).resolve().parents[2]
+local_server = local_server_fixture(scope="module", upstream=None, retry_wait_s=None)  # the page asks no upstream
 
 
 @pytest.fixture(scope="module")
-def root_url() -> Iterator[str]:
-    from scholar.local.server import LocalServer
-    from scholar.store import aws
-
-    with LocalServer(template=REPO / "template.yaml", extra_env={"SCHOLAR_PACE_SCALE": "0"}) as server:
-        aws.reset_clients()
-        yield server.url.removesuffix("/mcp") + "/"
-    aws.reset_clients()
+def root_url(local_server: Any) -> str:
+    return local_server.url.removesuffix("/mcp") + "/"
 
 
 def test_the_page_shows_every_tool_and_the_snippets_in_the_browser_with_no_console_messages(root_url):

@@ -12,17 +12,11 @@ import httpx
 import pytest
 
 from scholar import http
-from tests.fakes.upstream import FakeUpstream
-from tests.fixtures_dir import fixtures_dir
-from tests.local_server import running_local_server
+from tests.conftest import fake_fixture, fake_upstream_fixture, local_server_fixture
 
 HTTP_TIMEOUT_S = 0.5
 
-
-@pytest.fixture(scope="package")
-def fake_upstream() -> Iterator[FakeUpstream]:
-    with FakeUpstream(fixtures_dir()) as fake:
-        yield fake
+fake_upstream = fake_upstream_fixture(scope="package")
 
 
 @pytest.fixture(scope="package")
@@ -36,15 +30,7 @@ def short_timeout() -> Iterator[float]:
     http.set_transport_factory(None)
 
 
-# Package scope: one LocalStack may run per process (tests/local_server.py).
-@pytest.fixture(scope="package")
-def local_server(fake_upstream: FakeUpstream, short_timeout: float) -> Iterator[object]:
-    with running_local_server(fake_upstream, retry_budget_s="0", contact_email="reliability@example.org") as server:
-        yield server
-
-
-@pytest.fixture
-def fake(fake_upstream: FakeUpstream) -> Iterator[FakeUpstream]:
-    """The package's fake upstream, with faults and extra routes cleared after each test."""
-    yield fake_upstream
-    fake_upstream.reset()
+# Package scope: one LocalStack may run per process.
+local_server = local_server_fixture(scope="package", contact_email="reliability@example.org", retry_budget_s="0",
+                                    requires=("short_timeout",))
+fake = fake_fixture()

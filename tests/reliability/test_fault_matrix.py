@@ -23,8 +23,8 @@ from scholar.standards.linking import link
 from tests.e2e.test_arxiv_e2e import _synthetic_feed as synthetic_feed
 from tests.e2e.test_research_e2e import serve_missing_recordings
 from tests.fakes.upstream import FakeUpstream
+from tests.fakes.web import web_access
 from tests.fixtures_dir import fixtures_dir
-from tests.pdf.test_pipeline_machine import web_access
 from tests.reliability.conftest import HTTP_TIMEOUT_S
 from tests.reliability.harness import Answer, call, forget_cached_answers, wait_for_task
 from tests.standards.records_from_fixtures import all_records

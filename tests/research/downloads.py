@@ -3,7 +3,7 @@
 10.1038/nature12373's recorded Unpaywall answer names a published copy on dash.harvard.edu, an accepted manuscript
 in PubMed Central and the submitted manuscript on arXiv; the PDFs served are the real ones of
 ../shared/fixtures/pdfs. Hosts that are not our sources reach the fake upstream through
-tests.pdf.test_pipeline_machine.WebToFake.
+tests.fakes.web.WebToFake.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from scholar.store.library_models import LibraryItem, PdfVersion, item_id_for
 from scholar.store.tasks import TaskItem, TaskStore
 from tests.conftest import AwsResources, Env
 from tests.fakes.upstream import FakeUpstream
+from tests.fakes.web import web_access
 from tests.fixtures_dir import fixtures_dir
-from tests.pdf.test_pipeline_machine import web_access
 
 DOI = "10.1038/nature12373"
 PUBLISHED = "/dash.harvard.edu/bitstream/1/12285462/1/Nanometer-Scale Thermometry.pdf"  # the fake decodes paths

@@ -3,7 +3,7 @@
 The pipeline's steps run in-process (moto tables and bucket) against the fake upstream, which replays the recorded
 Unpaywall answer for 10.1038/nature12373: a published copy on dash.harvard.edu, an accepted manuscript in PubMed
 Central and the submitted manuscript on arXiv (Semantic Scholar has no record of it here, so the DOI alone is
-resolved). Hosts that are not our sources reach the fake through tests.pdf.test_pipeline_machine.WebToFake; the PDFs
+resolved). Hosts that are not our sources reach the fake through tests.fakes.web.WebToFake; the PDFs
 served are the real ones of ../shared/fixtures/pdfs. The caller's library is a recorder in place of
 scholar.library.keep.keep_pdf (test_download_paper_library.py keeps into the real one).
 """
@@ -23,9 +23,8 @@ from scholar.fulltext import keep_step as keeping
 from scholar.fulltext.resolve import resolve_paper
 from scholar.mcp.tools import visible_tools
 from scholar.store.library_models import item_id_for
-from tests.conftest import AwsResources, Env
+from tests.conftest import AwsResources, Env, fake_upstream_fixture
 from tests.fakes.upstream import FakeUpstream
-from tests.fixtures_dir import fixtures_dir
 from tests.pdf.test_pipeline_machine import BLOCK_PAGE
 from tests.research.downloads import (
     DOI,
@@ -41,11 +40,7 @@ from tests.research.downloads import (
     tool,
 )
 
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeUpstream]:
-    with FakeUpstream(fixtures_dir()) as upstream:
-        yield upstream
+fake = fake_upstream_fixture(scope="module", name="fake")
 
 
 @pytest.fixture

@@ -14,9 +14,8 @@ from scholar.fulltext.models import Job, KeepOptions
 from scholar.store.cache import forget_memory
 from scholar.store.library import LibraryStore
 from scholar.store.library_models import item_id_for
-from tests.conftest import AwsResources, Env
+from tests.conftest import AwsResources, Env, fake_upstream_fixture
 from tests.fakes.upstream import FakeUpstream
-from tests.fixtures_dir import fixtures_dir
 from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH
 from tests.research.downloads import PUBLISHED_PDF, fake_web, idle_machine, pdf_file, run_pipeline, sha_of, tool
 
@@ -24,10 +23,7 @@ PNAS_DOI = "10.1073/pnas.1414271111"
 ITEM_ID = item_id_for(f"doi:{PNAS_DOI}")
 
 
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeUpstream]:
-    with FakeUpstream(fixtures_dir()) as upstream:
-        yield upstream
+fake = fake_upstream_fixture(scope="module", name="fake")
 
 
 @pytest.fixture

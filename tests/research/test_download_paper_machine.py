@@ -8,28 +8,22 @@ scholar.library.keep.keep_pdf): what it receives shows the caller travelled thro
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from scholar.fulltext import fetch
 from scholar.fulltext import keep_step as keeping
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.invoke import invoke_family
+from tests.conftest import fake_upstream_fixture, local_server_fixture
 from tests.fakes.upstream import FakeUpstream
-from tests.fixtures_dir import fixtures_dir
-from tests.pdf.test_pipeline_machine import wait_task, web_access
+from tests.pdf.test_pipeline_machine import wait_task
 from tests.research.downloads import PREPRINT_PDF, PUBLISHED_PDF, Library, serve, sha_of
 
-REPO = Path(__file__).resolve().parents[2]
 DOI = "10.1038/nature12373"
 
 
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeUpstream]:
-    with FakeUpstream(fixtures_dir()) as upstream:
-        yield upstream
+fake = fake_upstream_fixture(scope="module", name="fake")
 
 
 @pytest.fixture(scope="module")
@@ -41,24 +35,9 @@ def library() -> Iterator[Library]:
     patch.undo()
 
 
-@pytest.fixture(scope="module")
-def stack(fake: FakeUpstream, library: Library) -> Iterator[Any]:
-    from scholar.local.stack import LocalStack
-
-    env = {
-        "SCHOLAR_UPSTREAM_PROXY_BASE": fake.base_url,
-        "SCHOLAR_PACE_SCALE": "0",
-        "SCHOLAR_RETRY_BUDGET_S": "0",
-        "SCHOLAR_CONTACT_EMAIL": "download-tests@example.org",
-        "SCHOLAR_TEST_ALLOW_HOSTS": fake.base_url.removeprefix("http://"),
-        "SCHOLAR_READ_ONLY": "false",
-    }
-    fetch.set_web_access(web_access(fake))
-    try:
-        with LocalStack(template=REPO / "template.yaml", extra_env=env) as running:
-            yield running
-    finally:
-        fetch.set_web_access(None)
+stack = local_server_fixture(scope="module", name="stack", upstream="fake", serve_http=False, web=True,
+                             contact_email="download-tests@example.org", retry_budget_s="0", retry_wait_s=None,
+                             extra_env={"SCHOLAR_READ_ONLY": "false"}, requires=("library",))
 
 
 def call(arguments: dict[str, Any], principal: str) -> Outcome:

@@ -9,36 +9,20 @@ from dataclasses import dataclass
 import pytest
 import uvicorn
 
-from scholar import http
-from tests.conftest import Env
-from tests.fakes.upstream import FakeUpstream
-from tests.fixtures_dir import fixtures_dir
+from tests.conftest import fake_fixture, fake_upstream_fixture
 
 CONTACT = "security-tests@example.org"
 
 
-@pytest.fixture(scope="module")
-def fake_server() -> Iterator[FakeUpstream]:
-    with FakeUpstream(fixtures_dir()) as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(fake_server: FakeUpstream, env: Env) -> Iterator[FakeUpstream]:
-    """Every source under the fake upstream (``SCHOLAR_UPSTREAM_PROXY_BASE``), no cache, no retries."""
-    fake_server.reset()
-    env.set(
-        SCHOLAR_UPSTREAM_PROXY_BASE=fake_server.base_url,
-        SCHOLAR_RETRY_BUDGET_S="0",
-        SCHOLAR_CONTACT_EMAIL=CONTACT,
-        SCHOLAR_CACHE_TABLE=None,
-        SCHOLAR_TASK_TABLE=None,
-        SCHOLAR_ARTIFACT_BUCKET=None,
-    )
-    http.set_transport_factory(None)
-    yield fake_server
-    fake_server.reset()
-    http.set_transport_factory(None)
+fake_server = fake_upstream_fixture(scope="module", name="fake_server")
+# Every source under the fake upstream (``SCHOLAR_UPSTREAM_PROXY_BASE``), no cache, no retries.
+fake = fake_fixture(upstream="fake_server", settings={
+    "SCHOLAR_RETRY_BUDGET_S": "0",
+    "SCHOLAR_CONTACT_EMAIL": CONTACT,
+    "SCHOLAR_CACHE_TABLE": None,
+    "SCHOLAR_TASK_TABLE": None,
+    "SCHOLAR_ARTIFACT_BUCKET": None,
+})
 
 
 @dataclass

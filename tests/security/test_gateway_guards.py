@@ -212,5 +212,6 @@ def test_the_template_sets_the_shared_principal_only_for_auth_mode_none() -> Non
 
     template = yaml_parse((EVENTS.parent / "template.yaml").read_text())
     variables = template["Resources"]["GatewayFunction"]["Properties"]["Environment"]["Variables"]
-    assert variables["SCHOLAR_SHARED_PRINCIPAL"] == {"Fn::If": ["UseApiKey", {"Ref": "AWS::NoValue"}, "true"]}
+    assert variables["SCHOLAR_SHARED_PRINCIPAL"] == {"Fn::If": ["UseNoAuth", "true", {"Ref": "AWS::NoValue"}]}
+    assert template["Conditions"]["UseNoAuth"] == {"Fn::Equals": [{"Ref": "AuthMode"}, "None"]}
     assert "SCHOLAR_SHARED_PRINCIPAL" not in template["Globals"]["Function"]["Environment"]["Variables"]

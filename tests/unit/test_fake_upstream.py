@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.conftest import fake_fixture, fake_upstream_fixture
 from tests.fakes.routes import Route, content_type_for, normalise_path, parse_provenance
 from tests.fakes.upstream import ROUTE_HEADER, FakeUpstream
 from tests.fixtures_dir import fixtures_dir
@@ -17,17 +18,8 @@ S2_TITLE = "upstream/semantic_scholar/paper_by_doi_fields_title.json"
 S2_PNAS = "upstream/semantic_scholar/paper_by_doi_many_fields_pnas.json"
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeUpstream]:
-    with FakeUpstream(fixtures_dir()) as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(server: FakeUpstream) -> Iterator[FakeUpstream]:
-    server.reset()
-    yield server
-    server.reset()
+fake_upstream = fake_upstream_fixture(scope="module")
+fake = fake_fixture()
 
 
 @pytest.fixture

@@ -34,6 +34,8 @@ FLOORS: dict[str, int] = {
     "runtime": 3,
     # The core packages, and paper_lookup: the small shared function families resolve identifiers with.
     **dict.fromkeys(("fulltext", "pdftext", "cite", "library", "health", "paper_lookup"), 4),
+    # bearer: the token contract the authorization server (auth/) and the gateway (mcp/) share, below both.
+    "bearer": 4,
     **dict.fromkeys((*FAMILIES, ANY), 5),
     **dict.fromkeys(("mcp", "auth"), 6),
     # docs_tools reads every family's spec; the package's own __init__ holds nothing.

@@ -24,3 +24,8 @@ def test_the_deps_layer_pins_the_project_runtime_dependencies():
 def test_the_mcp_layer_pins_the_gateway_extra():
     gateway = {d.lower() for d in _project()["optional-dependencies"]["gateway"]}
     assert _requirements(REPO / "layers/mcp/requirements.txt") == gateway
+
+
+def test_the_auth_layer_pins_the_auth_extra():
+    auth = {d.lower() for d in _project()["optional-dependencies"]["auth"]}
+    assert _requirements(REPO / "layers/auth/requirements.txt") == auth

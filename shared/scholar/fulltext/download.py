@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import ssl
 import tempfile
 from collections.abc import Collection
 from pathlib import Path
@@ -123,15 +124,7 @@ async def download_pdf(
     headers = {"User-Agent": user_agent, "Accept": "application/pdf,*/*;q=0.8"}
     try:
         async with asyncio.timeout(timeout_s):
-            async with httpx.AsyncClient(
-                transport=transport,
-                timeout=timeout,
-                headers=headers,
-                follow_redirects=False,
-                trust_env=False,
-                # No reuse: a pooled connection is keyed by address only and would carry another host's SNI.
-                limits=httpx.Limits(max_connections=1, max_keepalive_connections=0),
-            ) as client:
+            async with guarded_client(timeout=timeout, headers=headers, transport=transport) as client:
                 return await _follow(
                     client,
                     url,
@@ -151,6 +144,50 @@ async def download_pdf(
         raise UpstreamError(f"the connection failed ({type(exc).__name__})", reason=CONNECT_FAILED) from exc
 
 
+def guarded_client(*, timeout: httpx.Timeout, headers: dict[str, str],
+                   transport: httpx.AsyncBaseTransport | None = None,
+                   verify: ssl.SSLContext | bool = True) -> httpx.AsyncClient:
+    """The client for SSRF-guarded fetches (PDFs, client metadata documents): no redirects, no proxies, no reuse.
+
+    Args:
+        verify: TLS verification (an ``ssl.SSLContext`` to trust a test CA besides the system's).
+    """
+    return httpx.AsyncClient(
+        transport=transport,
+        timeout=timeout,
+        headers=headers,
+        follow_redirects=False,
+        trust_env=False,
+        verify=verify,
+        # No reuse: a pooled connection is keyed by address only and would carry another host's SNI.
+        limits=httpx.Limits(max_connections=1, max_keepalive_connections=0),
+    )
+
+
+async def send_vetted(
+    client: httpx.AsyncClient,
+    url: str | httpx.URL,
+    *,
+    resolver: Resolver | None,
+    allow_hosts: Collection[str],
+    allow_private: bool = False,
+) -> tuple[VettedTarget, httpx.Response]:
+    """One hop of a guarded fetch: vet ``url``, then GET the vetted address (Host and SNI keep the name).
+
+    The response is streamed: the caller reads it within its own caps and closes it.
+
+    Raises:
+        InvalidArgumentError: not an http(s) URL.
+        ForbiddenError: the host resolves to a refused address, or does not resolve.
+        httpx.TransportError: the connection failed (the caller translates it).
+    """
+    target = await vet_url(url, resolver=resolver, allow_hosts=allow_hosts, allow_private=allow_private)
+    extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+    request = client.build_request("GET", target.pinned_url(), headers={"Host": target.host_header},
+                                   extensions=extensions)
+    return target, await client.send(request, stream=True)
+
+
 async def _follow(
     client: httpx.AsyncClient,
     url: str,
@@ -164,12 +201,8 @@ async def _follow(
     current: str | httpx.URL = url
     redirects: list[str] = []
     for _hop in range(MAX_REDIRECTS + 1):
-        target = await vet_url(current, resolver=resolver, allow_hosts=allow_hosts, allow_private=allow_private)
-        extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
-        request = client.build_request(
-            "GET", target.pinned_url(), headers={"Host": target.host_header}, extensions=extensions
-        )
-        response = await client.send(request, stream=True)
+        target, response = await send_vetted(client, current, resolver=resolver, allow_hosts=allow_hosts,
+                                             allow_private=allow_private)
         try:
             if response.status_code in _REDIRECTS:
                 location = response.headers.get("Location")

@@ -42,6 +42,9 @@ MANAGED_POLICIES = {
 }
 # uvicorn stands in for API Gateway locally (and moto cannot deploy an API defined by an OpenAPI body).
 REPLACED_LOCALLY = ("AWS::ApiGateway::", "AWS::ApiGatewayV2::")
+# Resources that only *name* another in their settings (a function's environment, a role's policy): when that one
+# cannot be created locally they are kept with a stand-in name, not dropped (the gateway names the usage plan).
+NAMED_NOT_NEEDING = frozenset({"AWS::Lambda::Function", "AWS::IAM::Role"})
 _SUB_NAME = re.compile(r"\$\{([A-Za-z0-9_]+)(?:\.[A-Za-z0-9_.]+)?\}")
 
 
@@ -90,6 +93,10 @@ def deploy_template(template_path: Path, *, stack_name: str, region: str,
     cfn = transform(sam, {**pseudo, **parameters}, _PolicyLoader())
     transformed = copy.deepcopy(cfn)
     skipped = _prune_unsupported(cfn)
+    for resource in cfn["Resources"].values():
+        if resource["Type"] == "AWS::KMS::Key" and isinstance(resource["Properties"].get("KeyPolicy"), dict):
+            # moto's CloudFormation stores a policy object as it came and fails to read it back: give it text.
+            resource["Properties"]["KeyPolicy"] = json.dumps(resource["Properties"]["KeyPolicy"])
 
     s3 = boto3.client("s3", region_name=region)
     s3.create_bucket(Bucket=CODE_BUCKET)
@@ -109,6 +116,7 @@ def deploy_template(template_path: Path, *, stack_name: str, region: str,
         for r in cloudformation.list_stack_resources(StackName=stack_name)["StackResourceSummaries"]
     }
     _apply_time_to_live(cfn["Resources"], physical, region)
+    physical.update(_recreate_asymmetric_keys(cfn["Resources"], physical, region))
     # A function whose Condition is false has no physical resource, hence no route.
     routes = {physical[logical]: route for logical, route in routes_by_logical.items() if logical in physical}
     state_machines = {
@@ -168,6 +176,9 @@ def _prune_unsupported(cfn: dict[str, Any]) -> list[str]:
     }
     grew = True
     while grew:
+        for name, resource in resources.items():
+            if name not in dropped and resource["Type"] in NAMED_NOT_NEEDING and _references(resource) & dropped:
+                resources[name] = _stand_in_names(resource, dropped)
         dependants = {name for name, r in resources.items() if name not in dropped and _references(r) & dropped}
         dropped |= dependants
         grew = bool(dependants)
@@ -179,6 +190,26 @@ def _prune_unsupported(cfn: dict[str, Any]) -> list[str]:
     if dropped:
         logger.info("moto cannot create %s; left out locally", ", ".join(sorted(dropped)))
     return sorted(dropped)
+
+
+def _stand_in_names(node: Any, dropped: set[str]) -> Any:
+    """``node`` with every Ref / GetAtt / Sub of a dropped resource replaced by a ``local-stand-in:<id>`` string."""
+    if isinstance(node, list):
+        return [_stand_in_names(item, dropped) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if set(node) == {"Ref"} and node["Ref"] in dropped:
+        return f"local-stand-in:{node['Ref']}"
+    if set(node) == {"Fn::GetAtt"}:
+        target = node["Fn::GetAtt"]
+        logical = target[0] if isinstance(target, list) else target.split(".")[0]
+        if logical in dropped:
+            return f"local-stand-in:{logical}"
+    if set(node) == {"Fn::Sub"} and isinstance(node["Fn::Sub"], str):
+        text = _SUB_NAME.sub(lambda m: f"local-stand-in:{m.group(1)}" if m.group(1) in dropped else m.group(0),
+                             node["Fn::Sub"])
+        return {"Fn::Sub": text}
+    return {key: _stand_in_names(value, dropped) for key, value in node.items()}
 
 
 def _references(node: Any) -> set[str]:
@@ -212,6 +243,38 @@ def _apply_time_to_live(resources: Mapping[str, Any], physical: Mapping[str, str
         spec = resource.get("Properties", {}).get("TimeToLiveSpecification")
         if resource["Type"] == "AWS::DynamoDB::Table" and spec and logical in physical:
             dynamodb.update_time_to_live(TableName=physical[logical], TimeToLiveSpecification=spec)
+
+
+def _recreate_asymmetric_keys(resources: Mapping[str, Any], physical: Mapping[str, str],
+                              region: str) -> dict[str, str]:
+    """Create the asymmetric KMS keys again through the KMS API and point the functions at them.
+
+    moto's CloudFormation creates every ``AWS::KMS::Key`` as a symmetric key (it ignores ``KeySpec``), which
+    cannot sign; KMS itself in moto signs for real. Returns logical id → the new key's id.
+    """
+    kms = boto3.client("kms", region_name=region)
+    lambda_ = boto3.client("lambda", region_name=region)
+    replaced: dict[str, str] = {}
+    swaps: dict[str, str] = {}
+    for logical, resource in resources.items():
+        props = resource.get("Properties", {})
+        spec = props.get("KeySpec", "SYMMETRIC_DEFAULT")
+        if resource["Type"] != "AWS::KMS::Key" or spec == "SYMMETRIC_DEFAULT" or logical not in physical:
+            continue
+        old = kms.describe_key(KeyId=physical[logical])["KeyMetadata"]
+        new = kms.create_key(KeySpec=spec, KeyUsage=props.get("KeyUsage", "SIGN_VERIFY"),
+                             Description=str(props.get("Description", logical)))["KeyMetadata"]
+        swaps |= {old["Arn"]: new["Arn"], old["KeyId"]: new["KeyId"]}
+        replaced[logical] = new["KeyId"]
+    if swaps:
+        for function in lambda_.list_functions()["Functions"]:
+            variables = function.get("Environment", {}).get("Variables", {})
+            if any(value in swaps for value in variables.values()):
+                lambda_.update_function_configuration(
+                    FunctionName=function["FunctionName"],
+                    Environment={"Variables": {k: swaps.get(v, v) for k, v in variables.items()}},
+                )
+    return replaced
 
 
 def _create_executable_state_machine(logical: str, resources: Mapping[str, Any], definition: dict[str, Any],

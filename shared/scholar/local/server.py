@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
+import secrets
 import socket
 import threading
 from collections.abc import Callable, Mapping
@@ -18,15 +20,26 @@ from typing import Any
 
 import uvicorn
 
+from scholar.config import (
+    AUTH_MODE_ENV,
+    ENV_PREFIX,
+    OIDC_CLIENT_ID_ENV,
+    OIDC_ISSUER_ENV,
+    PUBLIC_URL_ENV,
+    get_settings,
+)
 from scholar.local.invoke import Handler
 from scholar.local.stack import LocalStack
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LocalServer", "default_template", "listening_socket", "serve"]
+__all__ = ["LocalServer", "PathRouter", "default_template", "listening_socket", "oauth_settings", "serve"]
 
 AppFactory = Callable[[], Any]
 STARTUP_TIMEOUT_S = 30.0
+OAUTH_MODE = "OAuth"
+LOCAL_OIDC_PATH = "/local-oidc"
+LOCAL_OIDC_CLIENT = "scholar-local"
 
 
 def default_template() -> Path:
@@ -42,9 +55,61 @@ def default_template() -> Path:
 
 
 def _gateway_app() -> Any:
+    """The gateway app; with ``SCHOLAR_AUTH_MODE=OAuth`` the authorization server and the OpenID stand-in beside it."""
     from scholar.mcp.app import create_app  # noqa: PLC0415  # imports mcp (~0.7 s): only when serving
 
-    return create_app(local=True)
+    gateway = create_app(local=True)
+    settings = get_settings()
+    if settings.auth_mode != OAUTH_MODE:
+        return gateway
+    from scholar.auth.app import create_auth_app  # noqa: PLC0415  # OAuth mode only
+    from scholar.auth.metadata import CALLBACK_PATH  # noqa: PLC0415
+    from scholar.local.oidc import LocalOidcProvider  # noqa: PLC0415
+
+    base = settings.oauth.public_url or f"http://{settings.host}:{settings.port}"
+    secret = settings.secrets.get("oidc_client_secret")
+    provider = LocalOidcProvider(issuer=settings.oauth.oidc_issuer or f"{base}{LOCAL_OIDC_PATH}",
+                                 client_id=settings.oauth.oidc_client_id or LOCAL_OIDC_CLIENT,
+                                 client_secret=secret.get_secret_value() if secret else "",
+                                 redirect_uri=f"{base}{CALLBACK_PATH}")
+    return PathRouter(gateway, {"/.well-known/": create_auth_app(local=True), "/oauth/": create_auth_app(local=True),
+                                f"{LOCAL_OIDC_PATH}/": provider.app()})
+
+
+class PathRouter:
+    """An ASGI app that sends HTTP requests by path prefix, and everything else (lifespan) to the gateway.
+
+    Locally one server stands in for API Gateway's routes: ``/.well-known/*`` and ``/oauth/*`` to the
+    authorization server, ``/local-oidc/*`` to the OpenID stand-in, the rest to the gateway.
+    """
+
+    def __init__(self, default: Any, prefixes: Mapping[str, Any]) -> None:
+        self.default = default
+        self.prefixes = dict(prefixes)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            for prefix, app in self.prefixes.items():
+                if scope["path"].startswith(prefix):
+                    await app(scope, receive, send)
+                    return
+        await self.default(scope, receive, send)
+
+
+def oauth_settings(public_url: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The environment and template parameters of the local OAuth mode: the stand-in is the OpenID provider.
+
+    Returns:
+        ``(environment, parameters)`` for ``LocalStack.configure``.
+    """
+    issuer = f"{public_url}{LOCAL_OIDC_PATH}"
+    env = {PUBLIC_URL_ENV: public_url, OIDC_ISSUER_ENV: issuer, OIDC_CLIENT_ID_ENV: LOCAL_OIDC_CLIENT,
+           f"{ENV_PREFIX}OIDC_CLIENT_SECRET": secrets.token_urlsafe(24)}
+    return env, {"AuthMode": OAUTH_MODE, "OidcIssuerUrl": issuer, "OidcClientId": LOCAL_OIDC_CLIENT}
+
+
+def _wants_oauth(extra_env: Mapping[str, str] | None) -> bool:
+    return (dict(extra_env or {}).get(AUTH_MODE_ENV) or os.environ.get(AUTH_MODE_ENV)) == OAUTH_MODE
 
 
 def serve(host: str, port: int, *, template: Path | None = None) -> None:
@@ -68,10 +133,14 @@ def serve(host: str, port: int, *, template: Path | None = None) -> None:
             f"cannot listen on {host}:{port} ({exc.strerror}); pick another port with SCHOLAR_PORT=<port> "
             f"(and the interface with SCHOLAR_HOST), e.g. SCHOLAR_PORT={port + 1} make serve"
         ) from exc
-    with sock, LocalStack(template=template or default_template()) as stack:
-        logger.info("AWS stand-in ready in %.2f s (%s)", stack.startup_s, stack.endpoint_url)
-        print(f"Scholar MCP at http://{host}:{port}/mcp (AWS stand-in: moto at {stack.endpoint_url})", flush=True)
-        uvicorn.Server(uvicorn.Config(_gateway_app(), log_level="info")).run(sockets=[sock])
+    with sock:
+        stack = LocalStack(template=template or default_template())
+        if _wants_oauth(None):
+            stack.configure(*oauth_settings(os.environ.get(PUBLIC_URL_ENV) or f"http://{host}:{port}"))
+        with stack:
+            logger.info("AWS stand-in ready in %.2f s (%s)", stack.startup_s, stack.endpoint_url)
+            print(f"Scholar MCP at http://{host}:{port}/mcp (AWS stand-in: moto at {stack.endpoint_url})", flush=True)
+            uvicorn.Server(uvicorn.Config(_gateway_app(), log_level="info")).run(sockets=[sock])
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -112,6 +181,7 @@ class LocalServer:
         self.stack = LocalStack(template=template or default_template(), extra_env=extra_env,
                                 handlers_override=handlers_override, parameters=parameters)
         self.url = ""
+        self._oauth = _wants_oauth(extra_env)
         self._app_factory = app_factory or _gateway_app
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -131,11 +201,14 @@ class LocalServer:
         Raises:
             RuntimeError: uvicorn did not start within ``STARTUP_TIMEOUT_S``.
         """
-        self.stack.start()
+        # Bind first (port 0 → a free port) and hand the socket to uvicorn: no race for the port. The URL is known
+        # before the stack starts, so OAuth mode can name its issuer.
+        self._socket = sock = listening_socket("127.0.0.1", 0)
+        port = sock.getsockname()[1]
+        if self._oauth:
+            self.stack.configure(*oauth_settings(f"http://127.0.0.1:{port}"))
         try:
-            # Bind first (port 0 → a free port) and hand the socket to uvicorn: no race for the port.
-            self._socket = sock = listening_socket("127.0.0.1", 0)
-            port = sock.getsockname()[1]
+            self.stack.start()
             config = uvicorn.Config(self._app_factory(), log_level="warning", lifespan="on")
             self._server = uvicorn.Server(config)
             self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]},

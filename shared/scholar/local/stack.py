@@ -28,10 +28,12 @@ from moto.server import ThreadedMotoServer
 
 from scholar.config import (
     ARTIFACT_BUCKET_ENV,
+    AUTH_TABLE_ENV,
     CACHE_TABLE_ENV,
     ENV_PREFIX,
     FUNCTION_PREFIX_ENV,
     LIBRARY_TABLE_ENV,
+    OAUTH_SIGNING_KEY_ENV,
     PDF_STATE_MACHINE_ARN_ENV,
     RETRY_STATE_MACHINE_ARN_ENV,
     TASK_TABLE_ENV,
@@ -51,7 +53,8 @@ REGION = "us-east-1"
 LOCAL_PARAMETERS = {"AuthMode": "None", "ReadOnly": "false"}
 # Variables that name what the stack created: always the stack's, whatever the environment held before.
 STACK_RESOURCE_ENVS = frozenset({CACHE_TABLE_ENV, TASK_TABLE_ENV, ARTIFACT_BUCKET_ENV, FUNCTION_PREFIX_ENV,
-                                 RETRY_STATE_MACHINE_ARN_ENV, PDF_STATE_MACHINE_ARN_ENV, LIBRARY_TABLE_ENV})
+                                 RETRY_STATE_MACHINE_ARN_ENV, PDF_STATE_MACHINE_ARN_ENV, LIBRARY_TABLE_ENV,
+                                 AUTH_TABLE_ENV, OAUTH_SIGNING_KEY_ENV})
 MOTO_CONFIG = {"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
 # Credentials and endpoint for boto3; a real profile or session token must not leak in.
 _AWS_ENV_CLEARED = ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_DEFAULT_PROFILE")
@@ -102,6 +105,11 @@ class LocalStack:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+    def configure(self, extra_env: Mapping[str, str], parameters: Mapping[str, str]) -> None:
+        """Add variables and template parameters before ``start`` (the local server's OAuth mode)."""
+        self._extra_env.update(extra_env)
+        self._parameters.update(parameters)
 
     def function_name(self, family: str) -> str:
         """The physical name of a family function, as the gateway computes it."""

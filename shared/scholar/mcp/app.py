@@ -4,10 +4,11 @@ Guards answer before the SDK: on the local server a Host or Origin that is not e
 (DNS rebinding; every path, the landing page too), ``GET /mcp`` (a stateless server has no stream to
 offer, and on a buffered Lambda it would hang until timeout), ``subscriptions/listen`` (same), anything
 but ``POST /mcp`` exactly (``/mcp/`` would 307-redirect and lose the API Gateway stage prefix), a deployed
-request without an authenticated identity (401, unless AuthMode=None), bodies over the cap (a declared
-one before it is read), malformed JSON-RPC envelopes and 2026-07-28 routing headers that do not mirror
-the body (``scholar.mcp.checks``). The tools/list memo replays only after all of these and the SDK's
-transport checks pass. Serves 2025-11-25 (initialize) and 2026-07-28 (stateless) clients alike.
+request without an authenticated identity (401, unless AuthMode=None; in OAuth mode the bearer token or API
+key is checked here, ``scholar.mcp.bearer``, and a tool needing a scope the token lacks is 403), bodies over
+the cap (a declared one before it is read), malformed JSON-RPC envelopes and 2026-07-28 routing headers that
+do not mirror the body (``scholar.mcp.checks``). The tools/list memo replays only after all of these and the
+SDK's transport checks pass. Serves 2025-11-25 (initialize) and 2026-07-28 (stateless) clients alike.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 
 from scholar.config import get_settings
-from scholar.mcp import checks, landing
+from scholar.mcp import bearer, checks, landing
 from scholar.mcp.listing import ListingMemo
 from scholar.mcp.principal import authenticated_identity, is_deployed
 from scholar.mcp.server import build_server
@@ -46,6 +47,11 @@ def _jsonrpc_error(code: int, message: str, request_id: Any = None) -> dict[str,
 
 async def _refuse(send: Send, refusal: checks.Refusal) -> None:
     await _reply(send, refusal.status, _jsonrpc_error(refusal.code, refusal.message, refusal.request_id))
+
+
+async def _challenge(send: Send, refusal: bearer.Challenge) -> None:
+    await _reply(send, refusal.status, _jsonrpc_error(-32600, refusal.message),
+                 [(b"www-authenticate", refusal.www_authenticate.encode("latin-1"))])
 
 
 class RequestGuard:
@@ -87,12 +93,21 @@ class RequestGuard:
                 [(b"allow", b"POST")],
             )
             return
-        if is_deployed(scope) and authenticated_identity(scope) is None and not get_settings().shared_principal:
+        settings = get_settings()
+        headers = dict(scope.get("headers") or [])
+        oauth = settings.auth_mode == bearer.OAUTH_MODE
+        if oauth:
+            # OAuth mode: /mcp has no API Gateway authentication; the bearer token (or API key) is checked here.
+            caller = await bearer.authenticate(scope, headers)
+            if isinstance(caller, bearer.Challenge):
+                await _challenge(send, caller)
+                return
+            bearer.bind(scope, caller)
+        elif is_deployed(scope) and authenticated_identity(scope) is None and not settings.shared_principal:
             # API Gateway authenticates (API key or JWT); a request it let through without an identity must
             # not fall back to a principal shared with others (docs/security.md).
             await _reply(send, 401, _jsonrpc_error(-32600, "unauthorized: this server requires an API key or token"))
             return
-        headers = dict(scope.get("headers") or [])
         if headers.get(b"mcp-method") == b"subscriptions/listen":
             await _reply(send, 405, _jsonrpc_error(-32601, "subscriptions/listen is not offered by this server"))
             return
@@ -107,7 +122,11 @@ class RequestGuard:
         if refusal is not None:
             await _refuse(send, refusal)
             return
+        denied = bearer.missing_scope(scope, message) if oauth else None  # before a batch is left to the SDK
         message = message if isinstance(message, dict) else {}
+        if denied is not None:
+            await _challenge(send, denied)
+            return
         if message.get("method") == "subscriptions/listen":
             await _reply(send, 405, _jsonrpc_error(-32601, "subscriptions/listen is not offered by this server"))
             return

@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from scholar.bearer.urls import base_path
 from scholar.catalogue import families
 from scholar.config import Settings, get_settings
 from scholar.mcp.server import INSTRUCTIONS, SERVER_NAME, SERVER_VERSION, requested_toolsets
@@ -37,14 +38,15 @@ HEALTH_HOOK_MODULE = "scholar.health.landing_view"
 MAX_CACHED_PAGES = 32
 HEALTH_TTL_S = 60.0  # a page that shows source status is rebuilt this often; one without it never
 _HOST_RE = re.compile(r"^[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?$")
-_PREFIX_RE = re.compile(r"^(/[A-Za-z0-9._~-]+)*$")
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; " \
       "frame-ancestors 'none'"
 AUTH_TEXT = {
     "ApiKey": "Every request to the MCP URL needs the API key of the deployment in an x-api-key header "
               "(ask its operator; each key is a separate caller with its own tasks and quota).",
-    "Jwt": "Every request to the MCP URL needs an OAuth 2.0 / OpenID Connect access token of the deployment's "
-           "identity provider in an Authorization: Bearer header.",
+    "OAuth": "Sign in with OAuth: clients that speak the MCP authorization spec (Claude.ai and Claude Desktop "
+             "custom connectors, ChatGPT developer mode, Claude Code, the MCP Inspector) find the sign-in from this "
+             "URL by themselves; you sign in, see what the client asks for, and allow it. Your library and tasks "
+             "are yours alone. Header clients may still send the deployment's x-api-key instead.",
     "None": "This deployment accepts requests without credentials (private testing only).",
     "": "Local server: no credentials needed. An x-api-key header, when sent, only names the caller "
         "(two keys are two callers, each seeing its own tasks).",
@@ -110,23 +112,11 @@ def mcp_url(scope: Mapping[str, Any]) -> str:
         host = "localhost"
     scheme = headers.get("x-forwarded-proto", scope.get("scheme", "http"))
     scheme = scheme if scheme in ("http", "https") else "https"
-    prefix = _base_path(scope.get("aws.event") or {}, str(scope.get("path", "/")))
+    prefix = base_path(scope.get("aws.event") or {}, str(scope.get("path", "/")))
     query = scope.get("query_string", b"").decode("latin-1")
     toolsets = [part for part in query.split("&") if part.startswith("toolsets=") and len(part) > len("toolsets=")]
     suffix = f"?{toolsets[0]}" if toolsets and re.fullmatch(r"toolsets=[A-Za-z0-9_,%]+", toolsets[0]) else ""
     return f"{scheme}://{host}{prefix}/mcp{suffix}"
-
-
-def _base_path(event: Mapping[str, Any], path: str) -> str:
-    """The stage or custom-domain base path in front of our own paths (REST v1 and HTTP v2 events)."""
-    context = event.get("requestContext") or {}
-    full = context.get("path") or event.get("rawPath") or ""
-    if full and full.rstrip("/").endswith(path.rstrip("/")):
-        prefix = full.rstrip("/")[: len(full.rstrip("/")) - len(path.rstrip("/"))]
-    else:
-        stage = context.get("stage") or ""
-        prefix = f"/{stage}" if stage and stage != "$default" else ""
-    return prefix if _PREFIX_RE.match(prefix) else ""
 
 
 def source_status() -> list[SourceStatus]:
@@ -164,15 +154,16 @@ def render_page(settings: Settings, toolsets: frozenset[str] | None, url: str,
 
 def snippets(url: str, auth_mode: str) -> list[Snippet]:
     """Copy-ready connection snippets for common clients, with this URL and the header the auth needs."""
-    header = {"ApiKey": ("x-api-key", "<your-api-key>"), "Jwt": ("Authorization", "Bearer <access-token>")}
+    if auth_mode == "OAuth":
+        return oauth_snippets(url)
+    header = {"ApiKey": ("x-api-key", "<your-api-key>")}
     name, value = header.get(auth_mode, ("", ""))
     headers = {name: value} if name else {}
     flag = f' --header "{name}: {value}"' if name else ""
     desktop_args = ["-y", "mcp-remote", url] + (["--header", f"{name}:{value}"] if name else [])
     vscode: dict[str, Any] = {"servers": {"scholar": {"type": "http", "url": url}}}
     if name:
-        prompt = "Bearer ${input:scholar-key}" if auth_mode == "Jwt" else "${input:scholar-key}"
-        vscode["servers"]["scholar"]["headers"] = {name: prompt}
+        vscode["servers"]["scholar"]["headers"] = {name: "${input:scholar-key}"}
         vscode["inputs"] = [{"type": "promptString", "id": "scholar-key", "password": True,
                              "description": f"{name} value for Scholar MCP ({value})"}]
     return [
@@ -184,6 +175,22 @@ def snippets(url: str, auth_mode: str) -> list[Snippet]:
         Snippet("VS Code", ".vscode/mcp.json", _json(vscode)),
         Snippet("MCP Inspector", "a terminal (CLI mode; drop --cli for the web UI)",
                 f"npx -y @modelcontextprotocol/inspector --cli {url} --transport http{flag} --method tools/list"),
+    ]
+
+
+def oauth_snippets(url: str) -> list[Snippet]:
+    """Snippets for an OAuth deployment: the URL alone; each client signs in through the browser."""
+    return [
+        Snippet("Claude.ai / Claude Desktop", "Settings → Connectors → Add custom connector",
+                f"Remote MCP server URL: {url}\n(leave the OAuth client id and secret empty; sign in when asked)"),
+        Snippet("ChatGPT", "Settings → Apps & Connectors → Advanced settings → Developer mode, then Create",
+                f"MCP server URL: {url}\nAuthentication: OAuth"),
+        Snippet("Claude Code", "a terminal, then /mcp in Claude Code to sign in",
+                f"claude mcp add --transport http scholar {url}"),
+        Snippet("Cursor", "~/.cursor/mcp.json", _json({"mcpServers": {"scholar": {"url": url}}})),
+        Snippet("VS Code", ".vscode/mcp.json", _json({"servers": {"scholar": {"type": "http", "url": url}}})),
+        Snippet("MCP Inspector", "a terminal (signs in through your browser; drop --cli for the web UI)",
+                f"npx -y @modelcontextprotocol/inspector@2.12.0 --cli {url} --transport http --method tools/list"),
     ]
 
 

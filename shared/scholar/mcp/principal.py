@@ -1,6 +1,7 @@
 """Who is calling: the API Gateway request context when deployed, the x-api-key header locally.
 
-In AWS the API key id (or the JWT subject) identifies the caller; a header the client sends is never
+In OAuth mode the gateway's own bearer check binds the caller (``scholar.mcp.bearer``). Otherwise, in AWS the
+API key id (or the JWT subject) identifies the caller; a header the client sends is never
 trusted there. A deployed request without an authenticated identity is refused (401, ``RequestGuard``)
 unless the stack runs with ``AuthMode=None``, which sets ``SCHOLAR_SHARED_PRINCIPAL``: then every such
 caller is the one ``shared`` principal and sees the same tasks (docs/security.md). Locally there is no
@@ -14,6 +15,7 @@ import hashlib
 from typing import Any
 
 LOCAL_PRINCIPAL = "local"
+BOUND_PRINCIPAL = "scholar.principal"  # scholar.mcp.bearer.PRINCIPAL_SCOPE_KEY
 SHARED_PRINCIPAL = "shared"
 
 
@@ -41,7 +43,13 @@ def authenticated_identity(scope: dict[str, Any]) -> str | None:
 
 
 def principal_from_scope(scope: dict[str, Any]) -> str:
-    """The caller's principal; deployed without an identity it is ``shared`` (only reached with AuthMode=None)."""
+    """The caller's principal; deployed without an identity it is ``shared`` (only reached with AuthMode=None).
+
+    In OAuth mode the gateway's bearer check has bound it already (``scholar.mcp.bearer.bind``).
+    """
+    bound = scope.get(BOUND_PRINCIPAL)
+    if isinstance(bound, str):
+        return bound
     if is_deployed(scope):
         return authenticated_identity(scope) or SHARED_PRINCIPAL
     for name, value in scope.get("headers") or []:

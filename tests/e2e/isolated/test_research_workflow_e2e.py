@@ -3,7 +3,7 @@
 Search, keep the paper in a collection (download_paper converts what it keeps), find it again by a word that only
 its body holds, read it page by page from the stored Markdown, and export the collection. The paper is the PNAS
 article whose Semantic Scholar, Unpaywall and OpenAlex answers are recorded; its publisher location serves a real
-recorded PDF through tests.pdf.test_pipeline_machine.WebToFake (same process, still vetted by the SSRF guard). The
+recorded PDF through tests.fakes.web.WebToFake (same process, still vetted by the SSRF guard). The
 S2 search row is the recorded PNAS record in the recorded search envelope's shape (``synthetic_*``: no recorded
 search returns this paper).
 """

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -18,11 +17,8 @@ import rispy
 from scholar.errors import NOT_FOUND
 from scholar.fulltext.artifacts import put_markdown
 from scholar.store.library import LibraryStore
-from tests.fakes.upstream import FakeUpstream
-from tests.fixtures_dir import fixtures_dir
 from tests.library.corpus import items
 from tests.library.test_index import BODY_WORD, converted_markdown
-from tests.local_server import running_local_server
 from tests.papers.test_generate_citations import parse_bibtex
 
 pytestmark = pytest.mark.e2e
@@ -34,14 +30,13 @@ def principal(key: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[Any]:
-    with FakeUpstream(fixtures_dir()) as fake, \
-            running_local_server(fake, retry_budget_s="1", contact_email="e2e@example.org") as running:
-        corpus = items(40)
-        put_markdown("md/e2e-converted.md", converted_markdown())
-        corpus[4] = corpus[4].model_copy(update={"md_path": "md/e2e-converted.md", "collection": "thesis"})
-        LibraryStore(principal(ALICE)).put_many(corpus)
-        yield running
+def server(local_server: Any) -> Any:
+    """The module's local server (tests/e2e/isolated), with Alice's library of 40 items, one converted."""
+    corpus = items(40)
+    put_markdown("md/e2e-converted.md", converted_markdown())
+    corpus[4] = corpus[4].model_copy(update={"md_path": "md/e2e-converted.md", "collection": "thesis"})
+    LibraryStore(principal(ALICE)).put_many(corpus)
+    return local_server
 
 
 def call(server: Any, tool: str, key: str, **arguments: Any) -> tuple[bool, dict[str, Any]]:

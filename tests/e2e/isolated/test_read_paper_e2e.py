@@ -3,7 +3,7 @@
 A paper not converted yet is queued; get_task_result gives the pages once the pipeline has run, and the same
 call afterwards answers at once from the stored artifacts with the same answer. Scanned and password-protected
 PDFs fail the task with the reason, never with empty pages. PDF hosts that are not our sources reach the fake
-upstream through tests.pdf.test_pipeline_machine.WebToFake (the SSRF guard still vets them).
+upstream through tests.fakes.web.WebToFake (the SSRF guard still vets them).
 """
 
 from __future__ import annotations

@@ -1,0 +1,14 @@
+"""End-to-end modules that run against a local server of their own, one per module.
+
+The rest of tests/e2e shares one server for the package; a module here gets its own server in front of its own
+fake upstream, so the artifacts and library rows another module leaves behind never answer its calls (a read
+that must queue, a library that must start empty). One LocalStack may run per process: this folder sorts before
+the package's own modules, so its servers have closed before the package's server starts.
+"""
+
+from __future__ import annotations
+
+from tests.conftest import fake_upstream_fixture, local_server_fixture
+
+fake_upstream = fake_upstream_fixture(scope="module")
+local_server = local_server_fixture(scope="module", contact_email="research-e2e@example.org", retry_budget_s="1")
