@@ -48,7 +48,16 @@ class IndexHolder:
 
     @property
     def directory(self) -> Path:
-        return self._directory or Path(tempfile.gettempdir()) / "scholar-library"
+        """Where this holder keeps its files: given, or a temp directory of its own, made on first use.
+
+        Never one shared by name: ``_load`` replaces ``<digest>.sqlite``, and a second holder (another process
+        on the machine, another stack in the process) replacing a file this one has open would leave SQLite
+        refusing every write on it ("attempt to write a readonly database").
+        """
+        with self._lock:
+            if self._directory is None:
+                self._directory = Path(tempfile.mkdtemp(prefix="scholar-library-"))
+            return self._directory
 
     def _read_body(self, key: str) -> str | None:
         return (self._bodies or (lambda k: get_markdown(k, self.blobs)))(key)
