@@ -1,4 +1,5 @@
-"""Library: full-text search over 5,000 items (warm, and after a catch-up of 50 changes); export of 1,000 items.
+"""Library: full-text search over 5,000 items (warm, and after a catch-up of 50 changes); the largest record the
+limits allow, and a second caller's search while the first's index is built; export of 1,000 items.
 
 Run: ``python -m benchmarks.library_bench [--items N] [--queries N] [--catchups N] [--export-items N]``.
 
@@ -10,6 +11,12 @@ Run: ``python -m benchmarks.library_bench [--items N] [--queries N] [--catchups 
   the index's own: SQLite FTS5 on local disk as a warm research function holds it in /tmp, plus the S3
   write-back (moto, in-process) after a catch-up. Real DynamoDB reads add their latency on top.
 - Queries: one to three words drawn from the items' titles and bodies (fixed seed).
+- Largest record (issue #22): one item with every field at its bound (title, abstract, notes, tags, ids, and
+  authors up to the whole-record bound; scholar.store.library_bounds) plus a body of the index's MAX_BODY_CHARS,
+  among 200 recorded items; the texts are SYNTHETIC, the record's own words repeated. Alice's library holds it;
+  Bob's is 200 other items. Figures: Alice's first search (a whole build), her warm search, Bob's warm search
+  alone, and Bob's search while a thread builds Alice's index again and again (a new caller name each time,
+  the same holder: the shared state two callers of one warm research function have).
 - Export: ``scholar.library.export.write`` for each format, then ``deliver`` (stored in moto's S3 when over
   the size budget).
 """
@@ -110,6 +117,96 @@ def search_figures(fixtures: Path, count: int, query_count: int, catchups: int) 
         holder.reset()
 
 
+def grown(text: str, size: int) -> str:
+    """``text`` repeated and cut to ``size`` characters (SYNTHETIC: a record's own words)."""
+    return ((text + " ") * (size // (len(text) + 1) + 1))[:size]
+
+
+def largest_item():
+    """A recorded paper with every field at its bound and a body of MAX_BODY_CHARS, checked against the bounds."""
+    from scholar.fulltext.artifacts import put_markdown
+    from scholar.library.index import MAX_BODY_CHARS
+    from scholar.store import library_bounds as bounds
+    from tests.library.corpus import items
+
+    base = items(3)[2]
+    words = base.paper["abstract"]
+    put_markdown("md/bench-largest.md", grown(words, MAX_BODY_CHARS))
+    paper = {**base.paper, "title": grown(base.paper["title"], bounds.MAX_TITLE_CHARS),
+             "abstract": grown(words, bounds.MAX_ABSTRACT_CHARS)}
+    big = base.model_copy(update={"notes": grown(words, 20_000), "md_path": "md/bench-largest.md",
+                                  "tags": [f"tag{n}" for n in range(50)],
+                                  "ids": [f"CorpusId:{n}" for n in range(bounds.MAX_IDS)], "paper": paper})
+    # Authors fill what is left of the whole-record bound.
+    author = {"name": grown("Tetsuya Sakurai", bounds.MAX_AUTHOR_NAME_CHARS)}
+    authors: list[dict] = []
+    step = 512
+    while step:
+        trial = big.model_copy(update={"paper": {**paper, "authors": authors + [author] * step}})
+        if len(authors) + step <= bounds.MAX_AUTHORS and bounds.oversized(trial) is None:
+            authors += [author] * step
+        else:
+            step //= 2
+    big = big.model_copy(update={"paper": {**paper, "authors": authors}})
+    assert bounds.oversized(big) is None
+    return big, len(big.model_dump_json())
+
+
+def largest_record_figures(rounds: int) -> None:
+    import threading
+
+    from scholar.library.index import Filters
+    from scholar.library.index_cache import IndexHolder
+    from tests.library.corpus import MemoryLibrary, items
+
+    big, size = largest_item()
+    corpus = items(400)
+    alice = MemoryLibrary([big, *[i for i in corpus[:200] if i.item_id != big.item_id]])
+    bob = MemoryLibrary(corpus[200:])
+    word = big.paper["abstract"].split()[3]
+    bob_query = corpus[250].paper["title"]
+    with tempfile.TemporaryDirectory() as tmp:
+        holder = IndexHolder(directory=Path(tmp))
+        builds: list[float] = []
+
+        def build(name: str) -> None:
+            began = time.perf_counter()
+            holder.search(name, alice, word, Filters(), limit=10, offset=0)
+            builds.append((time.perf_counter() - began) * 1000)
+
+        build("bench:alice")
+        print(f"{'library holding the largest record (' + str(size // 1000) + ' k chars + body)':<58} "
+              f"first search {builds[0]:8.0f} ms", flush=True)
+        report("library_search, largest record, warm",
+               timed(lambda: holder.search("bench:alice", alice, word, Filters(), limit=10, offset=0), repeat=50))
+
+        def bobs() -> None:
+            holder.search("bench:bob", bob, bob_query, Filters(), limit=10, offset=0)
+
+        report("second caller's library_search, alone", timed(bobs, repeat=100))
+        stop = threading.Event()
+
+        def rebuild() -> None:
+            n = 0
+            while not stop.is_set():
+                n += 1
+                build(f"bench:alice-{n}")
+
+        worker = threading.Thread(target=rebuild)
+        builds.clear()
+        worker.start()
+        during = []
+        while len(builds) < rounds or len(during) < 50:
+            began = time.perf_counter()
+            bobs()
+            during.append((time.perf_counter() - began) * 1000)
+        stop.set()
+        worker.join()
+        report("second caller's library_search, during those builds", during)
+        report("first caller's build with the largest record, meanwhile", builds)
+        holder.reset()
+
+
 def export_figures(count: int, repeat: int) -> None:
     from scholar.library import export
     from tests.library.corpus import items
@@ -132,12 +229,14 @@ def main(fixtures: Path, argv: list[str] | None = None) -> None:
     parser.add_argument("--items", type=int, default=5000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--catchups", type=int, default=20)
+    parser.add_argument("--largest-rounds", type=int, default=5)
     parser.add_argument("--export-items", type=int, default=1000)
     parser.add_argument("--export-repeat", type=int, default=5)
     args = parser.parse_args(argv or [])
     print("== library ==", flush=True)
     with in_process_stack(fixtures):
         search_figures(fixtures, args.items, args.queries, args.catchups)
+        largest_record_figures(args.largest_rounds)
         export_figures(args.export_items, args.export_repeat)
 
 

@@ -47,6 +47,7 @@ USAGE_TABLE_ENV = "SCHOLAR_USAGE_TABLE"
 LIBRARY_TABLE_ENV = "SCHOLAR_LIBRARY_TABLE"
 LIBRARY_MAX_ITEMS_ENV = "SCHOLAR_LIBRARY_MAX_ITEMS"
 LIBRARY_MAX_BYTES_ENV = "SCHOLAR_LIBRARY_MAX_BYTES"
+LIBRARY_SEARCH_BUDGET_ENV = "SCHOLAR_LIBRARY_SEARCH_BUDGET_S"
 # Salt of the hashed principal in usage records and get_server_info (the stack id when deployed).
 PRINCIPAL_SALT_ENV = "SCHOLAR_PRINCIPAL_SALT"
 BUILD_ENV = "SCHOLAR_BUILD"
@@ -201,6 +202,9 @@ class Settings(BaseModel):
     tracing: bool = False
     library_max_items: int = Field(default=10_000, ge=1)
     library_max_bytes: int = Field(default=100 * 1024 * 1024, ge=1024)
+    # How long one library_search may spend bringing the caller's index up to date and searching it; indexing
+    # left over resumes on the next call (the answer meanwhile is a retryable timeout).
+    library_search_budget_s: float = Field(default=10.0, gt=0)
     oauth: OAuthSettings = Field(default_factory=OAuthSettings)
     # Inside a Lambda execution environment (LAMBDA_TASK_ROOT): what only the local stack may do is off.
     in_lambda: bool = False
@@ -275,6 +279,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         ),
         library_max_items=int(env.get(LIBRARY_MAX_ITEMS_ENV) or 10_000),
         library_max_bytes=int(env.get(LIBRARY_MAX_BYTES_ENV) or 100 * 1024 * 1024),
+        library_search_budget_s=float(env.get(LIBRARY_SEARCH_BUDGET_ENV) or 10.0),
         oauth=OAuthSettings(
             public_url=(env.get(PUBLIC_URL_ENV) or "").rstrip("/") or None,
             signing_key=env.get(OAUTH_SIGNING_KEY_ENV) or None,

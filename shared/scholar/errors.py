@@ -12,6 +12,7 @@ are translated once, at their boundary (scholar.http, scholar.store), never here
     ├── RateLimitedError       rate_limited       throttled; retryable, maybe with retry_after_s
     ├── UpstreamError          upstream_error     the source failed or answered nonsense
     │   └── UpstreamTimeoutError  timeout         the source did not answer in time
+    ├── WorkTimeoutError       timeout            our own work outlived the call's budget (no source)
     ├── UnavailableError       unavailable        a part of ours is not configured or not there
     └── InternalError          internal           our bug
 """
@@ -146,6 +147,14 @@ class UpstreamTimeoutError(UpstreamError):
     code = TIMEOUT
 
 
+class WorkTimeoutError(ScholarError):
+    """Work of ours (building an index, a search) did not finish within the call; what was done is kept."""
+
+    code = TIMEOUT
+    default_retryable = True
+    default_hint = "Call again: the work resumes where it stopped."
+
+
 class UnavailableError(ScholarError):
     code = UNAVAILABLE
 
@@ -174,6 +183,8 @@ def from_envelope(envelope: dict[str, Any]) -> ScholarError:
     """Rebuild the error a family function reported (the inverse of ``to_envelope``)."""
     body = envelope.get("error", envelope)
     cls = _BY_CODE.get(str(body.get("code")), InternalError)
+    if cls is UpstreamTimeoutError and not body.get("source"):
+        cls = WorkTimeoutError  # the one code two classes share: a source's timeout names the source, ours none
     err = cls.__new__(cls)
     ScholarError.__init__(
         err,

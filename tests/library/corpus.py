@@ -127,8 +127,11 @@ class MemoryLibrary:
     def get_many(self, ids: list[str]) -> dict[str, LibraryItem]:
         return {i: self.items[i] for i in ids if i in self.items}
 
-    def changes_since(self, rev: int) -> tuple[list[str], int]:
-        return list(dict.fromkeys(i for r, i in self.log if r > rev)), self.rev
+    def changes_since(self, rev: int, until: int | None = None) -> tuple[list[str], int]:
+        if self.rev <= rev:
+            return [], self.rev
+        reached = self.rev if until is None else min(self.rev, until)
+        return list(dict.fromkeys(i for r, i in self.log if rev < r <= reached)), reached
 
-    def iter_items(self) -> Iterator[LibraryItem]:
-        return iter(list(self.items.values()))
+    def iter_items(self, after: str | None = None) -> Iterator[LibraryItem]:
+        return iter([v for k, v in sorted(self.items.items()) if after is None or k > after])

@@ -237,11 +237,14 @@ def test_put_many_stores_an_id_given_twice_once_and_can_keep_a_snapshots_times()
 
 def test_a_record_over_dynamodbs_item_size_is_too_large_and_nothing_is_written():
     store = LibraryStore("alice")
-    # 800,000 hex digits of hashes barely compress (about 400 KB), past the 350 KB one record may take.
-    noise = "".join(hashlib.sha256(str(n).encode()).hexdigest() for n in range(12_500))
+    # Within every field bound (4,000 authors of 100 characters), but CJK characters drawn from hashes take three
+    # bytes each and barely compress: past the 350 KB one record may take.
+    digests = (hashlib.sha256(str(n).encode()).digest() for n in range(4_000 * 50))
+    noise = "".join(chr(0x4E00 + (d[0] << 4 | d[1] >> 4)) + chr(0x4E00 + (d[2] << 4 | d[3] >> 4)) for d in digests)
+    authors = [{"name": noise[k * 100:(k + 1) * 100]} for k in range(4_000)]
     item = recorded_item(0)
     with pytest.raises(TooLargeError) as caught:
-        store.put(item.model_copy(update={"paper": {**item.paper, "abstract": noise}}))
+        store.put(item.model_copy(update={"paper": {**item.paper, "authors": authors}}))
     assert caught.value.reason == "library_record_too_large"
     assert store.revision() == 0 and store.get(item.item_id) is None
 

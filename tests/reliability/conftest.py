@@ -13,6 +13,7 @@ import pytest
 
 from scholar import http
 from tests.conftest import fake_fixture, fake_upstream_fixture, local_server_fixture
+from tests.standards.conftest import standards_aws, upstream_dir  # noqa: F401  (the standards sync rows)
 
 HTTP_TIMEOUT_S = 0.5
 

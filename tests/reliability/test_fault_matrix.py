@@ -20,6 +20,7 @@ from scholar.fulltext import fetch
 from scholar.standards import service
 from scholar.standards.catalogue_db import Catalogue, build_catalogue
 from scholar.standards.linking import link
+from tests.conftest import Env
 from tests.e2e.test_arxiv_e2e import _synthetic_feed as synthetic_feed
 from tests.e2e.test_research_e2e import serve_missing_recordings
 from tests.fakes.upstream import FakeUpstream
@@ -40,6 +41,7 @@ TRUNCATED_OPS = (b'<?xml version="1.0" encoding="UTF-8"?>\n<ops:world-patent-dat
                  b'xmlns:ops="http://ops.epo.org"><ops:biblio-search total-result-count="10000"')
 ARXIV_PDF = "pdfs/arxiv_2304.02623v1_beyond_summarization.pdf"
 TEMPORARY = (RATE_LIMITED, UPSTREAM_ERROR, TIMEOUT, UNAVAILABLE)
+SHORT_PDF_BUDGET = (("SCHOLAR_PDF_TIMEOUT_S", str(HTTP_TIMEOUT_S)),)
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,9 @@ class Probe:
     setup: Callable[[FakeUpstream], None] | None = None
     # Settings the tool needs for the cell (e.g. EPO OPS credentials, or the tool is not listed).
     env: tuple[tuple[str, str], ...] = ()
+    # Settings for the faulted call only (a short download budget, so a stalled download fails within the
+    # cell); the call after the fault clears runs with the normal settings, so it never races a short budget.
+    fault_env: tuple[tuple[str, str], ...] = ()
     # The tool always answers with a task (the PDF pipeline): its final state is what the client gets.
     task: bool = False
     # The source only supplies the full text: its failure gives the record with ``full_text_error``.
@@ -149,7 +154,7 @@ PROBES += (
     # The PDF pipeline: the task of a faulted download ends failed with a retryable code.
     Probe("arxiv", "fetch_paper_pdf", {"identifier": "arXiv:2312.07559"},
           lambda r: r.get("pdf_source") == "arxiv" and bool(r.get("pdf_path")), path_prefix="/pdf/", task=True,
-          truncated_type="application/pdf", env=(("SCHOLAR_PDF_TIMEOUT_S", str(HTTP_TIMEOUT_S)),),
+          truncated_type="application/pdf", fault_env=SHORT_PDF_BUDGET,
           routes=(("s2", "/graph/v1/paper/ARXIV:2312.07559", "semantic_scholar/paper_by_arxiv_doi.json"),
                   ("arxiv", "/pdf/2312.07559", ARXIV_PDF))),
     # A DOI whose only PDF location is Unpaywall's (S2 and OpenAlex hold no record): the pipeline's resolution.
@@ -172,11 +177,11 @@ PROBES += (
     # tests/standards/test_fulltext.py).
     Probe("nvlpubs", "get_standard", {"identifier": "NIST SP 800-53A Rev. 5", "fetch_full_text": True},
           lambda r: bool(r.get("full_text")), path_prefix="/nistpubs/", text_error=True, task=True,
-          truncated_type="application/pdf", env=(("SCHOLAR_PDF_TIMEOUT_S", str(HTTP_TIMEOUT_S)),),
+          truncated_type="application/pdf", fault_env=SHORT_PDF_BUDGET,
           routes=(("nvlpubs", NIST_PDF.removeprefix("/nvlpubs"), ARXIV_PDF),)),
     Probe("etsi", "get_standard", {"identifier": "ETSI EN 303 645", "fetch_full_text": True},
           lambda r: bool(r.get("full_text")), path_prefix="/deliver/", text_error=True, task=True,
-          truncated_type="application/pdf", env=(("SCHOLAR_PDF_TIMEOUT_S", str(HTTP_TIMEOUT_S)),),
+          truncated_type="application/pdf", fault_env=SHORT_PDF_BUDGET,
           routes=(("etsi", ETSI_PDF.removeprefix("/etsi"), ARXIV_PDF),)),
     Probe("epo_ops", "search_patents", {"applicant": "Siemens", "limit": 3},
           lambda r: len(r.get("references", [])) == 3, truncated=TRUNCATED_OPS, truncated_type="application/xml",
@@ -318,12 +323,14 @@ def problem_with_failed_task(done: dict[str, Any]) -> str | None:
     return None
 
 
-def run_task_cell(url: str, fake: FakeUpstream, probe: Probe, fault: str) -> str | None:
+def run_task_cell(url: str, fake: FakeUpstream, probe: Probe, fault: str, env: Env) -> str | None:
     """A task tool: the faulted call's task fails with a temporary code; after the fault, a new task delivers."""
     caller = f"matrix-{probe.source}-{probe.tool}-{fault}"  # its own tasks: an earlier cell's are not reused
+    env.set(**dict(probe.fault_env))
     fake.inject(probe.source, probe.path_prefix, times=None, **FAULTS[fault](probe))
     faulted = finished(url, call(url, probe.tool, probe.arguments, caller=caller), caller)
     fake.reset()
+    env.delete(*dict(probe.fault_env))
     _serve(fake, probe)
     if isinstance(faulted, Answer):
         OUTCOMES[(probe.source, probe.tool, fault)] = outcome(faulted)
@@ -350,11 +357,11 @@ def run_task_cell(url: str, fake: FakeUpstream, probe: Probe, fault: str) -> str
     return None
 
 
-def run_cell(url: str, fake: FakeUpstream, probe: Probe, fault: str) -> str | None:
+def run_cell(url: str, fake: FakeUpstream, probe: Probe, fault: str, env: Env) -> str | None:
     forget_cached_answers()
     _serve(fake, probe)
     if probe.task:
-        return run_task_cell(url, fake, probe, fault)
+        return run_task_cell(url, fake, probe, fault, env)
     fake.inject(probe.source, probe.path_prefix, times=None, **FAULTS[fault](probe))
     faulted = call(url, probe.tool, probe.arguments)
     OUTCOMES[(probe.source, probe.tool, fault)] = outcome(faulted)
@@ -377,7 +384,7 @@ def test_a_failing_source_gives_an_honest_answer_and_nothing_bad_is_kept(local_s
     probe, fault = cell
     if probe.env:
         env.set(**dict(probe.env))
-    problem = run_cell(local_server.url, fake, probe, fault)
+    problem = run_cell(local_server.url, fake, probe, fault, env)
     if (probe.source, probe.tool, fault) in UNDETECTABLE:
         assert problem is not None, "now honest: remove it from UNDETECTABLE"
     else:
@@ -385,7 +392,8 @@ def test_a_failing_source_gives_an_honest_answer_and_nothing_bad_is_kept(local_s
 
 
 # Registered sources without a cell, and why; a new source must get a cell or a reason here.
-_STANDARDS = "read only by the standards catalogue sync (no tool asks it on demand): tests/standards/test_sync.py"
+_STANDARDS = ("read only by the standards catalogue sync (no tool asks it on demand): its rows, each body x each "
+              "fault, are tests/reliability/test_standards_sync_faults.py")
 NOT_IN_MATRIX: dict[str, str] = {
     **dict.fromkeys(("ietf", "nist", "w3c", "relaton", "github_api"),
                     _STANDARDS),

@@ -47,17 +47,20 @@ def relaton_archive_zip(upstream_dir: Path, body: str, sha: str) -> bytes:
 
 @dataclass
 class Upstreams:
-    """The mounted routes; tests change ``overrides`` to make one upstream fail or change."""
+    """The mounted routes; tests change ``overrides`` to make one upstream fail or change (an exception is raised)."""
 
     upstream_dir: Path
-    overrides: dict[str, httpx.Response] = field(default_factory=dict)
+    overrides: dict[str, httpx.Response | Exception] = field(default_factory=dict)
     rfc_index: bytes = b""
     requests: list[str] = field(default_factory=list)
     heads: dict[str, str] = field(default_factory=dict)
 
     def _answer(self, name: str, request: httpx.Request, default: httpx.Response) -> httpx.Response:
         self.requests.append(f"{request.method} {request.url.path}")
-        return self.overrides.get(name, default)
+        answer = self.overrides.get(name, default)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
 
 
 def mount(router: respx.MockRouter, upstream_dir: Path) -> Upstreams:

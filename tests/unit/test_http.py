@@ -8,6 +8,7 @@ import asyncio
 import email.utils
 import json
 import time
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -75,13 +76,35 @@ def test_a_429_beyond_the_budget_is_rate_limited_with_retry_after(fast):
     assert route.call_count == 1  # a 30 s wait does not fit a 2 s budget: reported at once
 
 
-def test_repeated_429s_stop_when_the_budget_runs_out(env, fast):
+class FakeClock:
+    """``time.monotonic`` and ``asyncio.sleep`` for scholar.http: time moves only when the client sleeps."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.slept: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(http, "time", SimpleNamespace(monotonic=fake.monotonic, perf_counter=time.perf_counter))
+    monkeypatch.setattr(http, "asyncio", SimpleNamespace(sleep=fake.sleep, get_running_loop=asyncio.get_running_loop))
+    return fake
+
+
+def test_repeated_429s_stop_when_the_budget_runs_out(env, fast, clock):
     env(SCHOLAR_RETRY_BUDGET_S="0.6")
-    route = fast.get(ROUTE).respond(429)  # no Retry-After: backoff 0.25 s, 0.5 s …
-    started = time.monotonic()
+    route = fast.get(ROUTE).respond(429)  # no Retry-After: backoff 0.25 s, then 0.5 s (past the 0.6 s budget)
     with pytest.raises(RateLimitedError) as info:
         get()
-    assert time.monotonic() - started < 1.5
+    assert clock.slept == [0.25]  # one backoff fitted; the second would end past the budget, so none was taken
     assert route.call_count == 2
     assert info.value.retry_after_s is None
 

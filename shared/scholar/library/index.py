@@ -4,31 +4,63 @@ The file records the library revision it reflects and catches up with the store 
 (``changes_since(revision)`` + ``get_many``; an id that is gone was deleted). Where the files live (the temp
 directory while warm, ``library/<digest>/index.sqlite`` in S3) is scholar.library.index_cache.
 
+Two FTS5 tables, for two costs that grow differently (issue #22):
+
+- ``fts``, one row per item, ranks items (BM25 over every field). It is contentless: ranking reads only the
+  index, and the text is stored once, in ``passages``.
+- ``passages`` holds each field's text cut into pieces of at most ``PASSAGE_CHARS`` (rowids ``rid * STRIDE + n``)
+  and answers the snippet and the matched fields of a hit. FTS5's ``snippet()`` scores every match of a row
+  against every other (quadratic in the matches of the row: a 300,000-character abstract of common words took
+  8.5 s per hit); on a piece it costs microseconds, whatever the item's size.
+
+Catching up is bounded by a deadline: a build goes through the items in id order and records how far it got;
+a catch-up applies the change log in slices and records the revision each slice reaches. Work cut off by the
+deadline resumes on the next call (``CatchUp.complete`` is False until then).
+
 User text never becomes SQL: queries go to FTS5 ``MATCH`` as a bound parameter. A query FTS5 cannot parse
 (stray quotes, ``NEAR(``, a lone ``*``) is searched again as its words, each quoted.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from scholar.errors import InvalidArgumentError
+from scholar.errors import InternalError, InvalidArgumentError, WorkTimeoutError
 from scholar.fulltext.artifacts import md_key
-from scholar.store.library_models import LibraryItem
+from scholar.store.library_bounds import MAX_ABSTRACT_CHARS, MAX_RECORD_CHARS, MAX_TITLE_CHARS
+from scholar.store.library_models import MAX_NOTES_CHARS, LibraryItem
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 FIELDS = ("title", "authors", "abstract", "notes", "tags", "body")
 MAX_BODY_CHARS = 400_000
+# What of each field is indexed: the stored bounds (an item written before they existed is cut to them).
+INDEXED_CHARS = {"title": MAX_TITLE_CHARS, "authors": MAX_RECORD_CHARS, "abstract": MAX_ABSTRACT_CHARS,
+                 "notes": MAX_NOTES_CHARS, "tags": 5_000, "body": MAX_BODY_CHARS}
 SNIPPET_TOKENS = 16
+PASSAGE_CHARS = 1_000
+# Rowids of an item's passages: rid * STRIDE + n. A piece is at least 4/5 of PASSAGE_CHARS (cut at whitespace)
+# but a field's last, so an item has at most sum(INDEXED_CHARS) / 800 + 6 pieces (~1,300): well under STRIDE.
+STRIDE = 1 << 12
 # A change feed longer than this is read with get_many in slices of this size.
 GET_MANY_CHUNK = 100
+# Items per transaction while building, and revisions per slice of a catch-up: the deadline is checked between.
+BUILD_BATCH = 25
+REVISIONS_PER_SLICE = 10
 MatchMode = Literal["all", "any", "as_written"]
+_WEIGHTS = "10.0, 5.0, 3.0, 4.0, 6.0, 1.0"
+# SQLite VM steps between two looks at the deadline (a few milliseconds of work).
+_PROGRESS_STEPS = 20_000
+SEARCH_TIMEOUT = "library_search_timeout"
+_TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'"
 
 _SCHEMA = f"""
 CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -37,13 +69,15 @@ CREATE TABLE items(
     rev INTEGER NOT NULL, body_key TEXT);
 CREATE TABLE item_tags(tag TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY(tag, rid)) WITHOUT ROWID;
 CREATE INDEX items_by_collection ON items(collection, year);
-CREATE VIRTUAL TABLE fts USING fts5({", ".join(FIELDS)}, tokenize='porter unicode61 remove_diacritics 2');
-INSERT INTO fts(fts, rank) VALUES ('rank', 'bm25(10.0, 5.0, 3.0, 4.0, 6.0, 1.0)');
+CREATE VIRTUAL TABLE fts USING fts5({", ".join(FIELDS)}, content='', {_TOKENIZE});
+INSERT INTO fts(fts, rank) VALUES ('rank', 'bm25({_WEIGHTS})');
+CREATE VIRTUAL TABLE passages USING fts5({", ".join(FIELDS)}, field UNINDEXED, {_TOKENIZE});
+INSERT INTO passages(passages, rank) VALUES ('rank', 'bm25({_WEIGHTS}, 0.0)');
 """
+_COLUMNS = ", ".join(FIELDS)
 _WORD = re.compile(r"\w+", re.UNICODE)
 _PLAIN = re.compile(r"[\w\s]+", re.UNICODE)
 _OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
-_OPEN, _CLOSE = "\x01", "\x02"
 
 
 class IndexSource(Protocol):
@@ -53,12 +87,21 @@ class IndexSource(Protocol):
 
     def get_many(self, ids: list[str]) -> dict[str, LibraryItem]: ...
 
-    def changes_since(self, rev: int) -> tuple[list[str], int]: ...
+    def changes_since(self, rev: int, until: int | None = None) -> tuple[list[str], int]: ...
 
-    def iter_items(self) -> Iterator[LibraryItem]: ...
+    def iter_items(self, after: str | None = None) -> Iterator[LibraryItem]: ...
 
 
 BodyReader = Callable[[str], "str | None"]
+
+
+@dataclass(frozen=True)
+class CatchUp:
+    """What one catch-up did: whether the index changed, and whether it now reflects the whole library."""
+
+    changed: bool
+    complete: bool
+    indexed: int = 0  # items in the index when it stopped
 
 
 @dataclass
@@ -117,16 +160,45 @@ def body_key_of(item: LibraryItem) -> str | None:
     return md_key(item.pdfs[-1].sha256, "builtin") if item.pdfs else None
 
 
-def _text_fields(item: LibraryItem) -> dict[str, str]:
+def _text_fields(item: LibraryItem, body: str | None) -> dict[str, str]:
+    """The indexed text of each field (cut to ``INDEXED_CHARS``)."""
     paper = item.paper
     authors = [a.get("name") or "" for a in paper.get("authors") or [] if isinstance(a, dict)]
-    return {
+    text = {
         "title": paper.get("title") or "",
-        "authors": " ; ".join(a for a in authors if a),
+        "authors": " ; ".join(a for a in authors if isinstance(a, str) and a),
         "abstract": paper.get("abstract") or paper.get("tldr") or "",
         "notes": item.notes or "",
         "tags": " ".join(item.tags),
+        "body": body or "",
     }
+    return {name: str(value)[:INDEXED_CHARS[name]] for name, value in text.items()}
+
+
+def pieces(text: str, size: int = PASSAGE_CHARS) -> list[str]:
+    """``text`` cut into consecutive pieces of at most ``size`` characters; ``"".join(pieces(t)) == t``.
+
+    A cut falls on whitespace in the last fifth of a piece where there is some, so words stay whole.
+    """
+    out: list[str] = []
+    start = 0
+    while start < len(text):
+        end = min(start + size, len(text))
+        if end < len(text):
+            cut = max(text.rfind(c, start + size * 4 // 5, end) for c in " \n\t")
+            end = cut + 1 if cut >= 0 else end
+        out.append(text[start:end])
+        start = end
+    return out
+
+
+def _span(rid: int) -> tuple[int, int]:
+    """The rowids of item ``rid``'s passages (first, last)."""
+    return rid * STRIDE, rid * STRIDE + STRIDE - 1
+
+
+def _past(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() >= deadline
 
 
 def _year(item: LibraryItem) -> int | None:
@@ -174,52 +246,89 @@ class LibraryIndex:
         """The library revision this index reflects; None before its first build."""
         return self._meta("revision")
 
-    def clear(self) -> None:
-        """Drop every item and the revision (the next catch-up builds from every item)."""
+    @property
+    def build(self) -> dict[str, Any] | None:
+        """The build under way: the library ``revision`` it started from and the last item id it indexed."""
+        return self._meta("build")
+
+    def start_build(self, revision: int) -> None:
         with self._conn:
-            self._conn.executescript("DELETE FROM fts; DELETE FROM item_tags; DELETE FROM items; "
-                                     "DELETE FROM meta WHERE name = 'revision';")
+            self._set_meta(build={"revision": revision, "after": None})
+
+    def finish_build(self) -> None:
+        """Record the revision the finished build started from as the one it reflects."""
+        build = self.build or {}
+        with self._conn:
+            self._set_meta(revision=int(build.get("revision", 0)))
+            self._conn.execute("DELETE FROM meta WHERE name = 'build'")
+
+    def clear(self) -> None:
+        """Drop every item, the revision and any build under way (the next catch-up builds from every item)."""
+        with self._conn:
+            self._conn.executescript("INSERT INTO fts(fts) VALUES ('delete-all'); DELETE FROM passages; "
+                                     "DELETE FROM item_tags; DELETE FROM items; "
+                                     "DELETE FROM meta WHERE name IN ('revision', 'build');")
 
     def count(self) -> int:
         return self._conn.execute("SELECT count(*) FROM items").fetchone()[0]
 
-    def apply(
-        self, items: Iterable[LibraryItem], deleted: Iterable[str], revision: int, bodies: BodyReader
-    ) -> None:
-        """Upsert ``items``, drop ``deleted`` ids and record ``revision``, in one transaction."""
+    def apply(self, items: Iterable[LibraryItem], deleted: Iterable[str], revision: int | None, bodies: BodyReader,
+              *, built_after: str | None = None) -> None:
+        """Upsert ``items``, drop ``deleted`` ids and record ``revision``, in one transaction.
+
+        While a build is under way (``revision`` None) ``built_after`` records the last item id it indexed.
+        """
         with self._conn:
             for item_id in deleted:
                 self._remove(item_id)
             for item in items:
                 self._upsert(item, bodies)
-            self._set_meta(revision=revision)
+            if revision is not None:
+                self._set_meta(revision=revision)
+            if built_after is not None:
+                self._set_meta(build=dict(self._meta("build") or {}, after=built_after))
 
-    def _remove(self, item_id: str) -> int | None:
+    def _texts(self, rid: int) -> dict[str, str]:
+        """The indexed text of each field of the item ``rid``, put back together from its passages."""
+        parts: dict[str, list[str]] = {name: [] for name in FIELDS}
+        rows = self._conn.execute(f"SELECT field, {_COLUMNS} FROM passages WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
+                                  _span(rid))
+        for row in rows:
+            parts[FIELDS[row[0]]].append(row[1 + row[0]])
+        return {name: "".join(texts) for name, texts in parts.items()}
+
+    def _remove(self, item_id: str) -> tuple[int, dict[str, str]] | None:
+        """Drop the item; its rid and indexed texts (None when it was not indexed)."""
         row = self._conn.execute("SELECT rid FROM items WHERE item_id = ?", (item_id,)).fetchone()
         if row is None:
             return None
-        self._conn.execute("DELETE FROM fts WHERE rowid = ?", row)
-        self._conn.execute("DELETE FROM item_tags WHERE rid = ?", row)
-        self._conn.execute("DELETE FROM items WHERE rid = ?", row)
-        return row[0]
+        rid = row[0]
+        texts = self._texts(rid)
+        # A contentless table forgets a row only when given the very values it indexed.
+        self._conn.execute(f"INSERT INTO fts(fts, rowid, {_COLUMNS}) VALUES ('delete', ?, ?, ?, ?, ?, ?, ?)",
+                           (rid, *(texts[name] for name in FIELDS)))
+        self._conn.execute("DELETE FROM passages WHERE rowid BETWEEN ? AND ?", _span(rid))
+        self._conn.execute("DELETE FROM item_tags WHERE rid = ?", (rid,))
+        self._conn.execute("DELETE FROM items WHERE rid = ?", (rid,))
+        return rid, texts
 
     def _upsert(self, item: LibraryItem, bodies: BodyReader) -> None:
-        row = self._conn.execute("SELECT rid, body_key FROM items WHERE item_id = ?", (item.item_id,)).fetchone()
+        row = self._conn.execute("SELECT body_key FROM items WHERE item_id = ?", (item.item_id,)).fetchone()
         wanted = body_key_of(item)
+        removed = self._remove(item.item_id)
         body: str | None = None
-        if row is not None and wanted is not None and row[1] == wanted:
-            # Same Markdown as indexed before (a tag or a note changed): reuse it rather than read S3 again.
-            body = self._conn.execute("SELECT body FROM fts WHERE rowid = ?", (row[0],)).fetchone()[0]
+        if removed is not None and wanted is not None and row[0] == wanted:
+            body = removed[1]["body"]  # same Markdown as indexed before (a tag or a note changed): no S3 read
         elif wanted is not None:
             body = bodies(wanted)
-        rid = self._remove(item.item_id)
         values = (item.item_id, item.paper.get("title"), item.collection, _year(item), item.rev,
                   wanted if body is not None else None)
-        if rid is None:
+        if removed is None:
             rid = self._conn.execute(
                 "INSERT INTO items(item_id, title, collection, year, rev, body_key) VALUES (?,?,?,?,?,?)", values
             ).lastrowid
         else:
+            rid = removed[0]
             self._conn.execute(
                 "INSERT INTO items(rid, item_id, title, collection, year, rev, body_key) VALUES (?,?,?,?,?,?,?)",
                 (rid, *values),
@@ -227,13 +336,26 @@ class LibraryIndex:
         self._conn.executemany(
             "INSERT OR IGNORE INTO item_tags VALUES (?, ?)", [(tag, rid) for tag in dict.fromkeys(item.tags)]
         )
-        text = _text_fields(item)
-        self._conn.execute(
-            f"INSERT INTO fts(rowid, {', '.join(FIELDS)}) VALUES (?,?,?,?,?,?,?)",
-            (rid, *(text[f] for f in FIELDS[:-1]), (body or "")[:MAX_BODY_CHARS]),
-        )
+        text = _text_fields(item, body)
+        self._conn.execute(f"INSERT INTO fts(rowid, {_COLUMNS}) VALUES (?,?,?,?,?,?,?)",
+                           (rid, *(text[name] for name in FIELDS)))
+        self._conn.executemany(f"INSERT INTO passages(rowid, {_COLUMNS}, field) VALUES (?,?,?,?,?,?,?,?)",
+                               self._passage_rows(rid, text))
 
-    def search(self, query: str, filters: Filters, *, limit: int, offset: int) -> SearchPage:
+    @staticmethod
+    def _passage_rows(rid: int, text: dict[str, str]) -> list[tuple[Any, ...]]:
+        rows: list[tuple[Any, ...]] = []
+        for column, name in enumerate(FIELDS):
+            for piece in pieces(text[name]):
+                cells = [None] * len(FIELDS)
+                cells[column] = piece
+                rows.append((rid * STRIDE + len(rows), *cells, column))
+        if len(rows) >= STRIDE:  # unreachable within INDEXED_CHARS; a silent overlap would corrupt the index
+            raise InternalError(f"an item's text makes {len(rows)} passages, more than {STRIDE - 1}")
+        return rows
+
+    def search(self, query: str, filters: Filters, *, limit: int, offset: int,
+               deadline: float | None = None) -> SearchPage:
         """A page of hits ranked by BM25 (title, tags and authors weigh most, the body least).
 
         The query is first read as FTS5 syntax (phrases, OR, NOT, prefix*, column filters such as
@@ -241,27 +363,52 @@ class LibraryIndex:
 
         Raises:
             InvalidArgumentError: (``query``) no searchable word in the query.
+            WorkTimeoutError: the search was still running at ``deadline`` (SQLite interrupted it).
         """
         where, params = filters.sql()
         words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))
-        try:
-            page = self._page(query, "as_written", where, params, limit, offset)
-        except sqlite3.OperationalError:
-            page = None  # not FTS5 syntax (an unbalanced quote, NEAR( …): search its words instead
-        if page is not None and (page.total or not _plain(query) or len(words) < 2):
-            return page
-        if not words:
-            raise InvalidArgumentError("query has no searchable word (letters or digits)", field="query")
         quoted = [f'"{w}"' for w in words]
-        if page is None:
-            page = self._page(" AND ".join(quoted), "all", where, params, limit, offset)
-        if page.total == 0 and len(words) > 1:
-            # Plain words no item holds all of: rank the items holding any of them.
-            page = self._page(" OR ".join(quoted), "any", where, params, limit, offset)
+        # Where a hit's best passage is sought when no single passage holds the whole query: any of its words
+        # (FTS5's operators, written in capitals, are not words of the text).
+        anywhere = " OR ".join(dict.fromkeys(f'"{w.lower()}"' for w in _WORD.findall(query) if w not in _OPERATORS))
+        with self._interrupted_at(deadline):
+            try:
+                page = self._page(query, "as_written", where, params, limit, offset, anywhere)
+            except sqlite3.OperationalError as exc:
+                if _interrupted(exc):
+                    raise _timeout() from exc
+                page = None  # not FTS5 syntax (an unbalanced quote, NEAR( …): search its words instead
+            if page is not None and (page.total or not _plain(query) or len(words) < 2):
+                return page
+            if not words:
+                raise InvalidArgumentError("query has no searchable word (letters or digits)", field="query")
+            try:
+                if page is None:
+                    page = self._page(" AND ".join(quoted), "all", where, params, limit, offset, anywhere)
+                if page.total == 0 and len(words) > 1:
+                    # Plain words no item holds all of: rank the items holding any of them.
+                    page = self._page(anywhere, "any", where, params, limit, offset, anywhere)
+            except sqlite3.OperationalError as exc:
+                if _interrupted(exc):
+                    raise _timeout() from exc
+                raise
         page.terms = words
         return page
 
-    def _page(self, expr: str, mode: MatchMode, where: str, params: list[Any], limit: int, offset: int) -> SearchPage:
+    @contextlib.contextmanager
+    def _interrupted_at(self, deadline: float | None) -> Iterator[None]:
+        """SQLite gives up (``interrupted``) once ``deadline`` has passed: a search never outlives its call."""
+        if deadline is None:
+            yield
+            return
+        self._conn.set_progress_handler(lambda: int(time.monotonic() >= deadline), _PROGRESS_STEPS)
+        try:
+            yield
+        finally:
+            self._conn.set_progress_handler(None, 0)
+
+    def _page(self, expr: str, mode: MatchMode, where: str, params: list[Any], limit: int, offset: int,
+              anywhere: str) -> SearchPage:
         joined = f"FROM fts JOIN items ON items.rid = fts.rowid WHERE fts MATCH ?{where}"
         total = self._conn.execute(f"SELECT count(*) {joined}", (expr, *params)).fetchone()[0]
         rows = self._conn.execute(
@@ -269,46 +416,87 @@ class LibraryIndex:
             "ORDER BY fts.rank LIMIT ? OFFSET ?",
             (expr, *params, limit, offset),
         ).fetchall()
-        hits = [self._hit(expr, *row) for row in rows]
+        hits = [self._hit(expr, anywhere, *row) for row in rows]
         return SearchPage(hits=hits, total=total, match=mode, revision=self.revision or 0)
 
-    def _hit(self, expr: str, rid: int, item_id: str, title: str | None, collection: str, year: int | None,
-             rank: float) -> Hit:
-        # Per field, a one-token snippet carries the open mark only where that field matched.
-        marks = ", ".join(f"snippet(fts, {i}, char(1), char(2), '', 1)" for i in range(len(FIELDS)))
-        row = self._conn.execute(
-            f"SELECT snippet(fts, -1, '**', '**', '…', {SNIPPET_TOKENS}), {marks} FROM fts "
-            "WHERE fts MATCH ? AND rowid = ?",
-            (expr, rid),
-        ).fetchone()
-        matched = [name for name, mark in zip(FIELDS, row[1:], strict=True) if mark and _OPEN in mark]
+    def _hit(self, expr: str, anywhere: str, rid: int, item_id: str, title: str | None, collection: str,
+             year: int | None, rank: float) -> Hit:
+        """The hit of item ``rid``: its best passage's snippet, and the fields holding a match.
+
+        The passage is the best one holding the whole query; when the query spans fields (or passages), the
+        best one holding any of its words. The matched fields are those of the passages found the same way.
+        """
+        span = _span(rid)
+        within = "FROM passages WHERE passages MATCH ? AND rowid BETWEEN ? AND ?"
+        snippet, matched = "", []
+        for candidate in dict.fromkeys(e for e in (expr, anywhere) if e):
+            try:
+                best = self._conn.execute(f"SELECT rowid {within} ORDER BY rank LIMIT 1", (candidate, *span)).fetchone()
+            except sqlite3.OperationalError as exc:
+                if _interrupted(exc):
+                    raise
+                continue  # the expression does not apply to a passage (e.g. a column filter it cannot satisfy)
+            if best is None:
+                continue
+            snippet = self._conn.execute(
+                f"SELECT snippet(passages, -1, '**', '**', '…', {SNIPPET_TOKENS}) FROM passages "
+                "WHERE passages MATCH ? AND rowid = ?", (candidate, best[0])).fetchone()[0] or ""
+            columns = {row[0] for row in self._conn.execute(f"SELECT DISTINCT field {within}", (candidate, *span))}
+            matched = [name for column, name in enumerate(FIELDS) if column in columns]
+            break
         return Hit(item_id=item_id, title=title, collection=collection, year=year, score=round(-rank, 4),
-                   snippet=row[0] or "", matched=matched)
+                   snippet=snippet, matched=matched)
 
 
-def catch_up(index: LibraryIndex, store: IndexSource, bodies: BodyReader) -> bool:
-    """Bring ``index`` to the store's current revision; return whether anything changed.
+def _interrupted(exc: sqlite3.OperationalError) -> bool:
+    return str(exc) == "interrupted"
 
-    A new index is built from every item, recording the revision read *before* listing them: a write
-    made while listing is applied again on the next catch-up, which is harmless (upserts are idempotent).
+
+def _timeout() -> WorkTimeoutError:
+    return WorkTimeoutError("the search of your library did not finish within this call's time",
+                            reason=SEARCH_TIMEOUT, retry_after_s=1.0,
+                            hint="Retry; a narrower query (fewer common words, a collection or tag) answers faster.")
+
+
+def catch_up(index: LibraryIndex, store: IndexSource, bodies: BodyReader, deadline: float | None = None) -> CatchUp:
+    """Bring ``index`` towards the store's current revision, stopping at ``deadline``; say what it did.
+
+    A new index is built from every item in id order, from the revision read *before* listing them: a write made
+    while listing is applied again by the catch-up that follows, which is harmless (upserts are idempotent). A
+    build or catch-up cut off by the deadline keeps what it did (the last id built, the revision reached) and the
+    next call resumes there. At least one batch is done per call, so every call makes progress.
     """
+    changed = False
     if index.revision is None:
-        revision = store.revision()
-        index.apply(store.iter_items(), (), revision, bodies)
-        return True
-    ids, latest = store.changes_since(index.revision)
-    if latest < index.revision:
-        # The library is behind its index (deleted and started again): nothing in the index can be trusted.
-        index.clear()
-        return catch_up(index, store, bodies)
-    if not ids:
-        if latest != index.revision:
-            index.apply((), (), latest, bodies)
-            return True
-        return False
-    ids = list(dict.fromkeys(ids))
-    found: dict[str, LibraryItem] = {}
-    for start in range(0, len(ids), GET_MANY_CHUNK):
-        found.update(store.get_many(ids[start:start + GET_MANY_CHUNK]))
-    index.apply(found.values(), [i for i in ids if i not in found], latest, bodies)
-    return True
+        if index.build is None:
+            index.start_build(store.revision())
+        remaining = store.iter_items(after=(index.build or {}).get("after"))
+        while True:
+            batch = list(islice(remaining, BUILD_BATCH))
+            if not batch:
+                break
+            index.apply(batch, (), None, bodies, built_after=batch[-1].item_id)
+            changed = True
+            if len(batch) < BUILD_BATCH:
+                break
+            if _past(deadline):
+                return CatchUp(changed=True, complete=False, indexed=index.count())
+        index.finish_build()
+        changed = True
+    while True:
+        revision = index.revision or 0
+        ids, reached = store.changes_since(revision, until=revision + REVISIONS_PER_SLICE)
+        if reached < revision:
+            # The library is behind its index (deleted and started again): nothing in the index can be trusted.
+            index.clear()
+            return catch_up(index, store, bodies, deadline)
+        if reached == revision:
+            return CatchUp(changed=changed, complete=True, indexed=index.count())
+        ids = list(dict.fromkeys(ids))
+        found: dict[str, LibraryItem] = {}
+        for start in range(0, len(ids), GET_MANY_CHUNK):
+            found.update(store.get_many(ids[start:start + GET_MANY_CHUNK]))
+        index.apply(found.values(), [i for i in ids if i not in found], reached, bodies)
+        changed = True
+        if _past(deadline):
+            return CatchUp(changed=True, complete=index.revision == store.revision(), indexed=index.count())

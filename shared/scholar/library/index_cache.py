@@ -4,6 +4,10 @@ Each use catches the caller's index up with the store (scholar.library.index) an
 anything, writes the file back to ``library/<digest>/index.sqlite``. Two instances writing back at once lose
 nothing: the index is derived, and whichever copy survives catches up again on its next use. A cold instance
 starts from the S3 copy (or builds from every item when there is none).
+
+Index work is bounded by the call: a build or catch-up that reaches its deadline writes back what it did and
+answers ``timeout`` (retryable); the next call, on this instance or another, resumes from there. Each caller's
+index has its own lock and file, so one caller's index work never waits on another's.
 """
 
 from __future__ import annotations
@@ -14,13 +18,15 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from scholar.errors import WorkTimeoutError
 from scholar.fulltext.artifacts import get_markdown
-from scholar.library.index import BodyReader, Filters, IndexSource, LibraryIndex, SearchPage, catch_up
+from scholar.library.index import BodyReader, CatchUp, Filters, IndexSource, LibraryIndex, SearchPage, catch_up
 from scholar.library.keys import caller_digest, index_key
 from scholar.store.blobs import BlobStore
 
 # Callers whose index stays open in one execution environment; the least recently used is closed and removed.
 MAX_OPEN = 8
+INDEX_BUDGET_REASON = "library_index_building"
 
 
 class IndexHolder:
@@ -42,23 +48,37 @@ class IndexHolder:
 
     @property
     def directory(self) -> Path:
-        return self._directory or Path(tempfile.gettempdir()) / "scholar-library"
+        """Where this holder keeps its files: given, or a temp directory of its own, made on first use.
+
+        Never one shared by name: ``_load`` replaces ``<digest>.sqlite``, and a second holder (another process
+        on the machine, another stack in the process) replacing a file this one has open would leave SQLite
+        refusing every write on it ("attempt to write a readonly database").
+        """
+        with self._lock:
+            if self._directory is None:
+                self._directory = Path(tempfile.mkdtemp(prefix="scholar-library-"))
+            return self._directory
 
     def _read_body(self, key: str) -> str | None:
         return (self._bodies or (lambda k: get_markdown(k, self.blobs)))(key)
 
-    def fresh(self, principal: str, store: IndexSource) -> LibraryIndex:
+    def fresh(self, principal: str, store: IndexSource, deadline: float | None = None) -> LibraryIndex:
         """The caller's index, caught up with ``store``; the caller must hold ``lock_for(principal)``.
 
         Raises:
+            WorkTimeoutError: (reason ``library_index_building``) ``deadline`` came before the index caught up;
+                what was done is written back, and the next call resumes it.
             ScholarError: the store or the bucket failed (typed by scholar.store).
         """
         digest = caller_digest(principal)
         index = self._open.get(digest)
         if index is None:
             index = self._load(principal, digest)
-        if catch_up(index, store, self._read_body):
+        done = catch_up(index, store, self._read_body, deadline)
+        if done.changed:
             self.blobs.put_file(str(index.path), index_key(principal), "application/vnd.sqlite3")
+        if not done.complete:
+            raise _still_indexing(done)
         return index
 
     def lock_for(self, principal: str) -> threading.Lock:
@@ -98,13 +118,17 @@ class IndexHolder:
                 lock.release()
 
     def search(self, principal: str, store: IndexSource, query: str, filters: Filters, *, limit: int,
-               offset: int) -> SearchPage:
-        """Catch the caller's index up, then search it (see ``LibraryIndex.search``)."""
+               offset: int, index_by: float | None = None, answer_by: float | None = None) -> SearchPage:
+        """Catch the caller's index up (until ``index_by``), then search it (until ``answer_by``).
+
+        Raises:
+            WorkTimeoutError: the index is still being built or caught up, or the search outran ``answer_by``.
+        """
         with self.lock_for(principal):
-            index = self.fresh(principal, store)
+            index = self.fresh(principal, store, index_by)
             with self._lock:
                 self._open.move_to_end(caller_digest(principal))
-            return index.search(query, filters, limit=limit, offset=offset)
+            return index.search(query, filters, limit=limit, offset=offset, deadline=answer_by)
 
     def reset(self) -> None:
         """Close every open index and forget it (tests; a new bucket)."""
@@ -113,6 +137,14 @@ class IndexHolder:
                 index.close()
                 index.path.unlink(missing_ok=True)
             self._open.clear()
+
+
+def _still_indexing(done: CatchUp) -> WorkTimeoutError:
+    return WorkTimeoutError(
+        f"your library's search index is being brought up to date ({done.indexed} items indexed so far); "
+        "this call's time ran out first", reason=INDEX_BUDGET_REASON, retry_after_s=1.0,
+        details={"indexed": done.indexed},
+        hint="Call library_search again: each call continues the indexing where the last one stopped.")
 
 
 _holder: IndexHolder | None = None

@@ -15,12 +15,13 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from scholar.errors import InvalidArgumentError, NotFoundError, UnavailableError
+from scholar.errors import InvalidArgumentError, NotFoundError, TooLargeError, UnavailableError
 from scholar.library.export import SNAPSHOT_FORMAT, SNAPSHOT_VERSION
 from scholar.library.keys import own_export_key
 from scholar.records import Paper
 from scholar.store.blobs import BlobStore
 from scholar.store.library import ItemExistsError
+from scholar.store.library_bounds import oversized
 from scholar.store.library_models import LibraryItem
 
 MAX_SNAPSHOT_ITEMS = 10_000
@@ -78,6 +79,10 @@ def _item(text: str, line: int, field_name: str) -> LibraryItem:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "the line"
         raise _bad(line, f"not a library item ({where}: {first['msg']})", field_name) from exc
+    if (error := oversized(item)) is not None:
+        # Before anything is written, like every other rule of the file; the line is named with the field.
+        raise TooLargeError(f"{field_name} line {line}: {error.message}", reason=error.reason, hint=error.hint,
+                            details={**error.details, "line": line})
     return item
 
 
@@ -87,6 +92,7 @@ def parse_snapshot(text: str, field_name: str = "jsonl") -> Snapshot:
     Raises:
         InvalidArgumentError: (``field_name``, ``details.line``) a line is not valid, an item id repeats,
             there are more than ``MAX_SNAPSHOT_ITEMS`` items, or the count differs from the header's.
+        TooLargeError: (``details.line``, ``details.field``, ``details.limit``) an item's field is past its bound.
     """
     lines = text.split("\n")
     header = _header(lines[0], field_name)

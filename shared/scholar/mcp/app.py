@@ -1,11 +1,13 @@
 """The gateway's ASGI app: request guards in front of the SDK's stateless JSON Streamable HTTP app.
 
-Guards answer before the SDK: ``GET /mcp`` (a stateless server has no stream to offer, and on a
-buffered Lambda it would hang until timeout), ``subscriptions/listen`` (same), anything but
-``POST /mcp`` exactly (``/mcp/`` would 307-redirect and lose the API Gateway stage prefix), a deployed
+Guards answer before the SDK: on the local server a Host or Origin that is not exactly this server's
+(DNS rebinding; every path, the landing page too), ``GET /mcp`` (a stateless server has no stream to
+offer, and on a buffered Lambda it would hang until timeout), ``subscriptions/listen`` (same), anything
+but ``POST /mcp`` exactly (``/mcp/`` would 307-redirect and lose the API Gateway stage prefix), a deployed
 request without an authenticated identity (401, unless AuthMode=None; in OAuth mode the bearer token or API
-key is checked here, ``scholar.mcp.bearer``, and a tool needing a scope the token lacks is 403), bodies over the cap and
-malformed JSON-RPC envelopes (``scholar.mcp.checks``). The tools/list memo replays only after the
+key is checked here, ``scholar.mcp.bearer``, and a tool needing a scope the token lacks is 403), bodies over
+the cap (a declared one before it is read), malformed JSON-RPC envelopes and 2026-07-28 routing headers that
+do not mirror the body (``scholar.mcp.checks``). The tools/list memo replays only after all of these and the
 SDK's transport checks pass. Serves 2025-11-25 (initialize) and 2026-07-28 (stateless) clients alike.
 """
 
@@ -43,6 +45,10 @@ def _jsonrpc_error(code: int, message: str, request_id: Any = None) -> dict[str,
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
 
+async def _refuse(send: Send, refusal: checks.Refusal) -> None:
+    await _reply(send, refusal.status, _jsonrpc_error(refusal.code, refusal.message, refusal.request_id))
+
+
 async def _challenge(send: Send, refusal: bearer.Challenge) -> None:
     await _reply(send, refusal.status, _jsonrpc_error(-32600, refusal.message),
                  [(b"www-authenticate", refusal.www_authenticate.encode("latin-1"))])
@@ -54,16 +60,23 @@ class RequestGuard:
     Args:
         app: the SDK's Starlette app.
         security: the transport security the SDK was given (the memo checks requests against it).
+        exact_hosts: refuse a Host or Origin that is not exactly this server's (the local server; behind
+            API Gateway the Host is the API's own and callers are authenticated there).
     """
 
-    def __init__(self, app: Any, security: TransportSecuritySettings | None = None) -> None:
+    def __init__(self, app: Any, security: TransportSecuritySettings | None = None, *,
+                 exact_hosts: bool = False) -> None:
         self.app = app
         self.security = security or DEPLOYED_SECURITY
+        self.exact_hosts = exact_hosts
         self.listing = ListingMemo()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if self.exact_hosts and (rebinding := checks.rebinding_refusal(scope)) is not None:
+            await _refuse(send, rebinding)
             return
         path = scope.get("path", "")
         if path == landing.LANDING_PATH and scope["method"] in ("GET", "HEAD"):  # a person in a browser
@@ -102,11 +115,12 @@ class RequestGuard:
         if body.too_large:
             await _reply(send, 413, _jsonrpc_error(-32600, f"request body over {MAX_BODY_BYTES} bytes"),
                          [(b"connection", b"close")])
+            await checks.drain(receive)  # after the answer: a client still sending hears it rather than a reset
             return
         message, refusal = checks.parse_message(body.data)
         refusal = refusal or checks.envelope_refusal(message)
         if refusal is not None:
-            await _reply(send, refusal.status, _jsonrpc_error(refusal.code, refusal.message, refusal.request_id))
+            await _refuse(send, refusal)
             return
         denied = bearer.missing_scope(scope, message) if oauth else None  # before a batch is left to the SDK
         message = message if isinstance(message, dict) else {}
@@ -115,6 +129,9 @@ class RequestGuard:
             return
         if message.get("method") == "subscriptions/listen":
             await _reply(send, 405, _jsonrpc_error(-32601, "subscriptions/listen is not offered by this server"))
+            return
+        if (mismatch := checks.routing_refusal(scope, message)) is not None:
+            await _refuse(send, mismatch)
             return
         key = ListingMemo.key(scope, message)
         # The memo answers for the SDK, so it first passes the SDK's transport checks (PLATFORM_NOTES).
@@ -138,6 +155,8 @@ def _replay(body: bytes) -> Receive:
     return receive
 
 
+# The SDK's own check, kept as a second layer; its ``:*`` patterns match by prefix, so the guard's exact
+# check (checks.rebinding_refusal) runs first.
 LOCAL_SECURITY = TransportSecuritySettings(
     enable_dns_rebinding_protection=True,
     allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
@@ -164,6 +183,6 @@ def create_app(*, local: bool = False) -> Starlette:
         max_request_body_size=MAX_BODY_BYTES,
         transport_security=security,
     )
-    app.add_middleware(RequestGuard, security=security)
+    app.add_middleware(RequestGuard, security=security, exact_hosts=local)
     app.state.session_manager = server.session_manager
     return app

@@ -150,20 +150,43 @@ async def run_sync(
         any_changed = any_changed or changed
     pointer = store.read_pointer()
     report.pointer = pointer
-    if pointer is not None and not any_changed:
+    if pointer is not None and not any_changed and not _faults_changed(pointer, report.runs):
         return report
     for body in BODIES:
         if body not in states:
             states[body] = store.read_body(body)
     if pointer is None and not any(s and s.records for s in states.values()):
         return report
-    report.pointer = _publish(states, {r.body: r for r in report.runs}, store, workdir)
+    report.pointer = _publish(states, {r.body: r for r in report.runs}, store, workdir, pointer)
     report.published = True
     return report
 
 
+def _error(body: str, runs: dict[str, SyncRun], previous: Pointer | None) -> str | None:
+    """The failure the catalogue states for ``body``: this run's, or the last one's for a body not run now."""
+    if body in runs:
+        return "; ".join(runs[body].errors)[:500] if runs[body].outcome in _FAULTY else None
+    meta = previous.bodies.get(body) if previous is not None else None
+    return meta.error if meta is not None else None
+
+
+def _faults_changed(pointer: Pointer, runs: list[SyncRun]) -> bool:
+    """Whether a body's failure is new or over: the catalogue must say so, even when no record changed.
+
+    A body whose sync fails keeps its last good records, so nothing changed; but an answer over the old version
+    would present that body's data as current (issue #22 item 4). A body whose failure ended clears its warning,
+    and one failing another way states the new failure.
+    """
+    for run in runs:
+        meta = pointer.bodies.get(run.body)
+        if meta is None or meta.error != _error(run.body, {run.body: run}, None):
+            return True
+    return False
+
+
 def _publish(
-    states: dict[str, BodyState | None], runs: dict[str, SyncRun], store: IndexStore, workdir: Path | None
+    states: dict[str, BodyState | None], runs: dict[str, SyncRun], store: IndexStore, workdir: Path | None,
+    previous: Pointer | None = None,
 ) -> Pointer:
     records = link(r for s in states.values() if s for r in s.records)
     refs = "|".join(f"{b}:{s.upstream_ref if s else '-'}" for b, s in sorted(states.items()))
@@ -173,7 +196,7 @@ def _publish(
             records=len(s.records) if s else 0,
             upstream_ref=s.upstream_ref if s else None,
             synced_at=s.synced_at if s else None,
-            error="; ".join(runs[b].errors)[:500] if b in runs and runs[b].outcome in _FAULTY else None,
+            error=_error(b, runs, previous),
         )
         for b, s in states.items()
     }

@@ -19,6 +19,12 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_s3 import S3Client
 
+# A synchronous invoke waits for the family function. botocore retries a read timeout, so one cut off before the
+# function answered would run the same call again, up to three more times, each attempt piling onto the last
+# (issue #22: 4 x 30 s on one library_search). So the Lambda client waits longer than any caller of it can: the
+# gateway is stopped at 29 s (API Gateway's limit) and an inline call answers within runtime.family's deadline.
+INVOKE_READ_TIMEOUT_S = 70
+
 # Run before the clients are forgotten, in the order registered (a store registers when it is imported).
 _reset_hooks: list[Callable[[], object]] = []
 H = TypeVar("H", bound=Callable[[], object])
@@ -30,7 +36,8 @@ def client(service: str) -> Any:
     from botocore.config import Config  # noqa: PLC0415  # lazy with boto3
 
     config = Config(
-        retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=3, read_timeout=30,
+        retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=3,
+        read_timeout=INVOKE_READ_TIMEOUT_S if service == "lambda" else 30,
         max_pool_connections=BLOCKING_WORKERS,  # one connection per off-loop worker (scholar.aio)
     )
     return boto3.session.Session().client(service, config=config)

@@ -107,10 +107,9 @@ class LibraryStore(Store):
         row = self._get_row(ITEM + item_id)
         return decode(row) if row else None
 
-    def _query(self, what: str, **kwargs: Any) -> Iterator[dict[str, Any]]:
-        """Every row of a query in the caller's partition, page by page."""
+    def _query(self, what: str, start: dict[str, Any] | None = None, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        """Every row of a query in the caller's partition (after the key ``start``, if given), page by page."""
         table = self.table
-        start: dict[str, Any] | None = None
         while True:
             extra = {"ExclusiveStartKey": start} if start else {}
             with boto_errors(what):
@@ -213,9 +212,11 @@ class LibraryStore(Store):
         """The cursor of the listing with these filters that continues after ``item_id`` (a page cut short)."""
         return make_cursor(item_id, fingerprint(collection, tag, year_start, year_end))
 
-    def iter_items(self) -> Iterator[LibraryItem]:
-        """Every item of the caller's library, in item id order (read page by page)."""
-        for row in self._query("reading the library", KeyConditionExpression="pk = :p AND begins_with(sk, :item)",
+    def iter_items(self, after: str | None = None) -> Iterator[LibraryItem]:
+        """Every item of the caller's library in item id order (after the item id ``after``), read page by page."""
+        start = self._key(ITEM + after) if after else None
+        for row in self._query("reading the library", start,
+                               KeyConditionExpression="pk = :p AND begins_with(sk, :item)",
                                ExpressionAttributeValues={":p": {"S": self.principal}, ":item": {"S": ITEM}}):
             yield decode(row).item
 
@@ -242,20 +243,24 @@ class LibraryStore(Store):
         ids = [row["sk"]["S"].removeprefix(ITEM) for row in out.get("Items", [])]
         return ids[:limit], len(ids) > limit
 
-    def changes_since(self, revision: int) -> tuple[list[str], int]:
-        """Item ids written or deleted after ``revision`` (first change first), and the latest revision."""
+    def changes_since(self, revision: int, until: int | None = None) -> tuple[list[str], int]:
+        """Item ids written or deleted after ``revision`` (first change first), and the revision they reach.
+
+        That is the latest revision, or ``until`` when given and lower (a catch-up reads the log in slices).
+        """
         latest = self._meta().revision
         if latest <= revision:
             return [], latest
+        reached = latest if until is None else min(latest, until)
         ids: dict[str, None] = {}
         for row in self._query("reading the library's changes",
                                KeyConditionExpression="pk = :p AND sk BETWEEN :a AND :b",
                                ExpressionAttributeValues={":p": {"S": self.principal},
                                                           ":a": {"S": rev_key(max(revision, 0) + 1)},
-                                                          ":b": {"S": rev_key(latest)}}):
+                                                          ":b": {"S": rev_key(reached)}}):
             for value in row.get("ids", {}).get("L", []):
                 ids.setdefault(value["S"], None)
-        return list(ids), latest
+        return list(ids), reached
 
     def collections(self) -> list[Collection]:
         """The caller's collections with their item counts, by name."""

@@ -47,8 +47,9 @@ class LibraryItem(BaseModel):
     collection: str = Field(default=DEFAULT_COLLECTION, pattern=COLLECTION_PATTERN)
     ids: list[str] = Field(default_factory=list, description="Identifiers every tool accepts (DOI, arXiv:…, S2 id …)")
     paper: dict[str, Any] = Field(description="The full paper record (scholar.records.Paper, every author, abstract)")
-    tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
-    notes: str | None = Field(default=None, max_length=MAX_NOTES_CHARS)
+    # Counted and measured by scholar.store.library_bounds (too_large naming the field), with every other field.
+    tags: list[Tag] = Field(default_factory=list)
+    notes: str | None = None
     pdfs: list[PdfVersion] = Field(default_factory=list, description="PDF versions kept, oldest first")
     md_path: str | None = Field(default=None, description="Markdown of the preferred PDF, when converted")
     added_at: str

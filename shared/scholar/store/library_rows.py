@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from scholar.errors import InvalidArgumentError, TooLargeError
+from scholar.store.library_bounds import check_bounds
 from scholar.store.library_models import Collection, LibraryItem
 
 META = "meta"
@@ -91,7 +92,13 @@ def year_of(item: LibraryItem) -> int | None:
 
 
 def validated(item: LibraryItem) -> LibraryItem:
-    """``item`` checked against the model (``model_copy`` skips validation): a broken rule names its field."""
+    """``item`` checked against the bounds and the model (``model_copy`` skips validation); a broken rule is named.
+
+    Raises:
+        InvalidArgumentError: a model rule (pattern, type) is broken.
+        TooLargeError: a field is past its bound (scholar.store.library_bounds).
+    """
+    check_bounds(item)
     try:
         return LibraryItem.model_validate(item.model_dump())
     except ValidationError as exc:

@@ -50,6 +50,11 @@ def answer_within(seconds: float | None) -> Iterator[None]:
         _deadline.reset(token)
 
 
+def call_deadline() -> float | None:
+    """The monotonic time by which the current call must have answered (None: no deadline, e.g. in a task)."""
+    return _deadline.get()
+
+
 # Per source: how often this process paced alone because the shared item could not be used.
 _fallbacks: Counter[str] = Counter()
 

@@ -1,6 +1,8 @@
 """Handlers of library_search, library_export and library_import (dispatched by scholar.runtime.family).
 
-Storage and the index are blocking (DynamoDB, S3, SQLite): each runs off the event loop. Export and import
+Storage and the index are blocking (DynamoDB, S3, SQLite): each runs off the event loop. A search spends at
+most ``SCHOLAR_LIBRARY_SEARCH_BUDGET_S`` on the caller's index (and never runs past the call's deadline): an
+index still being built answers a retryable ``timeout``, and the next call continues it. Export and import
 load their modules (the citation writers, the snapshot reader) on first use: the research function's cold
 start is paid by every search.
 """
@@ -9,9 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 
 from scholar.aio import off_loop
 from scholar.catalogue import CallContext, Handler
+from scholar.config import get_settings
 from scholar.errors import InvalidArgumentError, NotFoundError
 from scholar.library.index import Filters
 from scholar.library.index_cache import holder
@@ -27,11 +31,14 @@ from scholar.research.library.index_spec import (
 from scholar.research.search.pages import decode_cursor, encode_cursor
 from scholar.store.library import LibraryStore
 from scholar.store.library_models import LibraryItem
+from scholar.store.limiter import call_deadline
 
 MAX_TITLE = 300
 # A snippet is 16 tokens, but one token may be a long unbroken string (a URL, an encoded blob in a body).
 MAX_SNIPPET = 600
 _LIST_PAGE = 200
+# Time kept back from the call's deadline for writing the index back and answering.
+ANSWER_MARGIN_S = 3.0
 
 
 def _search_key(args: LibrarySearchInput) -> str:
@@ -50,11 +57,24 @@ def _offset(args: LibrarySearchInput) -> int:
     return offset
 
 
+def deadlines() -> tuple[float, float | None]:
+    """When this call's index work must stop (its budget, never past the call's deadline), and when its search must.
+
+    Index work left over resumes on the next call; the search itself is bounded only by the call's own deadline
+    (none inside a task), as a safety net: over bounded passages it takes milliseconds.
+    """
+    answer_by = call_deadline()
+    answer_by = None if answer_by is None else answer_by - ANSWER_MARGIN_S
+    index_by = time.monotonic() + get_settings().library_search_budget_s
+    return (index_by if answer_by is None else min(index_by, answer_by)), answer_by
+
+
 async def library_search(args: LibrarySearchInput, ctx: CallContext) -> LibrarySearchResult:
     offset = _offset(args)
     filters = Filters(collection=args.collection, tag=args.tag, year_start=args.year_start, year_end=args.year_end)
+    index_by, answer_by = deadlines()
     page = await off_loop(holder().search, ctx.principal, LibraryStore(ctx.principal), args.query, filters,
-                          limit=args.limit, offset=offset)
+                          limit=args.limit, offset=offset, index_by=index_by, answer_by=answer_by)
     hits = [
         LibraryHit(item_id=h.item_id, title=(h.title or "")[:MAX_TITLE] or None, year=h.year, collection=h.collection,
                    score=h.score, snippet=h.snippet[:MAX_SNIPPET], matched_fields=h.matched)

@@ -11,6 +11,7 @@ import re
 
 from lxml import etree
 
+from scholar.errors import UpstreamError
 from scholar.standards.records import StandardRecord
 
 _NS = "{https://www.rfc-editor.org/rfc-index}"
@@ -128,8 +129,17 @@ def _series(entry: etree._Element, series: str) -> StandardRecord:
 
 
 def load_rfc_index(data: bytes) -> list[StandardRecord]:
-    """Parse rfc-index.xml into records (RFC, BCP, STD, FYI), titles of series entries from their RFCs."""
-    root = etree.fromstring(data, parser=etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True))
+    """Parse rfc-index.xml into records (RFC, BCP, STD, FYI), titles of series entries from their RFCs.
+
+    Raises:
+        UpstreamError: the index does not parse (cut short, or not XML): the body's sync fails typed and keeps
+            its last good data.
+    """
+    try:
+        root = etree.fromstring(data, parser=etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True))
+    except etree.XMLSyntaxError as exc:
+        raise UpstreamError(f"rfc_editor answered an rfc-index.xml that does not parse: {exc}",
+                            source="rfc_editor") from exc
     records: list[StandardRecord] = []
     for entry in root:
         tag = etree.QName(entry).localname
