@@ -19,8 +19,9 @@ import pytest
 from scholar.errors import TIMEOUT, TOO_LARGE, WorkTimeoutError
 from scholar.library import index as index_module
 from scholar.library.export import to_jsonl
-from scholar.library.index import Filters, LibraryIndex, catch_up
+from scholar.library.index import Filters, LibraryIndex
 from scholar.library.index_cache import IndexHolder
+from scholar.library.index_catchup import catch_up
 from scholar.store import aws as aws_clients
 from scholar.store.library import LibraryStore
 from scholar.store.library_bounds import LIMITS, MAX_ABSTRACT_CHARS, MAX_AUTHORS

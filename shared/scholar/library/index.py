@@ -13,9 +13,7 @@ Two FTS5 tables, for two costs that grow differently (issue #22):
   against every other (quadratic in the matches of the row: a 300,000-character abstract of common words took
   8.5 s per hit); on a piece it costs microseconds, whatever the item's size.
 
-Catching up is bounded by a deadline: a build goes through the items in id order and records how far it got;
-a catch-up applies the change log in slices and records the revision each slice reaches. Work cut off by the
-deadline resumes on the next call (``CatchUp.complete`` is False until then).
+Catching up with the store, within a deadline, is scholar.library.index_catchup.
 
 User text never becomes SQL: queries go to FTS5 ``MATCH`` as a bound parameter. A query FTS5 cannot parse
 (stray quotes, ``NEAR(``, a lone ``*``) is searched again as its words, each quoted.
@@ -30,9 +28,8 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from scholar.errors import InternalError, InvalidArgumentError, WorkTimeoutError
 from scholar.fulltext.artifacts import md_key
@@ -50,11 +47,6 @@ PASSAGE_CHARS = 1_000
 # Rowids of an item's passages: rid * STRIDE + n. A piece is at least 4/5 of PASSAGE_CHARS (cut at whitespace)
 # but a field's last, so an item has at most sum(INDEXED_CHARS) / 800 + 6 pieces (~1,300): well under STRIDE.
 STRIDE = 1 << 12
-# A change feed longer than this is read with get_many in slices of this size.
-GET_MANY_CHUNK = 100
-# Items per transaction while building, and revisions per slice of a catch-up: the deadline is checked between.
-BUILD_BATCH = 25
-REVISIONS_PER_SLICE = 10
 MatchMode = Literal["all", "any", "as_written"]
 _WEIGHTS = "10.0, 5.0, 3.0, 4.0, 6.0, 1.0"
 # SQLite VM steps between two looks at the deadline (a few milliseconds of work).
@@ -80,28 +72,7 @@ _PLAIN = re.compile(r"[\w\s]+", re.UNICODE)
 _OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 
 
-class IndexSource(Protocol):
-    """What the index reads from the library store (scholar.store.library.LibraryStore has these)."""
-
-    def revision(self) -> int: ...
-
-    def get_many(self, ids: list[str]) -> dict[str, LibraryItem]: ...
-
-    def changes_since(self, rev: int, until: int | None = None) -> tuple[list[str], int]: ...
-
-    def iter_items(self, after: str | None = None) -> Iterator[LibraryItem]: ...
-
-
 BodyReader = Callable[[str], "str | None"]
-
-
-@dataclass(frozen=True)
-class CatchUp:
-    """What one catch-up did: whether the index changed, and whether it now reflects the whole library."""
-
-    changed: bool
-    complete: bool
-    indexed: int = 0  # items in the index when it stopped
 
 
 @dataclass
@@ -197,7 +168,7 @@ def _span(rid: int) -> tuple[int, int]:
     return rid * STRIDE, rid * STRIDE + STRIDE - 1
 
 
-def _past(deadline: float | None) -> bool:
+def past(deadline: float | None) -> bool:
     return deadline is not None and time.monotonic() >= deadline
 
 
@@ -456,47 +427,3 @@ def _timeout() -> WorkTimeoutError:
     return WorkTimeoutError("the search of your library did not finish within this call's time",
                             reason=SEARCH_TIMEOUT, retry_after_s=1.0,
                             hint="Retry; a narrower query (fewer common words, a collection or tag) answers faster.")
-
-
-def catch_up(index: LibraryIndex, store: IndexSource, bodies: BodyReader, deadline: float | None = None) -> CatchUp:
-    """Bring ``index`` towards the store's current revision, stopping at ``deadline``; say what it did.
-
-    A new index is built from every item in id order, from the revision read *before* listing them: a write made
-    while listing is applied again by the catch-up that follows, which is harmless (upserts are idempotent). A
-    build or catch-up cut off by the deadline keeps what it did (the last id built, the revision reached) and the
-    next call resumes there. At least one batch is done per call, so every call makes progress.
-    """
-    changed = False
-    if index.revision is None:
-        if index.build is None:
-            index.start_build(store.revision())
-        remaining = store.iter_items(after=(index.build or {}).get("after"))
-        while True:
-            batch = list(islice(remaining, BUILD_BATCH))
-            if not batch:
-                break
-            index.apply(batch, (), None, bodies, built_after=batch[-1].item_id)
-            changed = True
-            if len(batch) < BUILD_BATCH:
-                break
-            if _past(deadline):
-                return CatchUp(changed=True, complete=False, indexed=index.count())
-        index.finish_build()
-        changed = True
-    while True:
-        revision = index.revision or 0
-        ids, reached = store.changes_since(revision, until=revision + REVISIONS_PER_SLICE)
-        if reached < revision:
-            # The library is behind its index (deleted and started again): nothing in the index can be trusted.
-            index.clear()
-            return catch_up(index, store, bodies, deadline)
-        if reached == revision:
-            return CatchUp(changed=changed, complete=True, indexed=index.count())
-        ids = list(dict.fromkeys(ids))
-        found: dict[str, LibraryItem] = {}
-        for start in range(0, len(ids), GET_MANY_CHUNK):
-            found.update(store.get_many(ids[start:start + GET_MANY_CHUNK]))
-        index.apply(found.values(), [i for i in ids if i not in found], reached, bodies)
-        changed = True
-        if _past(deadline):
-            return CatchUp(changed=True, complete=index.revision == store.revision(), indexed=index.count())

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from scholar.errors import WorkTimeoutError
 from scholar.fulltext.artifacts import get_markdown
-from scholar.library.index import BodyReader, CatchUp, Filters, IndexSource, LibraryIndex, SearchPage, catch_up
+from scholar.library.index import BodyReader, Filters, LibraryIndex, SearchPage
+from scholar.library.index_catchup import CatchUp, IndexSource, catch_up
 from scholar.library.keys import caller_digest, index_key
 from scholar.store.blobs import BlobStore
 

@@ -14,7 +14,6 @@ item count, the byte count and the change log exact.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -45,17 +44,14 @@ from scholar.store.library_rows import (
     read_cursor,
     rev_key,
 )
+from scholar.store.library_transact import transact
 
 __all__ = ["FULL_BYTES", "FULL_ITEMS", "ItemExistsError", "LibraryStore", "now_iso"]
 
 # DynamoDB's limit: 100 keys per BatchGetItem.
 _BATCH_GET = 100
-# A lost race re-reads and tries again; twenty writers on one library settle well within this.
-MAX_ATTEMPTS = 60
-_BACKOFF_CAP_S = 0.25  # full jitter, doubling from 5 ms: racing writers spread out instead of colliding again
 UNPROCESSED_ROUNDS = 6
 _sleep = time.sleep  # tests replace it: no real waiting
-_CONFLICTS = frozenset({"ConditionalCheckFailed", "TransactionConflict"})
 
 
 class ItemExistsError(Exception):
@@ -64,10 +60,6 @@ class ItemExistsError(Exception):
     def __init__(self, item: LibraryItem) -> None:
         super().__init__(item.item_id)
         self.item = item
-
-
-class _Conflict(Exception):
-    """A transaction lost a race (a condition another writer made false): re-read and try again."""
 
 
 class LibraryStore(Store):
@@ -120,37 +112,8 @@ class LibraryStore(Store):
                 return
 
     def _transact(self, what: str, plan: Callable[[Meta], tuple[list[dict[str, Any]], Any]]) -> Any:
-        """Read ``meta``, build the actions with ``plan`` and commit them as one transaction; retry lost races.
-
-        ``plan`` returns (actions, result); an empty action list commits nothing and returns the result.
-        """
-        table = self.table
-        for attempt in range(MAX_ATTEMPTS):
-            actions, result = plan(self._meta())
-            if not actions:
-                return result
-            for action in actions:
-                next(iter(action.values()))["TableName"] = table
-            try:
-                self._commit(what, actions)
-                return result
-            except _Conflict:
-                _sleep(random.uniform(0, min(_BACKOFF_CAP_S, 0.005 * 2**attempt)))
-        raise UnavailableError(f"the library changed {MAX_ATTEMPTS} times while {what}", retryable=True,
-                               reason="storage_conflict", hint="Many writes reach your library at once; retry.")
-
-    def _commit(self, what: str, actions: list[dict[str, Any]]) -> None:
-        with boto_errors(what):
-            try:
-                self.client.transact_write_items(TransactItems=actions)
-            except ClientError as exc:
-                code = error_code(exc)
-                reasons = {r.get("Code", "None") for r in exc.response.get("CancellationReasons") or []} - {"None"}
-                if code == "TransactionConflictException" or (
-                    code == "TransactionCanceledException" and reasons and reasons <= _CONFLICTS
-                ):
-                    raise _Conflict from exc
-                raise
+        """One write as one transaction on the revision it read (scholar.store.library_transact)."""
+        return transact(self.client, self.table, what, self._meta, plan)
 
     # ------------------------------------------------------------------ reads
     def revision(self) -> int:
