@@ -95,7 +95,7 @@ def test_pacing_waits_for_the_services_slot(ops, env, monkeypatch):
     env.set(SCHOLAR_PACE_SCALE="1")
     waits: list[tuple[str, float]] = []
 
-    async def fake_pace(source: str, interval: float) -> None:
+    async def fake_pace(source: str, interval: float, *, margin_s: float = 0.0) -> None:
         waits.append((source, interval))
 
     monkeypatch.setattr(epo_ops_fairuse, "pace", fake_pace)

@@ -84,7 +84,7 @@ TAKES: dict[str, set[IdKind]] = {
     "fetch_paper_pdf": MINE, "fetch_and_convert": MINE, "download_paper": MINE, "read_paper": MINE | {"artifact"},
     "convert_pdf_to_markdown": {"artifact"},
     "fetch_pdf_by_url": set(),  # a URL only: the URL forms are taken as the web pages they are
-    "library_add": MINE, "library_get": MINE, "library_update": MINE, "library_remove": MINE,
+    "library_add": MINE, "library_get": MINE, "library_update": MINE, "library_remove": MINE, "fetch": MINE,
 }
 URL_TOOLS = {"fetch_pdf_by_url"}  # tools that take any http(s) URL as a URL
 EXTRA_ARGS: dict[str, dict[str, Any]] = {

@@ -51,12 +51,11 @@ def _ids(paper: Paper) -> list[str]:
 
 async def fetch(args: FetchInput, ctx: CallContext) -> FetchResult:
     identifier = args.id.strip()
-    parse_identifier(identifier, field=ID_FIELD)
-    try:
-        paper = await get_paper(identifier)
-    except InvalidArgumentError as err:  # e.g. a kind Semantic Scholar cannot look up: name our field
-        raise InvalidArgumentError(err.message, field=ID_FIELD, hint=err.hint) from err
-    read = await off_loop(_converted, identifier)
+    pid = parse_identifier(identifier, field=ID_FIELD, tool=FETCH_TOOL, library=True)
+    paper = await get_paper(identifier, principal=ctx.principal, tool=FETCH_TOOL, field=ID_FIELD)
+    # A library item's text is stored under the paper's own ids.
+    stored_as = identifier if pid.kind != "library_item" else next(iter(_ids(paper)), identifier)
+    read = await off_loop(_converted, stored_as)
     title = paper.title or identifier
     names = [a.name for a in paper.authors or [] if a.name]
     facts = {
