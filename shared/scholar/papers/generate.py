@@ -1,8 +1,9 @@
 """generate_citations: resolve up to 100 papers, complete their metadata, write BibTeX / CSL-JSON / RIS.
 
 Metadata order of preference: Crossref (volume, issue, pages, publisher, ISSN/ISBN, month, structured
-names), then S2 / OpenAlex fields; OpenAlex fills the venue of DOIs Crossref lacks; ISBNs get Open
-Library's book metadata. Ids that fail are reported in ``errors`` and never written into the text.
+names), then S2 / OpenAlex fields; OpenAlex fills the venue of DOIs Crossref lacks (asked beside Crossref, not
+after it); ISBNs get Open Library's book metadata. Ids that fail are reported in ``errors`` and never written
+into the text.
 """
 
 from __future__ import annotations
@@ -63,26 +64,35 @@ async def _book(pid: PaperId, cache: Cache) -> Paper | None:
                  book_metadata=meta, sources=["openlibrary"])
 
 
-async def _fill_venues(papers: list[Paper]) -> tuple[list[Paper], list[FailedSource]]:
-    """OpenAlex details for papers with a DOI whose venue is still unknown (one request per 50)."""
-    lacking = {autoenrich.doi_of(p): i for i, p in enumerate(papers)
-               if autoenrich.doi_of(p) and not (p.biblio and p.biblio.container_title) and not p.venue}
+def _lacking_venue(papers: list[Paper]) -> dict[str, int]:
+    """DOI → index of the papers with a DOI whose venue is still unknown."""
+    return {doi: i for i, p in enumerate(papers)
+            if (doi := autoenrich.doi_of(p)) and not (p.biblio and p.biblio.container_title) and not p.venue}
+
+
+async def _openalex_venues(papers: list[Paper]) -> tuple[dict[str, Any], FailedSource | None]:
+    """OpenAlex's works (by lower-case DOI) for the papers lacking a venue (one request per 50)."""
+    lacking = _lacking_venue(papers)
     if not lacking:
-        return papers, []
+        return {}, None
     try:
         works = await openalex.get_works_by_filter("doi", list(lacking))
     except ScholarError as err:
-        return papers, [failed(err, "openalex")]
+        return {}, failed(err, "openalex")
+    return {(w.get("doi") or "").removeprefix("https://doi.org/").lower(): w for w in works}, None
+
+
+def _fill_venues(papers: list[Paper], works: dict[str, Any]) -> list[Paper]:
+    """The venue from OpenAlex for the papers whose venue Crossref left unknown."""
     out = list(papers)
-    for work in works:
-        doi = (work.get("doi") or "").removeprefix("https://doi.org/").lower()
-        if doi in lacking:
-            i = lacking[doi]
-            found = biblio.from_openalex(work)
-            if out[i].biblio:
-                found = out[i].biblio.model_copy(update={"container_title": found.container_title})
-            out[i] = out[i].model_copy(update={"biblio": found, "sources": [*out[i].sources, "openalex"]})
-    return out, []
+    for doi, i in _lacking_venue(papers).items():
+        if (work := works.get(doi)) is None:
+            continue
+        found = biblio.from_openalex(work)
+        if out[i].biblio:
+            found = out[i].biblio.model_copy(update={"container_title": found.container_title})
+        out[i] = out[i].model_copy(update={"biblio": found, "sources": [*out[i].sources, "openalex"]})
+    return out
 
 
 async def generate_citations_for(args: GenerateCitationsInput, ctx: CallContext) -> GenerateCitationsResult:
@@ -153,10 +163,14 @@ async def generate_citations(args: GenerateCitationsInput, cache: Cache | None =
     if not papers:
         raise _nothing_resolved(errors, failures)
     if args.enrich:
-        papers, more = await autoenrich.enrich(papers, crossref=True, books=True, cache=cache)
+        # Crossref and OpenAlex's venues at once (each answers in its own time); OpenAlex's venue only fills what
+        # Crossref left unknown, and its failure counts only where it was needed.
+        (papers, more), (works, venue_failure) = await asyncio.gather(
+            autoenrich.enrich(papers, crossref=True, books=True, cache=cache), _openalex_venues(papers))
         failures += more
-        papers, more = await _fill_venues(papers)
-        failures += more
+        if venue_failure is not None and _lacking_venue(papers):
+            failures.append(venue_failure)
+        papers = _fill_venues(papers, works)
     entries = _fit(build_entries(papers), inputs, args.citation_format, errors)
     values: dict[str, Any] = {"format": args.citation_format, "count": len(entries)}
     if args.citation_format == "bibtex":
