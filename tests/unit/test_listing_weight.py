@@ -137,12 +137,14 @@ def test_each_advertised_result_size_is_the_cap_its_code_enforces():
     from scholar.fulltext.models import MAX_CHARS_LIMIT, PDF_RESULT_CHARS
     from scholar.fulltext.read_options import MAX_READ_CHARS, READ_RESULT_CHARS
     from scholar.library.export import INLINE_BUDGET
+    from scholar.research.fetch.spec import FETCH_MAX_CHARS
     from scholar.research.search import hits
 
     hints = {name: result_size_hint(spec) for name, spec in TOOLS.items() if result_size_hint(spec)}
 
     assert hints["search"] == hits.MAX_RESULT_CHARS == MAX_RESULT_CHARS
     assert hints["read_paper"] == READ_RESULT_CHARS > MAX_READ_CHARS
+    assert hints["fetch"] == READ_RESULT_CHARS > FETCH_MAX_CHARS  # fetch's text is read_paper's whole pages
     assert hints["fetch_and_convert"] == hints["convert_pdf_to_markdown"] == PDF_RESULT_CHARS > MAX_CHARS_LIMIT
     assert hints["arxiv_read_paper"] == MAX_RESULT_CHARS > MAX_CHARACTERS
     assert hints["library_export"] == MAX_RESULT_CHARS > INLINE_BUDGET

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.catalogue import READ_ONLY_OPEN, ToolSpec
-from scholar.fulltext.read_options import MAX_READ_CHARS
+from scholar.fulltext.read_options import MAX_READ_CHARS, READ_RESULT_CHARS
 
 FETCH_TOOL = "fetch"
 # Whole pages up to read_paper's own largest answer; the rest is read with read_paper (next_pages).
@@ -72,5 +72,6 @@ TOOLS = (
         input_model=FetchInput,
         output_model=FetchResult,
         annotations=READ_ONLY_OPEN,
+        max_result_chars=READ_RESULT_CHARS,  # text of at most FETCH_MAX_CHARS leaves room for the metadata
     ),
 )
