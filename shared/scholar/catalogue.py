@@ -346,6 +346,10 @@ class Selection:
     def tool_names(self) -> frozenset[str]:
         return _selected(self.effective_profile, self.toolsets)
 
+    def unknown_profile_message(self) -> str:
+        """What a caller is told of a profile no catalogue defines (tools/list and tools/call alike)."""
+        return f"unknown profile {self.effective_profile!r}; profiles: {', '.join(PROFILES)}"
+
     def describe(self) -> str:
         """How a person names this selection: ``profile default``, ``toolsets arxiv, books`` or both."""
         parts = [f"profile {self.effective_profile}"] if self.effective_profile else []

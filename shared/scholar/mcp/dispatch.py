@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 from mcp import types
 
-from scholar.catalogue import ALL_PROFILE, PROFILES, Selection, ToolSpec, listing_of
+from scholar.catalogue import ALL_PROFILE, Selection, ToolSpec, listing_of
 from scholar.config import get_settings
 from scholar.content import split_extra_content
 from scholar.errors import InternalError, InvalidArgumentError, ScholarError
@@ -96,7 +96,7 @@ async def call_tool(
         )
     if selection is not None and selection.unknown_profile:
         return error_result(InvalidArgumentError(
-            f"unknown profile {selection.effective_profile!r}; profiles: {', '.join(PROFILES)}", field="profile",
+            selection.unknown_profile_message(), field="profile",
             reason=UNKNOWN_PROFILE, hint="Fix ?profile= on the MCP URL (or SCHOLAR_PROFILE)."))
     if selection is not None and spec.name not in selection.tool_names():
         return error_result(not_listed(spec, selection))

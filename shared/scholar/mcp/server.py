@@ -79,8 +79,8 @@ def _listing(names: tuple[str, ...]) -> dict[str, Any]:
 async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> dict[str, Any]:
     selection = requested_selection(_request_scope(ctx))
     if selection.unknown_profile:
-        raise MCPError(code=types.INVALID_PARAMS, message=f"unknown profile {selection.effective_profile!r}; "
-                       f"profiles: {', '.join(PROFILES)}", data={"profiles": list(PROFILES)})
+        raise MCPError(code=types.INVALID_PARAMS, message=selection.unknown_profile_message(),
+                       data={"profiles": list(PROFILES)})
     specs = visible_tools(get_settings(), selection)
     return dict(_listing(tuple(spec.name for spec in specs)))  # a fresh top level: the SDK adds keys to it
 
