@@ -21,7 +21,7 @@ RENDER = Path("upstream") / "arxiv_html" / "html_2501.11120v1.html"
 
 def measure(html: str, repeat: int) -> tuple[list[float], str]:
     """Seconds per cleaning (``repeat`` runs after a warm-up) and the Markdown produced."""
-    from scholar.arxiv.markdown import html_to_markdown
+    from scholar.families.arxiv.markdown import html_to_markdown
 
     markdown = html_to_markdown(html)  # warm-up: imports, lxml parser
     times = []

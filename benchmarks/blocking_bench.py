@@ -2,7 +2,7 @@
 
 N cached ``get_paper`` lookups run concurrently (``asyncio.gather`` on the process loop) while every DynamoDB
 call is delayed by ``--latency-ms`` (a client wrapper standing in for the network round trip; the in-process
-moto call adds its own time). Every store call of a coroutine goes through ``scholar.aio.off_loop``
+moto call adds its own time). Every store call of a coroutine goes through ``scholar.core.aio.off_loop``
 (tests/unit/test_blocking_calls.py keeps it so), so the lookups overlap; before that change each call held
 the event loop and they ran one after another (concurrency 0.98 of 10 on 2026-12-01). Printed: one lookup
 alone, the N together, and the concurrency actually obtained (N × one / together: 1.0 = fully serialised,
@@ -60,8 +60,8 @@ def _ms(fn: Any) -> float:
 
 
 def main(fixtures: Path, lookups: int = LOOKUPS, latency_ms: float = LATENCY_MS) -> None:
-    from scholar import aio
-    from scholar.papers.lookup import get_paper
+    from scholar.core import aio
+    from scholar.families.papers.lookup import get_paper
     from scholar.store import aws
     from scholar.store.cache import Cache
 

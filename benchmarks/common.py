@@ -54,8 +54,8 @@ def pointed_at(base_url: str, *, unset: Iterable[str] = (), env: Mapping[str, st
         env: more variables to set (e.g. EPO credentials).
         forget: process-level caches to drop before and after (e.g. an OPS token).
     """
-    from scholar import http
-    from scholar.config import get_settings
+    from scholar.core.config import get_settings
+    from scholar.sources import http
 
     hooks = list(forget)
     saved = dict(os.environ)
@@ -85,7 +85,7 @@ def in_process_stack(fixtures: Path) -> Iterator[Any]:
     """
     import moto
 
-    from scholar.config import get_settings
+    from scholar.core.config import get_settings
     from scholar.local import dispatch
     from scholar.store import aws
     from tests.aws_tables import create_artifact_bucket, create_cache_table, create_task_table

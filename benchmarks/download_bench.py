@@ -1,7 +1,7 @@
 """download_paper's download step: every location at once against one after another (issue 12, item 2).
 
 Four PDF locations on web hosts answer the fake upstream's added latency (default 200 ms per request), each
-serving a real PDF of ../shared/fixtures/pdfs. ``scholar.fulltext.keep_step.download_best`` downloads, checks
+serving a real PDF of ../shared/fixtures/pdfs. ``scholar.services.fulltext.keep_step.download_best`` downloads, checks
 (pdfium) and keeps the best of them; the same call with ``CONCURRENCY = 1`` is the serial baseline. None of the
 locations is the preferred version, so every one is tried in both runs.
 
@@ -27,7 +27,7 @@ LATENCY_S = 0.2
 
 
 def _time(candidates: list, runs: int) -> list[float]:
-    from scholar.fulltext import keep_step
+    from scholar.services.fulltext import keep_step
 
     times = []
     for _ in range(runs):
@@ -41,8 +41,9 @@ def _time(candidates: list, runs: int) -> list[float]:
 
 def main(fixtures: Path, runs: int = RUNS, latency_s: float = LATENCY_S) -> None:
     with in_process_stack(fixtures) as fake:
-        from scholar.fulltext import fetch, keep_step
-        from scholar.fulltext.models import Candidate
+        from scholar.services.fulltext import keep_step
+        from scholar.services.fulltext.models import Candidate
+        from scholar.web import fetch
         from tests.pdf.test_pipeline_machine import web_access
 
         os.environ["SCHOLAR_TEST_ALLOW_HOSTS"] = fake.base_url.removeprefix("http://")

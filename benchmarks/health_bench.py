@@ -38,7 +38,7 @@ def cached_call_overhead(fixtures: Path, repeat: int = 300) -> None:
     import moto
 
     from functions.papers.app import lambda_handler
-    from scholar.config import get_settings
+    from scholar.core.config import get_settings
     from scholar.runtime import family
     from scholar.runtime.context import LocalContext
     from scholar.store import aws

@@ -1,7 +1,7 @@
 """The landing page (GET /): its size, a cold render (template compiled, every tool described) and a cached answer.
 
 Run: ``python -m benchmarks landing`` (``make bench`` runs it with the others). In-process, no server: the
-render is ``scholar.mcp.landing.render_page`` for the whole catalogue; the cached answer is ``landing_page``
+render is ``scholar.gateway.mcp.landing.render_page`` for the whole catalogue; the cached answer is ``landing_page``
 for the same URL (what every GET / after the first costs). Bars: the page stays under 100 KB.
 """
 
@@ -17,8 +17,8 @@ SCOPE = {"type": "http", "path": "/", "scheme": "https", "headers": [(b"host", b
 
 
 def main(fixtures: Path | None = None, repeat: int = 50) -> None:
-    from scholar.config import get_settings
-    from scholar.mcp import landing
+    from scholar.core.config import get_settings
+    from scholar.gateway.mcp import landing
 
     began = time.perf_counter()
     page = landing.landing_page(SCOPE)  # first page: Jinja2 import, template compile, references

@@ -12,12 +12,12 @@ Run: ``python -m benchmarks.library_bench [--items N] [--queries N] [--catchups 
   write-back (moto, in-process) after a catch-up. Real DynamoDB reads add their latency on top.
 - Queries: one to three words drawn from the items' titles and bodies (fixed seed).
 - Largest record (issue #22): one item with every field at its bound (title, abstract, notes, tags, ids, and
-  authors up to the whole-record bound; scholar.store.library_bounds) plus a body of the index's MAX_BODY_CHARS,
+  authors up to the whole-record bound; scholar.store.library.bounds) plus a body of the index's MAX_BODY_CHARS,
   among 200 recorded items; the texts are SYNTHETIC, the record's own words repeated. Alice's library holds it;
   Bob's is 200 other items. Figures: Alice's first search (a whole build), her warm search, Bob's warm search
   alone, and Bob's search while a thread builds Alice's index again and again (a new caller name each time,
   the same holder: the shared state two callers of one warm research function have).
-- Export: ``scholar.library.export.write`` for each format, then ``deliver`` (stored in moto's S3 when over
+- Export: ``scholar.services.library.export.write`` for each format, then ``deliver`` (stored in moto's S3 when over
   the size budget).
 """
 
@@ -39,8 +39,8 @@ PDFS = ("arxiv_2202.00535v1_novelty_controlled_paraphrase.pdf", "arxiv_2304.0262
 
 
 def bodies(fixtures: Path) -> list[str]:
-    from scholar.fulltext.artifacts import put_markdown
-    from scholar.pdftext.convert import convert_pdf
+    from scholar.services.fulltext.artifacts import put_markdown
+    from scholar.services.pdftext.convert import convert_pdf
 
     keys = []
     for name in PDFS:
@@ -71,7 +71,7 @@ def library(count: int, body_keys: list[str]):
 
 
 def queries(store, body_keys: list[str], count: int, seed: int = 5) -> list[str]:
-    from scholar.fulltext.artifacts import get_markdown
+    from scholar.services.fulltext.artifacts import get_markdown
 
     rng = random.Random(seed)
     titles = [w for i in store.items.values() for w in re.findall(r"[A-Za-z]{4,}", i.paper.get("title") or "")]
@@ -84,8 +84,8 @@ def queries(store, body_keys: list[str], count: int, seed: int = 5) -> list[str]
 
 
 def search_figures(fixtures: Path, count: int, query_count: int, catchups: int) -> None:
-    from scholar.library.index import Filters
-    from scholar.library.index_cache import IndexHolder
+    from scholar.services.library.index import Filters
+    from scholar.services.library.index_cache import IndexHolder
 
     body_keys = bodies(fixtures)
     store = library(count, body_keys)
@@ -124,9 +124,9 @@ def grown(text: str, size: int) -> str:
 
 def largest_item():
     """A recorded paper with every field at its bound and a body of MAX_BODY_CHARS, checked against the bounds."""
-    from scholar.fulltext.artifacts import put_markdown
-    from scholar.library.index import MAX_BODY_CHARS
-    from scholar.store import library_bounds as bounds
+    from scholar.services.fulltext.artifacts import put_markdown
+    from scholar.services.library.index import MAX_BODY_CHARS
+    from scholar.store.library import bounds
     from tests.library.corpus import items
 
     base = items(3)[2]
@@ -155,8 +155,8 @@ def largest_item():
 def largest_record_figures(rounds: int) -> None:
     import threading
 
-    from scholar.library.index import Filters
-    from scholar.library.index_cache import IndexHolder
+    from scholar.services.library.index import Filters
+    from scholar.services.library.index_cache import IndexHolder
     from tests.library.corpus import MemoryLibrary, items
 
     big, size = largest_item()
@@ -208,7 +208,7 @@ def largest_record_figures(rounds: int) -> None:
 
 
 def export_figures(count: int, repeat: int) -> None:
-    from scholar.library import export
+    from scholar.services.library import export
     from tests.library.corpus import items
 
     chosen = items(count)

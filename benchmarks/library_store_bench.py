@@ -1,6 +1,6 @@
 """Library store figures (issue 12) in moto in-process: one write, a page of a list, a bulk load, a write race.
 
-Each write is one TransactWriteItems on the caller's revision (scholar.store.library). moto copies the whole
+Each write is one TransactWriteItems on the caller's revision (scholar.store.library.table). moto copies the whole
 table to roll back a failed transaction, so its write times grow with the table; DynamoDB's do not. What
 carries over is the shape: requests per operation and how many attempts a race of writers costs.
 ``python -m benchmarks library_store`` (``BENCH_LIBRARY_ITEMS`` sets the library size, default 1000).
@@ -20,11 +20,11 @@ from benchmarks.common import bench_aws_env, report, timed
 def main(fixtures: Path) -> None:
     import moto
 
-    from scholar.config import get_settings
+    from scholar.core.config import get_settings
     from scholar.local import moto_dynamodb
     from scholar.store import aws
-    from scholar.store import library as library_store
-    from scholar.store.library_models import LibraryItem, item_id_for
+    from scholar.store.library import table as library_store
+    from scholar.store.library.models import LibraryItem, item_id_for
     from tests.aws_tables import create_library_table
 
     size = int(os.environ.get("BENCH_LIBRARY_ITEMS", "1000"))

@@ -1,6 +1,6 @@
 """What every client pays before its first question: the listing's weight per profile, and tools/list beside the peer.
 
-Per profile (scholar.catalogue.PROFILES): the tools listed, the characters a model reads (each tool's description
+Per profile (scholar.core.catalogue.PROFILES): the tools listed, the characters a model reads (each tool's description
 plus its input schema as compact JSON, ``ToolSpec.listing_chars``) and the bytes of the whole tools/list result as
 the SDK sends it (output schemas included), against DESIGN §3's bars. Then the in-memory tools/list of each
 profile through the SDK's ``Client(server)`` beside the nearest peer's in the same run (benchmarks.peer_bench:
@@ -28,8 +28,8 @@ DEFAULT_BYTES_BAR = 100 * 1024
 
 
 def weights() -> None:
-    from scholar.catalogue import PROFILES, all_tools, profile_tools
-    from scholar.mcp.server import _listing
+    from scholar.core.catalogue import PROFILES, all_tools, profile_tools
+    from scholar.gateway.mcp.server import _listing
 
     tools = all_tools()
     for name in PROFILES:

@@ -4,7 +4,7 @@ Each case runs in a fresh interpreter. ``footprint`` is the function as a warm e
 (``functions.<name>.app``, its handlers module and its boto3 clients). The tool call itself runs
 inside the in-process harness (moto, the fake upstream on the recorded responses), whose own memory is
 not the function's: so the figure is footprint + what the call added to the harness's peak
-(``ru_maxrss`` after − before). The fulltext/pipeline case converts the largest recorded PDF with the built-in
+(``ru_maxrss`` after − before). The services/pipeline case converts the largest recorded PDF with the built-in
 converter (pdfium's C heap included). standards/standards_sync are sized by their catalogue (see
 standards_bench: 150 MB on disk, built in memory) and are not re-measured here.
 
@@ -41,7 +41,7 @@ if sys.argv[2]:
     handlers(sys.argv[2])
     aws.dynamodb(), aws.s3()  # every call reads the cache: boto3 and its two clients are resident
 else:
-    from scholar.mcp.lambda_app import prime
+    from scholar.gateway.mcp.lambda_app import prime
     prime()
 print(json.dumps({"rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 """

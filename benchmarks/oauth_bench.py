@@ -3,7 +3,7 @@
 Run: ``python -m benchmarks oauth`` (``make bench`` runs it with the others). On the local stack
 (``SCHOLAR_AUTH_MODE=OAuth``: moto's KMS signs for real, the AuthTable in moto):
 
-1. warm bearer check: ``scholar.mcp.bearer.authenticate`` on one event loop for a token of an active family —
+1. warm bearer check: ``scholar.gateway.mcp.access.authenticate`` on one event loop for a token of an active family —
    header parse, RS256 verification with the cached public key, claims, the family-status cache (the default
    30 s interval: no read) — and ``verify_access_token`` alone. Bar: median ≤ 1 ms.
 2. a first connection by the MCP SDK's ``OAuthClientProvider`` (DCR, and CIMD over loopback HTTPS): every HTTP
@@ -40,10 +40,10 @@ def _token(base: str) -> str:
 
 
 async def _bearer_checks(url: str, token: str, repeat: int) -> tuple[list[float], list[float]]:
-    from scholar.bearer import urls
-    from scholar.bearer.verify import verify_access_token
-    from scholar.config import get_settings
-    from scholar.mcp import bearer
+    from scholar.core.config import get_settings
+    from scholar.gateway.bearer import urls
+    from scholar.gateway.bearer.verify import verify_access_token
+    from scholar.gateway.mcp import access as bearer
 
     scope: dict[str, Any] = {"type": "http", "path": "/mcp", "headers": []}
     headers = {b"authorization": f"Bearer {token}".encode()}

@@ -29,9 +29,9 @@ def _line(name: str, value: str) -> None:
 
 
 def batch_resolve_requests(fixtures: Path) -> None:
-    from scholar import aio
-    from scholar.papers.batch import batch_resolve
-    from scholar.papers.spec_export import BatchResolveInput
+    from scholar.core import aio
+    from scholar.families.papers.batch import batch_resolve
+    from scholar.families.papers.spec_export import BatchResolveInput
     from tests.fakes.upstream import FakeUpstream
 
     dois = [f"10.5555/bench.{i}" for i in range(100)]
@@ -70,9 +70,9 @@ def _tree(fixtures: Path):
 
 
 def graph_requests_and_time(fixtures: Path, runs: int = 5) -> None:
-    from scholar import aio
-    from scholar.papers.graph import citation_graph
-    from scholar.papers.spec_graph import GetCitationGraphInput
+    from scholar.core import aio
+    from scholar.families.papers.graph import citation_graph
+    from scholar.families.papers.spec_graph import GetCitationGraphInput
     from tests.fakes.upstream import FakeUpstream
 
     graph, seed = _tree(fixtures)

@@ -37,13 +37,13 @@ def _pointed_at(base_url: str) -> AbstractContextManager[None]:
 
 
 def main(fixtures: Path) -> None:
-    from scholar import aio
-    from scholar.papers.batch import batch_resolve
-    from scholar.papers.spec_export import BatchResolveInput
-    from scholar.patent_numbers import parse_patent_number
-    from scholar.patents import pdf
-    from scholar.patents.get import get_patent
-    from scholar.patents.spec import GetPatentInput
+    from scholar.core import aio
+    from scholar.core.patent_numbers import parse_patent_number
+    from scholar.families.papers.batch import batch_resolve
+    from scholar.families.papers.spec_export import BatchResolveInput
+    from scholar.families.patents import pdf
+    from scholar.families.patents.get import get_patent
+    from scholar.families.patents.spec import GetPatentInput
     from tests.fakes.upstream import FakeUpstream
     from tests.patents.helpers import synthetic_pages
 

@@ -24,7 +24,7 @@ DEFAULT_FIXTURES = Path(os.environ.get("SCHOLAR_FIXTURES_DIR", REPO.parent / "sh
 
 _CHILD = r"""
 import json, resource, sys, tracemalloc
-from scholar.pdftext.convert import convert_pdf
+from scholar.services.pdftext.convert import convert_pdf
 base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 tracemalloc.start()
 doc = convert_pdf(sys.argv[1])
@@ -41,7 +41,7 @@ def _text_pdfs(fixtures: Path) -> list[Path]:
 
 def measure_throughput(pdfs: list[Path], repeat: int) -> list[tuple[str, int, float]]:
     """(name, pages, best seconds) per PDF, converted in this process."""
-    from scholar.pdftext.convert import convert_pdf
+    from scholar.services.pdftext.convert import convert_pdf
 
     results = []
     for pdf in pdfs:

@@ -86,7 +86,7 @@ OUR_LIST = """
 import json, sys, time
 import anyio
 from mcp import Client
-from scholar.mcp.server import build_server
+from scholar.gateway.mcp.server import build_server
 
 async def main(n):
     async with Client(build_server()) as client:

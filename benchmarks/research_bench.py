@@ -57,10 +57,10 @@ def install_search_routes(fake, fixtures: Path) -> None:
 
 
 def _search(question: str):
-    from scholar import aio
-    from scholar.research.search.federated import search
-    from scholar.research.search.pages import ResultSets
-    from scholar.research.search.spec import SearchInput
+    from scholar.core import aio
+    from scholar.families.research.search.federated import search
+    from scholar.families.research.search.pages import ResultSets
+    from scholar.families.research.search.spec import SearchInput
 
     return aio.run(search(SearchInput(query=question, limit=20), "bench", sets=ResultSets()))
 
@@ -106,7 +106,7 @@ def search_requests_and_time(fixtures: Path, runs: int = 3) -> None:
 
 def synthetic_records(fixtures: Path, count: int = 2000):
     """``count`` SYNTHETIC Paper records from the recorded shapes; every third repeats an earlier paper."""
-    from scholar.paper_mapping import from_crossref, from_europepmc, from_openalex
+    from scholar.core.paper_mapping import from_crossref, from_europepmc, from_openalex
 
     up = fixtures / "upstream"
     templates = [from_europepmc(r) for r in json.loads((up / "europepmc/search_cancer_core.json").read_text())
@@ -132,7 +132,7 @@ def synthetic_records(fixtures: Path, count: int = 2000):
 
 
 def merge_throughput(fixtures: Path, runs: int = 3) -> None:
-    from scholar.research.search.merge import Pool
+    from scholar.families.research.search.merge import Pool
 
     records = synthetic_records(fixtures)
     rates, works = [], 0

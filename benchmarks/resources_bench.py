@@ -32,11 +32,11 @@ def _event(message: dict[str, Any]) -> dict[str, Any]:
 
 def _library(fixtures: Path, principal: str) -> str:
     """The caller's 50 items, the first with a kept PDF and its Markdown; returns that item's id."""
-    from scholar.fulltext import artifacts
+    from scholar.services.fulltext import artifacts
     from scholar.store import aws
     from scholar.store.blobs import BlobStore
-    from scholar.store.library import LibraryStore
-    from scholar.store.library_models import PdfVersion
+    from scholar.store.library.models import PdfVersion
+    from scholar.store.library.table import LibraryStore
     from tests.aws_tables import create_library_table
     from tests.library.helpers import NOW, recorded_item
 
@@ -59,7 +59,7 @@ def main(fixtures: Path) -> None:
     import os
 
     from functions.gateway.app import lambda_handler
-    from scholar.config import get_settings
+    from scholar.core.config import get_settings
     from scholar.runtime.context import LocalContext
 
     with in_process_stack(fixtures):

@@ -37,10 +37,10 @@ def real_records(upstream: Path) -> list:
     """Every recorded body loaded with the production loaders."""
     import yaml
 
-    from scholar.standards.loaders.ietf import load_rfc_index
-    from scholar.standards.loaders.nist import load_pubs_export
-    from scholar.standards.loaders.relaton import load_relaton
-    from scholar.standards.loaders.w3c import load_specification
+    from scholar.families.standards.loaders.ietf import load_rfc_index
+    from scholar.families.standards.loaders.nist import load_pubs_export
+    from scholar.families.standards.loaders.relaton import load_relaton
+    from scholar.families.standards.loaders.w3c import load_specification
 
     records = load_rfc_index((upstream / "ietf" / "rfc-index_excerpt_first307entries.xml").read_bytes())
     with zipfile.ZipFile(upstream / "nist" / "csrc_pubs-export_2024-10-14.zip") as archive:
@@ -89,7 +89,7 @@ def _identifier(body: str, n: int, year: int, rng: random.Random) -> tuple[str, 
 
 def synthetic_records(templates: list, total: int, seed: int = 7) -> list:
     """``total`` records in the real shapes (see module docstring); deterministic for a seed."""
-    from scholar.standards.records import StandardRecord
+    from scholar.families.standards.records import StandardRecord
 
     rng = random.Random(seed)
     by_body: dict[str, list] = {}
@@ -160,8 +160,8 @@ def queries(records: list, count: int, seed: int = 11) -> tuple[list[str], list[
 
 
 def measure_catalogue(records: list, n_queries: int) -> None:
-    from scholar.standards.catalogue_db import Catalogue, build_catalogue
-    from scholar.standards.linking import link
+    from scholar.families.standards.catalogue_db import Catalogue, build_catalogue
+    from scholar.families.standards.linking import link
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "catalogue.sqlite"
@@ -196,9 +196,9 @@ def measure_sync(upstream: Path) -> None:
     import httpx
     import moto
 
-    from scholar import http
-    from scholar.config import get_settings
-    from scholar.standards.sync import run_sync
+    from scholar.core.config import get_settings
+    from scholar.families.standards.sync import run_sync
+    from scholar.sources import http
     from scholar.store import aws
 
     bench_aws_env(

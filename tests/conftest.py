@@ -1,7 +1,7 @@
 """Shared fixtures: settings isolation, environment changes, moto-backed AWS, respx-backed upstreams, and the
 factories of the two servers the slower suites run: the fake upstream and the local server in front of it.
 
-Settings and boto3 clients are cached per process (scholar.config.get_settings, scholar.store.aws.client);
+Settings and boto3 clients are cached per process (scholar.core.config.get_settings, scholar.store.aws.client);
 every fixture that changes the environment clears both, after the change and after restoring it.
 
 A suite declares the servers it needs in its conftest or module, with the scope it needs::
@@ -30,13 +30,13 @@ import moto
 import pytest
 import respx
 
-from scholar import http
-from scholar.catalogue import ALL_PROFILE
-from scholar.config import get_settings
-from scholar.fulltext import fetch
+from scholar.core.catalogue import ALL_PROFILE
+from scholar.core.config import get_settings
 from scholar.local import dispatch, moto_dynamodb
 from scholar.runtime.context import LocalContext
+from scholar.sources import http
 from scholar.store import aws as aws_clients
+from scholar.web import fetch
 from tests.aws_tables import create_artifact_bucket, create_cache_table, create_library_table, create_task_table
 from tests.fakes.upstream import FakeUpstream
 from tests.fakes.web import web_access

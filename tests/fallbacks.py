@@ -1,4 +1,4 @@
-"""The sources of the paper-lookup chain past S2, OpenAlex and Crossref (scholar.paper_lookup.chain), answering
+"""The sources of the paper-lookup chain past S2, OpenAlex and Crossref (scholar.services.paper_lookup.chain), answering
 "no such paper" with recorded bodies, for respx-backed tests whose paper no source holds.
 
 Europe PMC answers its recorded empty search (europepmc/search_no_results.json), arXiv its recorded empty feed

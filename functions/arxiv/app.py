@@ -2,7 +2,7 @@
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-import scholar.health.recorder  # noqa: F401  # registers this function's usage recording (scholar.usage_hooks)
+import scholar.services.health.recorder  # noqa: F401  # registers this function's usage recording (scholar.core.usage_hooks)
 from scholar.runtime.family import dispatch
 from scholar.runtime.observability import logger, metrics, tracer
 

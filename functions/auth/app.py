@@ -1,8 +1,8 @@
-"""Lambda entry point of the OAuth authorization server: wiring only (scholar.auth does the work)."""
+"""Lambda entry point of the OAuth authorization server: wiring only (scholar.gateway.auth does the work)."""
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from scholar.auth.lambda_app import handle
+from scholar.gateway.auth.lambda_app import handle
 from scholar.runtime.observability import logger, tracer
 
 

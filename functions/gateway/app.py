@@ -1,8 +1,8 @@
-"""Lambda entry point of the MCP gateway: wiring only (scholar.mcp does the work)."""
+"""Lambda entry point of the MCP gateway: wiring only (scholar.gateway.mcp does the work)."""
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from scholar.mcp.lambda_app import handle, prime
+from scholar.gateway.mcp.lambda_app import handle, prime
 from scholar.runtime import snapstart
 from scholar.runtime.observability import logger, tracer
 

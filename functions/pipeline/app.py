@@ -1,12 +1,12 @@
 """Lambda entry point of the PDF pipeline's steps (resolve, download, convert, finish): wiring only.
 
 The state machine sends ``{"action": "<step>", ...}``; scholar.runtime.family dispatches it to
-``scholar.pdf.handlers.ACTIONS``. A step that raises is retried and caught by the state machine.
+``scholar.families.pdf.handlers.ACTIONS``. A step that raises is retried and caught by the state machine.
 """
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-import scholar.health.recorder  # noqa: F401  # registers this function's usage recording (scholar.usage_hooks)
+import scholar.services.health.recorder  # noqa: F401  # registers this function's usage recording (scholar.core.usage_hooks)
 from scholar.runtime.family import dispatch
 from scholar.runtime.observability import logger, metrics, tracer
 

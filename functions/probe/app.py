@@ -2,8 +2,8 @@
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from scholar.health.probe import handle_probe_event
 from scholar.runtime.observability import logger, metrics, tracer
+from scholar.services.health.probe import handle_probe_event
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -2,8 +2,8 @@
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from scholar.families.standards.jobs import handle_sync_event
 from scholar.runtime.observability import logger, metrics, tracer
-from scholar.standards.jobs import handle_sync_event
 
 
 @logger.inject_lambda_context(clear_state=True)

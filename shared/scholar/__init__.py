@@ -1,1 +1,16 @@
-"""Scholar MCP: scholarly literature, books, patents and standards for AI agents."""
+"""Scholar MCP: scholarly literature, books, patents and standards for AI agents.
+
+The packages below are the floors of the code, from the bottom up; a module imports only its own floor and the
+floors below it (tests/unit/test_import_rules.py reads each module's floor from its path):
+
+    core/       errors, settings, identifiers, records, the tool catalogue, the off-loop helper
+    store/      the tables and the artifact bucket behind one interface (DynamoDB/S3)
+    sources/    the HTTP layer (http.py, on the source registry) and one module per upstream
+    web/        fetching a URL a user gave: the SSRF guard, guarded download and fetch
+    runtime/    a family function's dispatch, invoking a family, queueing work, executions
+    services/   shared logic the families build on: paper lookup, full text, PDF text, citations,
+                a caller's library, source health
+    families/   one package per tool family (papers, arxiv, books, patents, standards, pdf, tasks, research)
+    gateway/    the MCP protocol layer (mcp/), the OAuth authorization server (auth/), their token contract (bearer/)
+    local/      the embedded stand-in for AWS: `make serve` and the tests
+"""

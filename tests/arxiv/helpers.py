@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from scholar.arxiv.handlers import HANDLERS
-from scholar.catalogue import CallContext
+from scholar.core.catalogue import CallContext
+from scholar.families.arxiv.handlers import HANDLERS
 from tests.fixtures_dir import fixtures_dir
 
 CTX = CallContext(principal="test", request_id="req-1")

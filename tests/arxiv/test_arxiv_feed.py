@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scholar.arxiv import reasons
-from scholar.errors import InvalidArgumentError, UpstreamError
+from scholar.core.errors import InvalidArgumentError, UpstreamError
+from scholar.families.arxiv import reasons
 from scholar.sources.arxiv import parse_feed
 from tests.arxiv.helpers import feed, html_render
 

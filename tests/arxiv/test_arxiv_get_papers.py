@@ -6,9 +6,9 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
-from scholar.arxiv import reasons
-from scholar.arxiv.spec import GetPapersInput
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
+from scholar.families.arxiv import reasons
+from scholar.families.arxiv.spec import GetPapersInput
 from tests.arxiv.helpers import call, feed, html_render
 
 API = "/arxiv_api/api/query"

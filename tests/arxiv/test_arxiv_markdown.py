@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scholar.arxiv.markdown import html_to_markdown
+from scholar.families.arxiv.markdown import html_to_markdown
 from tests.arxiv.helpers import html_render
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from scholar.arxiv import reasons, taxonomy
-from scholar.arxiv.query import build_query
-from scholar.errors import INVALID_ARGUMENT, InvalidArgumentError
+from scholar.core.errors import INVALID_ARGUMENT, InvalidArgumentError
+from scholar.families.arxiv import reasons, taxonomy
+from scholar.families.arxiv.query import build_query
 
 ASTRO = "(" + " OR ".join(f"cat:{c}" for c in taxonomy.archive_codes("astro-ph")) + ")"
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from scholar.arxiv import reasons
-from scholar.arxiv.spec import MAX_CHARACTERS, ReadPaperInput
-from scholar.catalogue import get_tool, result_size_hint
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE, UPSTREAM_ERROR, ScholarError
-from scholar.mcp.dispatch import success_result
+from scholar.core.catalogue import get_tool, result_size_hint
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE, UPSTREAM_ERROR, ScholarError
+from scholar.families.arxiv import reasons
+from scholar.families.arxiv.spec import MAX_CHARACTERS, ReadPaperInput
+from scholar.gateway.mcp.dispatch import success_result
 from scholar.runtime.results import dump_result
 from tests.arxiv.helpers import HTML_ID, call, feed, html_render, pdf, synthetic_feed
 

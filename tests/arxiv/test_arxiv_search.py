@@ -5,9 +5,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from scholar.arxiv import reasons
-from scholar.arxiv.spec import SearchInput
-from scholar.errors import INVALID_ARGUMENT, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
+from scholar.core.errors import INVALID_ARGUMENT, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
+from scholar.families.arxiv import reasons
+from scholar.families.arxiv.spec import SearchInput
 from tests.arxiv.helpers import call, feed, html_render
 
 API = "/arxiv_api/api/query"

@@ -7,10 +7,10 @@ from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from functions.arxiv.app import lambda_handler
-from scholar import catalogue
-from scholar.arxiv.handlers import HANDLERS
-from scholar.arxiv.spec import TOOLS, GetPapersInput, ReadPaperInput, SearchInput
-from scholar.errors import INVALID_ARGUMENT
+from scholar.core import catalogue
+from scholar.core.errors import INVALID_ARGUMENT
+from scholar.families.arxiv.handlers import HANDLERS
+from scholar.families.arxiv.spec import TOOLS, GetPapersInput, ReadPaperInput, SearchInput
 from tests.arxiv.helpers import feed
 
 

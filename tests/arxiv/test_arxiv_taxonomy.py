@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from scholar.arxiv import taxonomy
-from scholar.arxiv.spec import ListCategoriesInput
+from scholar.families.arxiv import taxonomy
+from scholar.families.arxiv.spec import ListCategoriesInput
 from tests.arxiv.helpers import call
 
 

@@ -9,10 +9,10 @@ from typing import Any, TypeVar
 
 import httpx
 
-from scholar import http
-from scholar.books.handlers import HANDLERS
-from scholar.books.spec import TOOLS
-from scholar.catalogue import CallContext
+from scholar.core.catalogue import CallContext
+from scholar.families.books.handlers import HANDLERS
+from scholar.families.books.spec import TOOLS
+from scholar.sources import http
 from tests.fixtures_dir import fixtures_dir
 
 CONTACT = "books-tests@example.org"

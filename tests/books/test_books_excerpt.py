@@ -7,7 +7,7 @@ import logging
 import httpx
 import pytest
 
-from scholar.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
+from scholar.core.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
 from tests.books.helpers import SPECS, call, json_response, recorded
 
 READY_PLAYER_ONE = "google_books/volumes_q-isbn-9780099560432_2023.json"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from scholar.errors import FORBIDDEN, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
+from scholar.core.errors import FORBIDDEN, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
 from tests.books.helpers import CONTACT, call
 from tests.conftest import fake_fixture, fake_upstream_fixture
 from tests.fakes.upstream import FakeUpstream

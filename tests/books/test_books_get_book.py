@@ -6,7 +6,7 @@ import httpx
 import pytest
 import respx
 
-from scholar.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
+from scholar.core.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
 from tests.books.helpers import call, json_response, recorded
 
 SABRIEL_EDITION = "openlibrary/books_OL22951843M.json"  # ISBN-10s only, no covers

@@ -6,7 +6,7 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
-from scholar.errors import FORBIDDEN, INVALID_ARGUMENT, RATE_LIMITED, ScholarError
+from scholar.core.errors import FORBIDDEN, INVALID_ARGUMENT, RATE_LIMITED, ScholarError
 from scholar.sources.openlibrary import subject_slug
 from tests.books.helpers import call, json_response
 

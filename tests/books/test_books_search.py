@@ -7,8 +7,8 @@ import pytest
 import respx
 from pydantic import ValidationError
 
-from scholar.books.search import rank_by_author
-from scholar.errors import FORBIDDEN, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
+from scholar.core.errors import FORBIDDEN, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
+from scholar.families.books.search import rank_by_author
 from scholar.sources.openlibrary import SEARCH_FIELDS, SearchDoc
 from tests.books.helpers import CONTACT, call, json_response, recorded
 

@@ -7,9 +7,9 @@ import json
 import httpx
 import pytest
 
-from scholar.books.handlers import HANDLERS
-from scholar.books.spec import TOOLS
-from scholar.errors import RATE_LIMITED, ScholarError
+from scholar.core.errors import RATE_LIMITED, ScholarError
+from scholar.families.books.handlers import HANDLERS
+from scholar.families.books.spec import TOOLS
 from scholar.sources import openlibrary
 from tests.books.helpers import json_response, recorded, run
 from tests.books.test_books_get_book import serve_sabriel

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from scholar.errors import NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
+from scholar.core.errors import NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
 from scholar.store.cache import Cache
 from tests.books.helpers import call, json_response, recorded
 from tests.books.test_books_get_book import serve_gatsby, serve_sabriel

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from scholar.fulltext import fetch
+from scholar.web import fetch
 from tests.conftest import fake_fixture, fake_upstream_fixture, local_server_fixture
 from tests.fakes.upstream import FakeUpstream
 from tests.fakes.web import web_access

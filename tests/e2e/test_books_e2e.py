@@ -8,7 +8,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from scholar.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR
+from scholar.core.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR
 from tests.fixtures_dir import fixtures_dir
 
 pytestmark = pytest.mark.e2e

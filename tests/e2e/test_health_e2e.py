@@ -10,8 +10,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from scholar.health.records import rows_of
 from scholar.local.doctor_cli import run_doctor
+from scholar.services.health.records import rows_of
 from scholar.store.usage import UsageStore
 from tests.health.synthetic import synthetic_history
 

@@ -14,7 +14,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from scholar.errors import NOT_FOUND
+from scholar.core.errors import NOT_FOUND
 
 pytestmark = pytest.mark.e2e
 

@@ -16,7 +16,7 @@ import pytest
 from mcp import Client, types
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 
-from scholar.mcp.tasks.extension import EXTENSION_ID, DetailedTask
+from scholar.gateway.mcp.task_protocol.extension import EXTENSION_ID, DetailedTask
 from scholar.runtime.executions import describe_execution
 from scholar.store.tasks import TaskStore
 

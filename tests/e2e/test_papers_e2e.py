@@ -10,7 +10,7 @@ import httpx
 import pytest
 from mcp import Client
 
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND
 from tests.e2e.polling import poll_task
 from tests.fixtures_dir import fixtures_dir
 

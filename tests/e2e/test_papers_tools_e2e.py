@@ -18,7 +18,7 @@ import pytest
 from bibtexparser.bparser import BibTexParser
 from mcp import Client
 
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR
 from tests.e2e.polling import poll_task
 from tests.fixtures_dir import fixtures_dir
 from tests.papers.synthetic_graph import SyntheticGraph, recorded_papers

@@ -9,7 +9,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from scholar.errors import INVALID_ARGUMENT
+from scholar.core.errors import INVALID_ARGUMENT
 from tests.fixtures_dir import fixtures_dir
 
 pytestmark = pytest.mark.e2e

@@ -1,7 +1,7 @@
 """The web, in tests: hosts that are not our sources (publishers, repositories) answered by the fake upstream.
 
 A PDF location such as ``https://www.pnas.org/content/...pdf`` is fetched through the SSRF guard
-(``scholar.fulltext.fetch``). ``web_access(fake)`` keeps the guard in the path: a fake resolver answers a public
+(``scholar.web.fetch``). ``web_access(fake)`` keeps the guard in the path: a fake resolver answers a public
 documentation address for every name (so no socket ever opens to it), and the vetted request is then carried to
 the fake upstream under ``/web/<host>/<path>``, where tests add routes with ``fake.add_route("GET", "web", ...)``.
 """
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import httpx
 
-from scholar.fulltext import fetch
+from scholar.web import fetch
 from tests.fakes.upstream import FakeUpstream
 
 

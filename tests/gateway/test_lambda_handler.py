@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from functions.gateway.app import lambda_handler
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND
-from scholar.store.library import LibraryStore
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND
+from scholar.store.library.table import LibraryStore
 from scholar.store.tasks import TaskItem, TaskStore
 from tests.events import load_event, with_body
 from tests.library.helpers import recorded_item

@@ -1,7 +1,7 @@
 """MCP Tasks on the gateway: the 2025-11-25 utility and the 2026-07-28 extension, raw JSON-RPC over the ASGI app.
 
 The TaskTable and Step Functions are moto; tool dispatch (the family function) is replaced at its boundary
-(``scholar.mcp.server.call_tool``) so each test decides whether a tool answers at once or queues.
+(``scholar.gateway.mcp.server.call_tool``) so each test decides whether a tool answers at once or queues.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ import httpx
 import pytest
 from mcp import types
 
-from scholar.mcp import server as gateway_server
-from scholar.mcp.app import create_app
-from scholar.mcp.dispatch import envelope_result, success_result
-from scholar.mcp.principal import principal_from_scope
-from scholar.mcp.tasks import utility as tasks_utility
-from scholar.mcp.tasks.extension import EXTENSION_ID
-from scholar.mcp.tasks.shared import POLL_INTERVAL_MS
+from scholar.gateway.mcp import server as gateway_server
+from scholar.gateway.mcp.app import create_app
+from scholar.gateway.mcp.dispatch import envelope_result, success_result
+from scholar.gateway.mcp.principal import principal_from_scope
+from scholar.gateway.mcp.task_protocol import utility as tasks_utility
+from scholar.gateway.mcp.task_protocol.extension import EXTENSION_ID
+from scholar.gateway.mcp.task_protocol.shared import POLL_INTERVAL_MS
 from scholar.store.tasks import TaskItem, TaskStore, new_task_id
 
 LEGACY = "2025-11-25"

@@ -8,12 +8,12 @@ from typing import Any
 from mcp import types
 
 from functions.gateway.app import lambda_handler
-from scholar.catalogue import ALL_PROFILE, DEFAULT_PROFILE, MAX_RESULT_CHARS, all_tools, profile_tools
-from scholar.config import get_settings
-from scholar.errors import INVALID_ARGUMENT
-from scholar.fulltext.read_options import READ_RESULT_CHARS
-from scholar.mcp.dispatch import TOOL_NOT_LISTED, UNKNOWN_PROFILE
-from scholar.mcp.tools import MAX_RESULT_META, visible_tools
+from scholar.core.catalogue import ALL_PROFILE, DEFAULT_PROFILE, MAX_RESULT_CHARS, all_tools, profile_tools
+from scholar.core.config import get_settings
+from scholar.core.errors import INVALID_ARGUMENT
+from scholar.gateway.mcp.dispatch import TOOL_NOT_LISTED, UNKNOWN_PROFILE
+from scholar.gateway.mcp.tools import MAX_RESULT_META, visible_tools
+from scholar.services.fulltext.read_options import READ_RESULT_CHARS
 from tests.events import load_event, with_body
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}

@@ -11,11 +11,11 @@ import pytest
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 
-from scholar.catalogue import ALL_PROFILE, Selection, all_tools
-from scholar.config import get_settings
-from scholar.mcp import prompts
-from scholar.mcp.prompts import PROMPTS, placeholder_of, render
-from scholar.mcp.server import build_server
+from scholar.core.catalogue import ALL_PROFILE, Selection, all_tools
+from scholar.core.config import get_settings
+from scholar.gateway.mcp import prompts
+from scholar.gateway.mcp.prompts import PROMPTS, placeholder_of, render
+from scholar.gateway.mcp.server import build_server
 
 # A value for each argument a prompt may take, as a client would send it (strings).
 SAMPLES = {"question": "how do graph neural networks generalise", "year_start": "2019", "category": "cs.LG",

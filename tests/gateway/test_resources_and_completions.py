@@ -12,12 +12,12 @@ import pytest
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 
-from scholar.arxiv.taxonomy import CATEGORIES
-from scholar.catalogue import families
-from scholar.mcp.app import create_app
-from scholar.mcp.server import build_server
-from scholar.resource_uris import LIBRARY_ITEM, PAPER_MARKDOWN, TEMPLATES, parse_uri
-from scholar.standards.records import BODIES
+from scholar.core.catalogue import families
+from scholar.core.resource_uris import LIBRARY_ITEM, PAPER_MARKDOWN, TEMPLATES, parse_uri
+from scholar.families.arxiv.taxonomy import CATEGORIES
+from scholar.families.standards.records import BODIES
+from scholar.gateway.mcp.app import create_app
+from scholar.gateway.mcp.server import build_server
 
 ERAS = ["legacy", "2026-07-28"]
 LITERATURE = types.PromptReference(name="literature_review")

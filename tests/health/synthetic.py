@@ -1,7 +1,7 @@
 """Synthetic usage histories for the doctor and source_health tests.
 
 There is no recorded usage to replay (usage records are ours, not an upstream's): these follow the
-shape ``scholar.health.records.UsageRecord`` defines, one record per call and source.
+shape ``scholar.services.health.records.UsageRecord`` defines, one record per call and source.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from scholar.health.records import SourceStats, UsageRecord
+from scholar.services.health.records import SourceStats, UsageRecord
 
 
 def synthetic_call(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from scholar.health import doctor
-from scholar.health.doctor import diagnose
-from scholar.health.summary import LATENCY_BOUNDS_MS, Summary
+from scholar.services.health import doctor
+from scholar.services.health.doctor import diagnose
+from scholar.services.health.summary import LATENCY_BOUNDS_MS, Summary
 from tests.health.synthetic import synthetic_call, synthetic_history
 
 NOW = 1_796_000_000.0

@@ -2,8 +2,8 @@
 
 import json
 
-from scholar.health.metrics import count_write_failure, publish
-from scholar.health.records import NO_SOURCE
+from scholar.services.health.metrics import count_write_failure, publish
+from scholar.services.health.records import NO_SOURCE
 from tests.health.synthetic import synthetic_call
 
 

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from functions.probe.app import lambda_handler
-from scholar.health.probe import PROBES, configured_sources
-from scholar.health.records import record_of, rows_of
+from scholar.services.health.probe import PROBES, configured_sources
+from scholar.services.health.records import record_of, rows_of
 from scholar.store.usage import UsageStore, hour_of
 from tests.events import load_event
 from tests.health.synthetic import synthetic_call, synthetic_history

@@ -10,10 +10,10 @@ import httpx
 import pytest
 
 from functions.papers.app import lambda_handler
-from scholar import aio
-from scholar.errors import UPSTREAM_ERROR
-from scholar.health import recorder
-from scholar.health.records import NO_SOURCE, hash_principal, record_of
+from scholar.core import aio
+from scholar.core.errors import UPSTREAM_ERROR
+from scholar.services.health import recorder
+from scholar.services.health.records import NO_SOURCE, hash_principal, record_of
 from scholar.store.usage import UsageStore, UsageWriteError, wait_written
 from tests.health.conftest import USAGE_TABLE
 
@@ -86,12 +86,12 @@ def test_a_failed_write_is_logged_and_counted_and_the_call_still_answers(
     counted = []
     monkeypatch.setattr(UsageStore, "put", refuse)
     monkeypatch.setattr(recorder, "count_write_failure", lambda: counted.append(1))
-    with caplog.at_level(logging.ERROR, logger="scholar.health.recorder"):
+    with caplog.at_level(logging.ERROR, logger="scholar.services.health.recorder"):
         outcome = invoke(lambda_context, "search_papers", query="turing", limit=100)
         assert wait_written()
     assert outcome["ok"] is True and outcome["result"]["data"]
     assert counted == [1]
-    assert any(r.name == "scholar.health.recorder" for r in caplog.records)
+    assert any(r.name == "scholar.services.health.recorder" for r in caplog.records)
 
 
 def test_the_call_s_records_go_out_in_one_batch_write(usage, turing, lambda_context, monkeypatch):

@@ -8,7 +8,7 @@ import jsonschema
 from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 
 from functions.research.app import lambda_handler
-from scholar.catalogue import (
+from scholar.core.catalogue import (
     ALL_PROFILE,
     DEFAULT_PROFILE,
     MAX_RESULT_CHARS,
@@ -18,8 +18,8 @@ from scholar.catalogue import (
     get_tool,
     profile_tools,
 )
-from scholar.health.records import hash_principal
-from scholar.research.operations.server_info import PROTOCOL_VERSIONS, SIZE_BUDGET_CHARS
+from scholar.families.research.operations.server_info import PROTOCOL_VERSIONS, SIZE_BUDGET_CHARS
+from scholar.services.health.records import hash_principal
 
 S2_KEY = "s2-key-value-that-must-never-show"
 

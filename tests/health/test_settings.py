@@ -1,6 +1,6 @@
 """The health settings: the UsageTable, the principal salt and the build label."""
 
-from scholar.config import load_settings
+from scholar.core.config import load_settings
 
 
 def test_the_usage_table_salt_and_build_are_read_from_the_environment():

@@ -9,10 +9,10 @@ import jsonschema
 import pytest
 
 from functions.research.app import lambda_handler
-from scholar.catalogue import get_tool
-from scholar.errors import INVALID_ARGUMENT, UNAVAILABLE
-from scholar.health import source_status
-from scholar.health.records import NO_SOURCE, record_of, rows_of
+from scholar.core.catalogue import get_tool
+from scholar.core.errors import INVALID_ARGUMENT, UNAVAILABLE
+from scholar.services.health import source_status
+from scholar.services.health.records import NO_SOURCE, record_of, rows_of
 from scholar.store.usage import UsageReadError, UsageStore
 from tests.health.synthetic import synthetic_call, synthetic_history
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from scholar.health.history import close_hours, last_call_at, windows
-from scholar.health.records import record_of, rows_of
+from scholar.services.health.history import close_hours, last_call_at, windows
+from scholar.services.health.records import record_of, rows_of
 from scholar.store.usage import RETENTION_S, UsageStore, forget_markers, hour_of, hours_between
 from tests.health.conftest import USAGE_TABLE
 from tests.health.synthetic import synthetic_call, synthetic_history
@@ -42,7 +42,7 @@ def test_records_read_back_are_the_ones_written_in_the_window(usage):
 
 
 def test_a_call_that_asked_three_sources_is_one_batch_write_of_three_rows_and_their_markers(usage, aws, monkeypatch):
-    from scholar.health.records import SourceStats, UsageRecord
+    from scholar.services.health.records import SourceStats, UsageRecord
 
     record = UsageRecord(
         at=NOW,

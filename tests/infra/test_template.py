@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from samtranslator.yaml_helper import yaml_parse
 
-from scholar.catalogue import DEFAULT_PROFILE, PROFILES
+from scholar.core.catalogue import DEFAULT_PROFILE, PROFILES
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE = REPO / "template.yaml"
@@ -119,7 +119,7 @@ def test_the_api_key_requirement_follows_auth_mode() -> None:
     assert security == {"Fn::If": ["UseApiKey", [{"api_key": []}], []]}
     assert template["Parameters"]["AuthMode"]["Default"] == "ApiKey"
     # In OAuth mode /mcp has no API Gateway key requirement (API Gateway cannot make it optional beside a bearer
-    # token); the keys stay, and the gateway checks them itself (scholar.mcp.bearer, scholar.store.api_keys).
+    # token); the keys stay, and the gateway checks them itself (scholar.gateway.mcp.access, scholar.store.api_keys).
     assert template["Parameters"]["AuthMode"]["AllowedValues"] == ["ApiKey", "OAuth", "None"]
     for name in ("ApiKey", "ApiUsagePlan", "ApiUsagePlanKey"):
         assert template["Resources"][name]["Condition"] == "UseApiKeys"
@@ -261,7 +261,7 @@ def test_gateway_may_invoke_exactly_the_family_functions() -> None:
 
 
 def test_every_family_in_the_catalogue_has_its_function() -> None:
-    from scholar.catalogue import families
+    from scholar.core.catalogue import families
 
     functions = _resources("AWS::Serverless::Function")
     named = {

@@ -3,7 +3,7 @@
 Records (shared/fixtures/upstream): S2 paper objects (PNAS and the PaperQA arXiv paper with every field, the
 titled lists of citations, references, author papers, searches and recommendations, the 1,000-id bulk
 search), arXiv query feeds, Europe PMC core results, Crossref and OpenAlex works; each mapped through
-scholar.paper_mapping as the tools do. Richest records come first, so small corpora have abstracts.
+scholar.core.paper_mapping as the tools do. Richest records come first, so small corpora have abstracts.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import json
 from collections.abc import Iterator
 from functools import cache
 
-from scholar import paper_mapping
-from scholar.records import Paper
+from scholar.core import paper_mapping
+from scholar.core.records import Paper
 from scholar.sources import arxiv
-from scholar.store.library import ItemExistsError
-from scholar.store.library_models import LibraryItem, item_id_for
+from scholar.store.library.models import LibraryItem, item_id_for
+from scholar.store.library.table import ItemExistsError
 from tests.conftest import read_fixture
 
 S2_FIELDS = ("paperId", "title", "year", "venue", "authors", "externalIds", "abstract", "publicationTypes",
@@ -94,7 +94,7 @@ def items(count: int | None = None) -> list[LibraryItem]:
 
 
 class MemoryLibrary:
-    """The read side of scholar.store.library.LibraryStore, in memory: a revision per write, a change feed."""
+    """The read side of scholar.store.library.table.LibraryStore, in memory: a revision per write, a change feed."""
 
     def __init__(self, initial: list[LibraryItem] = ()) -> None:
         self.items: dict[str, LibraryItem] = {}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from functools import cache
 
-from scholar.paper_mapping import from_s2
-from scholar.store.library_models import LibraryItem, item_id_for
+from scholar.core.paper_mapping import from_s2
+from scholar.store.library.models import LibraryItem, item_id_for
 from tests.fixtures_dir import fixtures_dir
 
 # 100 real records (paperId, title) of S2's /paper/search?query=turing (PROVENANCE-papers.md).

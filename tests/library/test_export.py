@@ -1,4 +1,4 @@
-"""Library export (scholar.library.export): every format parsed by a real parser, large exports stored in S3.
+"""Library export (scholar.services.library.export): every format parsed by a real parser, large exports stored in S3.
 
 BibTeX with bibtexparser 1.4, RIS with rispy, CSL-JSON validated against shared/schemas/csl-data.json; items
 are recorded papers (tests/library/corpus.py).
@@ -13,8 +13,8 @@ import jsonschema
 import pytest
 import rispy
 
-from scholar.library import export
-from scholar.library.keys import caller_digest
+from scholar.services.library import export
+from scholar.services.library.keys import caller_digest
 from tests.library.corpus import items
 from tests.papers.test_generate_citations import csl_schema, parse_bibtex
 

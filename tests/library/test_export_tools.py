@@ -8,9 +8,9 @@ import jsonschema
 import pytest
 import rispy
 
-from scholar.errors import NOT_FOUND
-from scholar.library.keys import caller_digest
-from scholar.store.library import LibraryStore
+from scholar.core.errors import NOT_FOUND
+from scholar.services.library.keys import caller_digest
+from scholar.store.library.table import LibraryStore
 from tests.library.corpus import items
 from tests.library.tools import call, fresh_index  # noqa: F401  (fixture)
 from tests.papers.test_generate_citations import csl_schema, parse_bibtex

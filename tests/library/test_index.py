@@ -1,4 +1,4 @@
-"""The per-caller full-text index (scholar.library.index) over real recorded papers, in moto's S3.
+"""The per-caller full-text index (scholar.services.library.index) over real recorded papers, in moto's S3.
 
 Bodies are the built-in converter's Markdown of a recorded arXiv PDF (2304.02623v1), stored where the PDF
 pipeline stores it; the library store is the in-memory stand-in of tests/library/corpus.py.
@@ -11,13 +11,13 @@ from functools import cache
 
 import pytest
 
-from scholar.errors import INVALID_ARGUMENT, ScholarError
-from scholar.fulltext.artifacts import put_markdown
-from scholar.library.index import FIELDS, Filters, LibraryIndex
-from scholar.library.index_cache import IndexHolder
-from scholar.library.keys import caller_digest, index_key
-from scholar.pdftext.convert import convert_pdf
-from scholar.store.library_models import PdfVersion
+from scholar.core.errors import INVALID_ARGUMENT, ScholarError
+from scholar.services.fulltext.artifacts import put_markdown
+from scholar.services.library.index import FIELDS, Filters, LibraryIndex
+from scholar.services.library.index_cache import IndexHolder
+from scholar.services.library.keys import caller_digest, index_key
+from scholar.services.pdftext.convert import convert_pdf
+from scholar.store.library.models import PdfVersion
 from tests.fixtures_dir import fixtures_dir
 from tests.library.corpus import STAMP, MemoryLibrary, items
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from scholar.errors import INVALID_ARGUMENT
-from scholar.fulltext.artifacts import put_markdown
-from scholar.store.library import LibraryStore
+from scholar.core.errors import INVALID_ARGUMENT
+from scholar.services.fulltext.artifacts import put_markdown
+from scholar.store.library.table import LibraryStore
 from tests.library.corpus import items
 from tests.library.test_index import BODY_WORD, converted_markdown
 from tests.library.tools import call, fresh_index  # noqa: F401  (fixture)

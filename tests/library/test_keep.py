@@ -1,4 +1,4 @@
-"""add_paper and keep_pdf (scholar.library.keep) on recorded Semantic Scholar answers, the store in moto."""
+"""add_paper and keep_pdf (scholar.services.library.keep) on recorded Semantic Scholar answers, the store in moto."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import asyncio
 
 import pytest
 
-from scholar import aio
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, ScholarError
-from scholar.library.keep import add_paper, keep_pdf
+from scholar.core import aio
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, ScholarError
+from scholar.services.library.keep import add_paper, keep_pdf
 from scholar.store.blobs import BlobStore
-from scholar.store.library import LibraryStore
-from scholar.store.library_models import PdfVersion
+from scholar.store.library.models import PdfVersion
+from scholar.store.library.table import LibraryStore
 from tests.fallbacks import answer_nothing
 
 pytestmark = pytest.mark.usefixtures("library_table")

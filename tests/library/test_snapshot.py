@@ -1,4 +1,4 @@
-"""JSONL snapshot import (scholar.library.snapshot): validated line by line, idempotent, lossless."""
+"""JSONL snapshot import (scholar.services.library.snapshot): validated line by line, idempotent, lossless."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, ScholarError
-from scholar.library import export, snapshot
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND, ScholarError
+from scholar.services.library import export, snapshot
 from tests.library.corpus import MemoryLibrary, items
 
 ALICE, BOB = "apikey:alice", "apikey:bob"

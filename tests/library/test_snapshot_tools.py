@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND
-from scholar.store.library import LibraryStore
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND
+from scholar.store.library.table import LibraryStore
 from tests.library.corpus import items
 from tests.library.tools import call, fresh_index  # noqa: F401  (fixture)
 
@@ -64,7 +64,7 @@ def test_a_bad_line_names_its_number_and_nothing_is_written():
 
 def test_an_imported_item_s_pdf_stored_in_this_deployment_is_kept_not_left_to_the_cache(aws):
     from scholar.store.blobs import BlobStore  # noqa: PLC0415
-    from scholar.store.library_models import PdfVersion  # noqa: PLC0415
+    from scholar.store.library.models import PdfVersion  # noqa: PLC0415
 
     key = BlobStore().put_content("pdfs", b"%PDF-1.7 an imported paper (synthetic bytes)", ".pdf", "application/pdf")
     sha = key.removeprefix("pdfs/").removesuffix(".pdf")

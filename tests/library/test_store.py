@@ -7,8 +7,15 @@ import threading
 
 import pytest
 
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, TOO_LARGE, InvalidArgumentError, NotFoundError, TooLargeError
-from scholar.store.library import FULL_BYTES, FULL_ITEMS, ItemExistsError, LibraryStore
+from scholar.core.errors import (
+    INVALID_ARGUMENT,
+    NOT_FOUND,
+    TOO_LARGE,
+    InvalidArgumentError,
+    NotFoundError,
+    TooLargeError,
+)
+from scholar.store.library.table import FULL_BYTES, FULL_ITEMS, ItemExistsError, LibraryStore
 from tests.library.helpers import recorded_item
 
 pytestmark = pytest.mark.usefixtures("library_table")

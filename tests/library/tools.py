@@ -6,9 +6,9 @@ import jsonschema
 import pytest
 
 from functions.research.app import lambda_handler
-from scholar.catalogue import get_tool
-from scholar.library import index_cache
+from scholar.core.catalogue import get_tool
 from scholar.runtime.context import LocalContext
+from scholar.services.library import index_cache
 
 
 @pytest.fixture

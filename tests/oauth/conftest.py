@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from scholar.catalogue import ALL_PROFILE
+from scholar.core.catalogue import ALL_PROFILE
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
 from tests.oauth.flow import Flow

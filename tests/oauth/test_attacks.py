@@ -3,7 +3,7 @@
 Token forgeries are made in the test with the local stack's own KMS key (an honest token for the wrong
 audience, an expired one) or by hand (``alg: none``, HS256 keyed with our public key, a tampered payload).
 No socket is opened to a private address: literal addresses are refused before connecting, and names go
-through a fake resolver (``scholar.fulltext.fetch.set_web_access``).
+through a fake resolver (``scholar.web.fetch.set_web_access``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import anyio
 import httpx
 import pytest
 
-from scholar.auth.errors import (
+from scholar.gateway.auth.errors import (
     INVALID_CLIENT,
     INVALID_GRANT,
     INVALID_REQUEST,
@@ -26,8 +26,8 @@ from scholar.auth.errors import (
     INVALID_TARGET,
     UNSUPPORTED_RESPONSE_TYPE,
 )
-from scholar.bearer.scopes import READ
-from scholar.fulltext import fetch
+from scholar.gateway.bearer.scopes import READ
+from scholar.web import fetch
 from tests.oauth.flow import REDIRECT, pkce
 
 pytestmark = pytest.mark.e2e
@@ -253,7 +253,7 @@ def test_a_parameter_sent_twice_is_invalid_request(flow):
 
 # ---------------------------------------------------------------- access tokens at the gateway
 def _mint(**override):
-    from scholar.auth.minting import mint_access_token
+    from scholar.gateway.auth.minting import mint_access_token
 
     claims = {"key_id": os.environ["SCHOLAR_OAUTH_SIGNING_KEY"], "principal": "oidc:" + "0" * 32,
               "client_id": "c", "scope": READ, "fid": "none", "ttl_s": 600, **override}

@@ -1,6 +1,6 @@
 """The authorization server on the local stack: discovery from the 401, metadata, registration, sign-in, consent.
 
-Each refusal is asserted by the RFC's error code (``scholar.auth.errors``), never by message text.
+Each refusal is asserted by the RFC's error code (``scholar.gateway.auth.errors``), never by message text.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import re
 import httpx
 import pytest
 
-from scholar.auth.errors import ACCESS_DENIED, INVALID_REDIRECT_URI
-from scholar.bearer.scopes import READ, WRITE
+from scholar.gateway.auth.errors import ACCESS_DENIED, INVALID_REDIRECT_URI
+from scholar.gateway.bearer.scopes import READ, WRITE
 from tests.oauth.flow import REDIRECT, pkce
 
 pytestmark = pytest.mark.e2e
@@ -145,7 +145,7 @@ def test_a_confidential_registration_gets_a_secret_once_and_must_use_it(flow):
 
 
 def test_registrations_are_rate_limited_per_source(flow, monkeypatch):
-    from scholar.config import get_settings
+    from scholar.core.config import get_settings
 
     monkeypatch.setenv("SCHOLAR_OAUTH_DCR_PER_HOUR", "2")
     get_settings.cache_clear()

@@ -104,7 +104,7 @@ def test_the_local_stand_in_refuses_to_exist_inside_lambda(env):
 def test_the_login_hint_shortcut_is_local_only(env, scope, lambda_root, local, expected):
     from starlette.requests import Request
 
-    from scholar.auth.authorize import local_shortcuts
+    from scholar.gateway.auth.authorize import local_shortcuts
 
     if lambda_root:
         env.set(LAMBDA_TASK_ROOT=lambda_root)

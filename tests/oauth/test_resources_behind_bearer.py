@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from scholar.bearer.scopes import READ
+from scholar.gateway.bearer.scopes import READ
 
 pytestmark = pytest.mark.e2e
 

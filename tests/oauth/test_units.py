@@ -8,9 +8,9 @@ import httpx
 import moto
 import pytest
 
-from scholar.auth.cimd import DEFAULT_CACHE_S, MAX_CACHE_S, cache_seconds
-from scholar.bearer import revocation, scopes
-from scholar.catalogue import get_tool
+from scholar.core.catalogue import get_tool
+from scholar.gateway.auth.cimd import DEFAULT_CACHE_S, MAX_CACHE_S, cache_seconds
+from scholar.gateway.bearer import revocation, scopes
 
 
 @pytest.mark.parametrize(("tool", "scope"), [

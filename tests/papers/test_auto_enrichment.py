@@ -1,14 +1,14 @@
-"""Auto-enrichment (scholar.papers.autoenrich): Crossref details by DOI, Open Library book_metadata by ISBN.
+"""Auto-enrichment (scholar.families.papers.autoenrich): Crossref details by DOI, Open Library book_metadata by ISBN.
 
 Failures are reported as failed_sources (never silently dropped); "not found" leaves the record as it was.
 """
 
 import json
 
-from scholar import aio
-from scholar.papers import autoenrich, citations
-from scholar.papers.spec_graph import GetReferencesInput
-from scholar.records import Paper
+from scholar.core import aio
+from scholar.core.records import Paper
+from scholar.families.papers import autoenrich, citations
+from scholar.families.papers.spec_graph import GetReferencesInput
 
 JSON = {"Content-Type": "application/json"}
 PLOS = "10.1371/journal.pone.0033693"

@@ -1,4 +1,5 @@
-"""batch_resolve (scholar.papers.batch): mixed ids, per-item status, S2 batch → OpenAlex OR-filter → Crossref."""
+"""batch_resolve (scholar.families.papers.batch): mixed ids, per-item status, S2 batch → OpenAlex OR-filter →
+Crossref."""
 
 import json
 from urllib.parse import parse_qs
@@ -6,10 +7,10 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 
-from scholar import aio
-from scholar.papers import batch
-from scholar.papers.chapters import split_citation
-from scholar.papers.spec_export import BatchResolveInput
+from scholar.core import aio
+from scholar.families.papers import batch
+from scholar.families.papers.chapters import split_citation
+from scholar.families.papers.spec_export import BatchResolveInput
 
 # Past S2, OpenAlex and Crossref, the lookup chain's other sources hold none of these papers.
 pytestmark = pytest.mark.usefixtures("no_fallback_source")

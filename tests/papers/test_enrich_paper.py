@@ -1,14 +1,14 @@
-"""enrich_paper (scholar.papers.enrich) on recorded OpenAlex and Unpaywall answers."""
+"""enrich_paper (scholar.families.papers.enrich) on recorded OpenAlex and Unpaywall answers."""
 
 import json
 
 import httpx
 import pytest
 
-from scholar import aio
-from scholar.errors import NOT_FOUND, RATE_LIMITED, TIMEOUT, UNAVAILABLE, ScholarError, UnavailableError
-from scholar.papers import enrich
-from scholar.papers.spec_export import EnrichPaperInput
+from scholar.core import aio
+from scholar.core.errors import NOT_FOUND, RATE_LIMITED, TIMEOUT, UNAVAILABLE, ScholarError, UnavailableError
+from scholar.families.papers import enrich
+from scholar.families.papers.spec_export import EnrichPaperInput
 
 JSON = {"Content-Type": "application/json"}
 HTML = {"Content-Type": "text/html"}

@@ -1,14 +1,14 @@
-"""find_bridge_papers (scholar.papers.bridge) on a SYNTHETIC graph in the recorded S2 shapes.
+"""find_bridge_papers (scholar.families.papers.bridge) on a SYNTHETIC graph in the recorded S2 shapes.
 
 Chain (X → Y: X cites Y):  P0 → P1 → P2 → P3 → P4, plus a shortcut P0 → Q → P3 and a dead end P2 → R.
 """
 
 import pytest
 
-from scholar import aio
-from scholar.errors import NOT_FOUND, ScholarError
-from scholar.papers import bridge
-from scholar.papers.spec_graph import FindBridgePapersInput
+from scholar.core import aio
+from scholar.core.errors import NOT_FOUND, ScholarError
+from scholar.families.papers import bridge
+from scholar.families.papers.spec_graph import FindBridgePapersInput
 from tests.fallbacks import answer_nothing
 from tests.fixtures_dir import fixtures_dir
 from tests.papers.synthetic_graph import SyntheticGraph, recorded_papers

@@ -1,4 +1,4 @@
-"""generate_citations (scholar.papers.generate, scholar.cite): every output parsed by a real parser.
+"""generate_citations (scholar.families.papers.generate, scholar.services.cite): every output parsed by a real parser.
 
 BibTeX with bibtexparser 1.4, RIS with rispy, CSL-JSON validated against shared/schemas/csl-data.json.
 Papers: PNAS (S2 record), an IEEE proceedings paper and a PLOS article (Crossref records), the PaperQA
@@ -16,13 +16,13 @@ import pytest
 import rispy
 from bibtexparser.bparser import BibTexParser
 
-from scholar import aio
-from scholar.cite import build_entries, to_bibtex, to_csl, to_ris
-from scholar.cite.names import parse_name
-from scholar.errors import NOT_FOUND, TIMEOUT, UPSTREAM_ERROR, ScholarError
-from scholar.papers import generate
-from scholar.papers.spec_export import GenerateCitationsInput
-from scholar.records import Author, Paper
+from scholar.core import aio
+from scholar.core.errors import NOT_FOUND, TIMEOUT, UPSTREAM_ERROR, ScholarError
+from scholar.core.records import Author, Paper
+from scholar.families.papers import generate
+from scholar.families.papers.spec_export import GenerateCitationsInput
+from scholar.services.cite import build_entries, to_bibtex, to_csl, to_ris
+from scholar.services.cite.names import parse_name
 from tests.fixtures_dir import fixtures_dir
 
 # Past S2, OpenAlex and Crossref, the lookup chain's other sources hold none of these papers.

@@ -1,13 +1,13 @@
-"""get_author (scholar.papers.author): numeric id → profile + publications; a name → up to 5 candidates."""
+"""get_author (scholar.families.papers.author): numeric id → profile + publications; a name → up to 5 candidates."""
 
 import json
 
 import pytest
 
-from scholar import aio
-from scholar.errors import NOT_FOUND, ScholarError
-from scholar.papers import author
-from scholar.papers.spec_graph import GetAuthorInput
+from scholar.core import aio
+from scholar.core.errors import NOT_FOUND, ScholarError
+from scholar.families.papers import author
+from scholar.families.papers.spec_graph import GetAuthorInput
 
 JSON = {"Content-Type": "application/json"}
 

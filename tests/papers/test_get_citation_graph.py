@@ -1,4 +1,4 @@
-"""get_citation_graph (scholar.papers.graph) on a SYNTHETIC graph in recorded S2 shapes (synthetic_graph.py).
+"""get_citation_graph (scholar.families.papers.graph) on a SYNTHETIC graph in recorded S2 shapes (synthetic_graph.py).
 
 Graph (X → Y: X cites Y):  A,B,C → S;  D,E → A;  E,F → B;  G → F.  "DOI:10.5555/a" is A's DOI.
 """
@@ -9,10 +9,10 @@ import json
 import httpx
 import pytest
 
-from scholar import aio
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, ScholarError
-from scholar.papers import graph
-from scholar.papers.spec_graph import GetCitationGraphInput
+from scholar.core import aio
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND, ScholarError
+from scholar.families.papers import graph
+from scholar.families.papers.spec_graph import GetCitationGraphInput
 from scholar.store.cache import Cache
 from tests.fallbacks import answer_nothing
 from tests.fixtures_dir import fixtures_dir

@@ -1,4 +1,4 @@
-"""get_citations (scholar.papers.citations): paging, our filters with a bounded scan, errors, caching.
+"""get_citations (scholar.families.papers.citations): paging, our filters with a bounded scan, errors, caching.
 
 Upstream answers are the recorded S2 fixtures; where a filter needs year / citationCount, which the recorded
 list (fields=title) lacks, the recorded rows get those fields added and the route says synthetic.
@@ -9,10 +9,10 @@ import json
 import httpx
 import pytest
 
-from scholar import aio
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
-from scholar.papers import citations
-from scholar.papers.spec_graph import GetCitationsInput
+from scholar.core import aio
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
+from scholar.families.papers import citations
+from scholar.families.papers.spec_graph import GetCitationsInput
 
 CITATIONS = "/s2/graph/v1/paper/CorpusId:14514057/citations"
 FIXTURE = "upstream/semantic_scholar/paper_citations_offset0.json"

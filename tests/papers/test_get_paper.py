@@ -1,4 +1,4 @@
-"""get_paper (scholar.papers.lookup): S2 first, then OpenAlex and Crossref; cached records, aliases, negatives.
+"""get_paper (scholar.families.papers.lookup): S2 first, then OpenAlex and Crossref; cached records, aliases, negatives.
 
 Upstream answers are the recorded fixtures under upstream/semantic_scholar, openalex and crossref.
 """
@@ -9,8 +9,8 @@ import time
 import pytest
 
 from functions.papers.app import lambda_handler
-from scholar import aio
-from scholar.errors import (
+from scholar.core import aio
+from scholar.core.errors import (
     INTERNAL,
     INVALID_ARGUMENT,
     NOT_FOUND,
@@ -20,7 +20,7 @@ from scholar.errors import (
     NotFoundError,
     RateLimitedError,
 )
-from scholar.papers import lookup
+from scholar.families.papers import lookup
 from scholar.store.cache import Cache
 from scholar.store.tasks import TaskItem, TaskStore
 

@@ -1,10 +1,10 @@
-"""get_references (scholar.papers.citations): the recorded two-page reference list of an SSRN DOI."""
+"""get_references (scholar.families.papers.citations): the recorded two-page reference list of an SSRN DOI."""
 
 import json
 
-from scholar import aio
-from scholar.papers import citations
-from scholar.papers.spec_graph import GetReferencesInput
+from scholar.core import aio
+from scholar.families.papers import citations
+from scholar.families.papers.spec_graph import GetReferencesInput
 
 DOI = "10.2139/ssrn.2250500"
 REFERENCES = f"/s2/graph/v1/paper/DOI:{DOI}/references"

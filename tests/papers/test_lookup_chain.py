@@ -1,4 +1,4 @@
-"""One paper by any identifier a tool hands out (scholar.paper_lookup): a record one source knows is enough.
+"""One paper by any identifier a tool hands out (scholar.services.paper_lookup): a record one source knows is enough.
 
 Recorded answers: an arXiv-only preprint from the recorded arXiv feed (arxiv/query_testing_start0_max10.xml holds
 2503.05378, which has no DOI and no journal reference), the PNAS paper's OpenAlex record (work_by_doi_pnas.json,
@@ -16,13 +16,14 @@ import httpx
 import pytest
 from bibtexparser.bparser import BibTexParser
 
-from scholar import aio, paper_lookup
-from scholar.errors import NOT_FOUND, UNAVAILABLE, ScholarError
-from scholar.paper_lookup.s2_forms import DATA_NOT_IN_SOURCES
-from scholar.papers import citations, generate
-from scholar.papers.spec_export import GenerateCitationsInput
-from scholar.papers.spec_graph import GetReferencesInput
-from scholar.records import Paper
+from scholar.core import aio
+from scholar.core.errors import NOT_FOUND, UNAVAILABLE, ScholarError
+from scholar.core.records import Paper
+from scholar.families.papers import citations, generate
+from scholar.families.papers.spec_export import GenerateCitationsInput
+from scholar.families.papers.spec_graph import GetReferencesInput
+from scholar.services import paper_lookup
+from scholar.services.paper_lookup.s2_forms import DATA_NOT_IN_SOURCES
 from tests.fallbacks import answer_nothing
 from tests.fixtures_dir import fixtures_dir
 

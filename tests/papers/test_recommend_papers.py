@@ -1,14 +1,14 @@
-"""recommend_papers (scholar.papers.recommend) on the recorded S2 recommendation answers."""
+"""recommend_papers (scholar.families.papers.recommend) on the recorded S2 recommendation answers."""
 
 import json
 
 import httpx
 import pytest
 
-from scholar import aio
-from scholar.errors import NOT_FOUND, UPSTREAM_ERROR, ScholarError
-from scholar.papers import budget, recommend
-from scholar.papers.spec_graph import RecommendPapersInput
+from scholar.core import aio
+from scholar.core.errors import NOT_FOUND, UPSTREAM_ERROR, ScholarError
+from scholar.families.papers import budget, recommend
+from scholar.families.papers.spec_graph import RecommendPapersInput
 
 JSON = {"Content-Type": "application/json"}
 S2_ID = "c31c87c591a25c64fbaa82e8ac6a81831b6ac7ce"

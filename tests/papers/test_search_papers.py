@@ -1,13 +1,13 @@
-"""search_papers (scholar.papers.search): relevance and sorted bulk search, paging, filters, cache."""
+"""search_papers (scholar.families.papers.search): relevance and sorted bulk search, paging, filters, cache."""
 
 import json
 
 import pytest
 
-from scholar import aio
-from scholar.errors import INVALID_ARGUMENT, InvalidArgumentError
-from scholar.papers import search
-from scholar.papers.spec import SearchPapersInput
+from scholar.core import aio
+from scholar.core.errors import INVALID_ARGUMENT, InvalidArgumentError
+from scholar.families.papers import search
+from scholar.families.papers.spec import SearchPapersInput
 
 SEARCH = "/s2/graph/v1/paper/search"
 BULK = "/s2/graph/v1/paper/search/bulk"

@@ -7,11 +7,11 @@ import json
 import httpx
 import pytest
 
-from scholar.errors import INVALID_ARGUMENT, ScholarError
-from scholar.papers.batch import batch_resolve
-from scholar.papers.spec_export import BatchResolveInput
-from scholar.patents.citing import get_citing_patents
-from scholar.patents.spec import GetCitingPatentsInput
+from scholar.core.errors import INVALID_ARGUMENT, ScholarError
+from scholar.families.papers.batch import batch_resolve
+from scholar.families.papers.spec_export import BatchResolveInput
+from scholar.families.patents.citing import get_citing_patents
+from scholar.families.patents.spec import GetCitingPatentsInput
 from tests.conftest import read_fixture
 from tests.patents.helpers import OPS, XML, ops_fixture, run
 

@@ -7,9 +7,9 @@ import base64
 import httpx
 import pytest
 
-from scholar.config import get_settings
-from scholar.errors import FORBIDDEN, UNAVAILABLE, ForbiddenError, ScholarError
-from scholar.mcp.tools import visible_tools
+from scholar.core.config import get_settings
+from scholar.core.errors import FORBIDDEN, UNAVAILABLE, ForbiddenError, ScholarError
+from scholar.gateway.mcp.tools import visible_tools
 from scholar.sources import epo_ops, epo_ops_auth
 from scholar.store.cache import forget_memory
 from tests.patents.helpers import KEY, OPS, SECRET, TOKEN, XML, ops_fixture, run

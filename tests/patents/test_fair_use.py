@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scholar.errors import RATE_LIMITED, UNAVAILABLE, ScholarError
+from scholar.core.errors import RATE_LIMITED, UNAVAILABLE, ScholarError
 from scholar.sources import epo_ops, epo_ops_fairuse
 from scholar.sources.epo_ops_fairuse import interval_s, parse_throttling
 from scholar.store.cache import forget_memory
@@ -99,7 +99,7 @@ def test_pacing_waits_for_the_services_slot(ops, env, monkeypatch):
         waits.append((source, interval))
 
     monkeypatch.setattr(epo_ops_fairuse, "pace", fake_pace)
-    monkeypatch.setattr("scholar.http.pace", fake_pace)
+    monkeypatch.setattr("scholar.sources.http.pace", fake_pace)
     ops.get(BIBLIO).respond(200, content=b"<x/>", headers={"X-Throttling-Control": RECORDED_THROTTLING})
     run(biblio)
     run(biblio)

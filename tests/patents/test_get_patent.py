@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from scholar.errors import NOT_FOUND, RATE_LIMITED, ScholarError
-from scholar.patents.citations import chapter_info, find_doi, parse_npl, parse_references, resolve
-from scholar.patents.get import get_patent
-from scholar.patents.models import Citations
-from scholar.patents.spec import GetPatentInput
+from scholar.core.errors import NOT_FOUND, RATE_LIMITED, ScholarError
+from scholar.families.patents.citations import chapter_info, find_doi, parse_npl, parse_references, resolve
+from scholar.families.patents.get import get_patent
+from scholar.families.patents.models import Citations
+from scholar.families.patents.spec import GetPatentInput
 from scholar.sources.epo_ops_biblio import exchange_documents, parse_xml
 from tests.conftest import read_fixture
 from tests.patents.helpers import OPS, XML, ops_fixture, run
@@ -167,8 +167,8 @@ def test_npl_resolution_failing_leaves_raw_strings_and_reports_the_failure(ops):
 
 
 def test_an_answer_over_the_size_budget_shortens_the_description_then_keeps_the_latest_legal_events():
-    from scholar.patents.get import MAX_RESULT_CHARS, _fit
-    from scholar.patents.models import LegalEvent, PatentResult
+    from scholar.families.patents.get import MAX_RESULT_CHARS, _fit
+    from scholar.families.patents.models import LegalEvent, PatentResult
 
     events = [LegalEvent(date=f"2019-{i % 12 + 1:02d}-01", code="PG25", description="LAPSED IN A CONTRACTING STATE "
                          * 4, country="EP", patent_id="EP2400812A1") for i in range(600)]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scholar.errors import INVALID_ARGUMENT, InvalidArgumentError
-from scholar.patent_numbers import FIELD, parse_patent_number
+from scholar.core.errors import INVALID_ARGUMENT, InvalidArgumentError
+from scholar.core.patent_numbers import FIELD, parse_patent_number
 from scholar.sources.epo_ops_numbers import standardise
 from tests.patents.helpers import OPS, XML, ops_fixture, run
 

@@ -9,13 +9,13 @@ import httpx
 import pypdfium2 as pdfium
 import pytest
 
-from scholar.catalogue import CallContext
-from scholar.errors import NOT_FOUND, ScholarError, UpstreamError
-from scholar.patent_numbers import parse_patent_number
-from scholar.patents import pdf, pdf_pipeline
-from scholar.patents.handlers import fetch_patent_pdf
-from scholar.patents.pdf_jobs import PatentPdfJob
-from scholar.patents.spec import FetchPatentPdfInput
+from scholar.core.catalogue import CallContext
+from scholar.core.errors import NOT_FOUND, ScholarError, UpstreamError
+from scholar.core.patent_numbers import parse_patent_number
+from scholar.families.patents import pdf, pdf_pipeline
+from scholar.families.patents.handlers import fetch_patent_pdf
+from scholar.families.patents.pdf_jobs import PatentPdfJob
+from scholar.families.patents.spec import FetchPatentPdfInput
 from scholar.store.tasks import TaskItem, TaskStore
 from tests.patents.helpers import OPS, XML, ops_fixture, run, synthetic_pages
 
@@ -139,7 +139,7 @@ def test_a_throttled_page_raises_so_the_machine_retries(aws, ops):
 
 
 def test_the_function_exposes_every_machine_step_without_importing_pdfium_for_tool_calls():
-    from scholar.patents.handlers import ACTIONS
+    from scholar.families.patents.handlers import ACTIONS
 
     assert set(ACTIONS) == set(pdf_pipeline.ACTIONS)
     machine = Path(__file__).resolve().parents[2] / "statemachines/patent_pdf.asl.json"

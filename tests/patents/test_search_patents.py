@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from scholar.errors import INVALID_ARGUMENT, InvalidArgumentError
-from scholar.patents.search import build_cql, page_range, search_patents
-from scholar.patents.spec import SearchPatentsInput
+from scholar.core.errors import INVALID_ARGUMENT, InvalidArgumentError
+from scholar.families.patents.search import build_cql, page_range, search_patents
+from scholar.families.patents.spec import SearchPatentsInput
 from tests.patents.helpers import OPS, XML, ops_fixture, run
 
 SEARCH = f"{OPS}/published-data/search/biblio"
@@ -96,7 +96,7 @@ def test_a_repeated_search_is_answered_from_the_cache(aws, ops):
 
 
 def test_a_page_over_the_size_budget_has_its_abstracts_shortened_and_says_so():
-    from scholar.patents.search import MAX_RESULT_CHARS, fit, parse_search
+    from scholar.families.patents.search import MAX_RESULT_CHARS, fit, parse_search
 
     page = parse_search(ops_fixture("search_biblio_pa-siemens_range1-3.xml"), 0, 3, 'pa="Siemens"')
     record = page.references[1]

@@ -8,10 +8,10 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 
-from scholar.errors import UNAVAILABLE
-from scholar.pdftext.convert import PDF_EXTRACTION_FAILED, PdfExtractionError, convert_pdf
-from scholar.pdftext.lines import PageText, TextLine
-from scholar.pdftext.markdown import render_markdown
+from scholar.core.errors import UNAVAILABLE
+from scholar.services.pdftext.convert import PDF_EXTRACTION_FAILED, PdfExtractionError, convert_pdf
+from scholar.services.pdftext.lines import PageText, TextLine
+from scholar.services.pdftext.markdown import render_markdown
 from tests.fixtures_dir import fixtures_dir
 
 PAPERS = (

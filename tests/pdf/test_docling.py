@@ -10,9 +10,9 @@ import httpx
 import pytest
 import respx
 
-from scholar.config import get_settings
-from scholar.errors import TIMEOUT, UNAVAILABLE, UPSTREAM_ERROR, ScholarError
-from scholar.fulltext import docling
+from scholar.core.config import get_settings
+from scholar.core.errors import TIMEOUT, UNAVAILABLE, UPSTREAM_ERROR, ScholarError
+from scholar.services.fulltext import docling
 from tests.pdf.synthetic_docling import (
     SYNTHETIC_RESULT_FAILURE,
     SYNTHETIC_RESULT_SUCCESS,

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from scholar.errors import (
+from scholar.core.errors import (
     FORBIDDEN,
     NOT_FOUND,
     RATE_LIMITED,
@@ -25,9 +25,9 @@ from scholar.errors import (
     UPSTREAM_ERROR,
     ScholarError,
 )
-from scholar.fulltext import download as dl
-from scholar.fulltext.download import download_pdf, is_pdf
-from scholar.fulltext.ssrf import BLOCKED_ADDRESS
+from scholar.web import download as dl
+from scholar.web.download import download_pdf, is_pdf
+from scholar.web.ssrf import BLOCKED_ADDRESS
 from tests.fixtures_dir import fixtures_dir
 
 PUBLIC = {"papers.example.org": ["93.184.216.34"], "mirror.example.net": ["2606:4700:4700::1111"]}

@@ -21,9 +21,9 @@ from typing import Any
 import boto3
 import pytest
 
-from scholar.fulltext.artifacts import paper_cache_key
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.invoke import invoke_family
+from scholar.services.fulltext.artifacts import paper_cache_key
 from scholar.store.cache import Cache
 from scholar.store.tasks import TaskItem, TaskStore
 from tests.conftest import fake_fixture, fake_upstream_fixture, local_server_fixture
@@ -287,7 +287,7 @@ def test_convert_accepts_only_artifact_references(stack: Any) -> None:
 def test_cancelling_stops_the_execution_and_the_task_stays_cancelled(
     stack: Any, steps: Steps, routes: FakeUpstream
 ) -> None:
-    from scholar.fulltext.jobs import cancel_task
+    from scholar.services.fulltext.jobs import cancel_task
 
     pdf = pdf_fixture("arxiv_2305.03393v1_page9_only.pdf")
     routes.add_route("GET", "web", "/files.example.org/cancel-me.pdf", body=pdf)

@@ -9,8 +9,8 @@ import httpx
 import pytest
 import respx
 
-from scholar.fulltext.fetch import registry_source, routed_url
-from scholar.fulltext.resolve import openalex_urls, resolve_paper, unpaywall_urls
+from scholar.services.fulltext.locate import openalex_urls, resolve_paper, unpaywall_urls
+from scholar.web.fetch import registry_source, routed_url
 from tests.conftest import read_fixture
 from tests.fallbacks import answer_nothing
 

@@ -8,8 +8,8 @@ import time
 import pytest
 import respx
 
-from scholar.fulltext.models import Job
-from scholar.fulltext.pipeline import StepError, download, finish, resolve
+from scholar.services.fulltext.models import Job
+from scholar.services.pipeline import StepError, download, finish, resolve
 from scholar.store.tasks import TaskItem, TaskStore
 from tests.conftest import AwsResources, Env, read_fixture
 

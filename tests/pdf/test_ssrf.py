@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from scholar.errors import FORBIDDEN, INVALID_ARGUMENT, ForbiddenError, InvalidArgumentError
-from scholar.fulltext.ssrf import (
+from scholar.core.errors import FORBIDDEN, INVALID_ARGUMENT, ForbiddenError, InvalidArgumentError
+from scholar.web.ssrf import (
     BLOCKED_ADDRESS,
     UNRESOLVABLE_HOST,
     blocked_reason,

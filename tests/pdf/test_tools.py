@@ -9,16 +9,16 @@ from typing import Any
 
 import pytest
 
-from scholar.catalogue import WRITE_OPEN, family_tools, result_size_hint
-from scholar.config import get_settings
-from scholar.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE, ScholarError
-from scholar.fulltext import artifacts
-from scholar.fulltext.models import MAX_CHARS_LIMIT, PaperSummary, StoredPdf
-from scholar.mcp.dispatch import success_result
-from scholar.mcp.tools import visible_tools
-from scholar.pdftext.convert import convert_pdf
+from scholar.core.catalogue import WRITE_OPEN, family_tools, result_size_hint
+from scholar.core.config import get_settings
+from scholar.core.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE, ScholarError
+from scholar.gateway.mcp.dispatch import success_result
+from scholar.gateway.mcp.tools import visible_tools
 from scholar.runtime.family import run_tool
 from scholar.runtime.invocation import Invocation
+from scholar.services.fulltext import artifacts
+from scholar.services.fulltext.models import MAX_CHARS_LIMIT, PaperSummary, StoredPdf
+from scholar.services.pdftext.convert import convert_pdf
 from scholar.store.tasks import TaskStore
 from tests.conftest import AwsResources, Env
 from tests.fixtures_dir import fixtures_dir

@@ -16,12 +16,12 @@ import pydot
 import pytest
 
 from functions.gateway.app import lambda_handler
-from scholar import aio
-from scholar.catalogue import get_tool
-from scholar.content import EXTRA_CONTENT_FIELD
-from scholar.mcp.dispatch import success_result
-from scholar.papers import graph_formats
-from scholar.papers.graph_formats import MERMAID_MAX_NODES, Node, Picture, to_mermaid
+from scholar.core import aio
+from scholar.core.catalogue import get_tool
+from scholar.core.content import EXTRA_CONTENT_FIELD
+from scholar.families.papers import graph_formats
+from scholar.families.papers.graph_formats import MERMAID_MAX_NODES, Node, Picture, to_mermaid
+from scholar.gateway.mcp.dispatch import success_result
 from scholar.runtime.family import run_tool
 from scholar.runtime.invocation import Invocation
 from tests.events import load_event, with_body

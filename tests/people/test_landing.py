@@ -9,11 +9,11 @@ from html.parser import HTMLParser
 import pytest
 
 from functions.gateway.app import lambda_handler
-from scholar import aio
-from scholar.catalogue import ALL_PROFILE, DEFAULT_PROFILE, PROFILES, Selection, all_tools, profile_tools
-from scholar.config import get_settings
-from scholar.mcp import landing
-from scholar.mcp.tools import WRITE_TAG, visible_tools
+from scholar.core import aio
+from scholar.core.catalogue import ALL_PROFILE, DEFAULT_PROFILE, PROFILES, Selection, all_tools, profile_tools
+from scholar.core.config import get_settings
+from scholar.gateway.mcp import landing
+from scholar.gateway.mcp.tools import WRITE_TAG, visible_tools
 from tests.events import load_event
 
 MAX_PAGE_BYTES = 100 * 1024

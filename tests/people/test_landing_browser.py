@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from scholar.config import get_settings
-from scholar.mcp.tools import visible_tools
+from scholar.core.config import get_settings
+from scholar.gateway.mcp.tools import visible_tools
 from tests.conftest import local_server_fixture
 from tests.people.browser import screenshot, visit
 

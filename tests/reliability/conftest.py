@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from scholar import http
+from scholar.sources import http
 from tests.conftest import fake_fixture, fake_upstream_fixture, local_server_fixture
 from tests.standards.conftest import standards_aws, upstream_dir  # noqa: F401  (the standards sync rows)
 

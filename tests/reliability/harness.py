@@ -7,7 +7,7 @@ from typing import Any
 import anyio
 import httpx
 
-from scholar.config import get_settings
+from scholar.core.config import get_settings
 from scholar.store import aws
 from scholar.store.cache import forget_memory
 

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from scholar.errors import RATE_LIMITED, TIMEOUT, UNAVAILABLE, UPSTREAM_ERROR
-from scholar.fulltext import fetch
-from scholar.standards import service
-from scholar.standards.catalogue_db import Catalogue, build_catalogue
-from scholar.standards.linking import link
+from scholar.core.errors import RATE_LIMITED, TIMEOUT, UNAVAILABLE, UPSTREAM_ERROR
+from scholar.families.standards import service
+from scholar.families.standards.catalogue_db import Catalogue, build_catalogue
+from scholar.families.standards.linking import link
+from scholar.web import fetch
 from tests.conftest import Env
 from tests.e2e.test_arxiv_e2e import _synthetic_feed as synthetic_feed
 from tests.e2e.test_research_e2e import serve_missing_recordings

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from scholar.library.index import Filters
-from scholar.library.index_cache import IndexHolder
+from scholar.services.library.index import Filters
+from scholar.services.library.index_cache import IndexHolder
 from tests.library.corpus import MemoryLibrary, items
 
 ALICE = "apikey:alice"

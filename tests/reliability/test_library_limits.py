@@ -16,16 +16,16 @@ import zlib
 import anyio
 import pytest
 
-from scholar.errors import TIMEOUT, TOO_LARGE, WorkTimeoutError
-from scholar.library import index as index_module
-from scholar.library.export import to_jsonl
-from scholar.library.index import Filters, LibraryIndex
-from scholar.library.index_cache import IndexHolder
-from scholar.library.index_catchup import catch_up
+from scholar.core.errors import TIMEOUT, TOO_LARGE, WorkTimeoutError
+from scholar.services.library import index as index_module
+from scholar.services.library.export import to_jsonl
+from scholar.services.library.index import Filters, LibraryIndex
+from scholar.services.library.index_cache import IndexHolder
+from scholar.services.library.index_catchup import catch_up
 from scholar.store import aws as aws_clients
-from scholar.store.library import LibraryStore
-from scholar.store.library_bounds import LIMITS, MAX_ABSTRACT_CHARS, MAX_AUTHORS
-from scholar.store.library_rows import ITEM
+from scholar.store.library.bounds import LIMITS, MAX_ABSTRACT_CHARS, MAX_AUTHORS
+from scholar.store.library.rows import ITEM
+from scholar.store.library.table import LibraryStore
 from tests.library.corpus import MemoryLibrary, items
 from tests.library.tools import call, fresh_index  # noqa: F401  (fixture)
 

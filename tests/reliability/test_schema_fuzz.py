@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator
 
-from scholar.catalogue import all_tools
-from scholar.errors import INTERNAL, INVALID_ARGUMENT
+from scholar.core.catalogue import all_tools
+from scholar.core.errors import INTERNAL, INVALID_ARGUMENT
 from tests.reliability.harness import Answer, call
 
 pytestmark = pytest.mark.e2e

@@ -17,12 +17,12 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from scholar.catalogue import CallContext, QueuedResult
-from scholar.errors import RATE_LIMITED, TIMEOUT, UNAVAILABLE, UPSTREAM_ERROR
-from scholar.standards import service
-from scholar.standards.handlers import HANDLERS
-from scholar.standards.jobs import handle_sync_event
-from scholar.standards.spec import SearchInput
+from scholar.core.catalogue import CallContext, QueuedResult
+from scholar.core.errors import RATE_LIMITED, TIMEOUT, UNAVAILABLE, UPSTREAM_ERROR
+from scholar.families.standards import service
+from scholar.families.standards.handlers import HANDLERS
+from scholar.families.standards.jobs import handle_sync_event
+from scholar.families.standards.spec import SearchInput
 from scholar.store.tasks import TaskStore
 
 CTX = CallContext(principal="matrix-standards", request_id="req-1")

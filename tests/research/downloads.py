@@ -17,15 +17,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from scholar.errors import ScholarError
-from scholar.fulltext import fetch
-from scholar.fulltext.models import Job, KeepOptions
-from scholar.fulltext.pipeline import convert, download, finish, resolve
+from scholar.core.errors import ScholarError
 from scholar.runtime.family import run_tool
 from scholar.runtime.invocation import Invocation
+from scholar.services.fulltext.models import Job, KeepOptions
+from scholar.services.pipeline import convert, download, finish, resolve
 from scholar.store.cache import forget_memory
-from scholar.store.library_models import LibraryItem, PdfVersion, item_id_for
+from scholar.store.library.models import LibraryItem, PdfVersion, item_id_for
 from scholar.store.tasks import TaskItem, TaskStore
+from scholar.web import fetch
 from tests.conftest import AwsResources, Env
 from tests.fakes.upstream import FakeUpstream
 from tests.fakes.web import web_access
@@ -49,7 +49,8 @@ def sha_of(name: str) -> str:
 
 
 class Library:
-    """Stands in for scholar.library.keep.keep_pdf: one item per (caller, identifier), a PDF kept once per hash."""
+    """Stands in for scholar.services.library.keep.keep_pdf: one item per (caller, identifier), a PDF kept once per
+    hash."""
 
     def __init__(self) -> None:
         self.items: dict[tuple[str, str], LibraryItem] = {}

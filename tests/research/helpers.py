@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 import httpx
 import respx
 
-from scholar import http
-from scholar.research.search.spec import SearchInput
+from scholar.families.research.search.spec import SearchInput
+from scholar.sources import http
 from tests.fixtures_dir import fixtures_dir
 
 T = TypeVar("T")

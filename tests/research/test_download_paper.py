@@ -5,7 +5,7 @@ Unpaywall answer for 10.1038/nature12373: a published copy on dash.harvard.edu, 
 Central and the submitted manuscript on arXiv (Semantic Scholar has no record of it here, so the DOI alone is
 resolved). Hosts that are not our sources reach the fake through tests.fakes.web.WebToFake; the PDFs
 served are the real ones of ../shared/fixtures/pdfs. The caller's library is a recorder in place of
-scholar.library.keep.keep_pdf (test_download_paper_library.py keeps into the real one).
+scholar.services.library.keep.keep_pdf (test_download_paper_library.py keeps into the real one).
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from scholar.catalogue import WRITE_OPEN, family_tools
-from scholar.config import get_settings
-from scholar.errors import INVALID_ARGUMENT, TOO_LARGE, UPSTREAM_ERROR, ScholarError, TooLargeError
-from scholar.fulltext import artifacts
-from scholar.fulltext import keep_step as keeping
-from scholar.fulltext.resolve import resolve_paper
-from scholar.mcp.tools import visible_tools
-from scholar.store.library_models import item_id_for
+from scholar.core.catalogue import WRITE_OPEN, family_tools
+from scholar.core.config import get_settings
+from scholar.core.errors import INVALID_ARGUMENT, TOO_LARGE, UPSTREAM_ERROR, ScholarError, TooLargeError
+from scholar.gateway.mcp.tools import visible_tools
+from scholar.services.fulltext import artifacts
+from scholar.services.fulltext import keep_step as keeping
+from scholar.services.fulltext.locate import resolve_paper
+from scholar.store.library.models import item_id_for
 from tests.conftest import AwsResources, Env, fake_upstream_fixture
 from tests.fakes.upstream import FakeUpstream
 from tests.pdf.test_pipeline_machine import BLOCK_PAGE

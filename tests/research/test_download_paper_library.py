@@ -1,4 +1,4 @@
-"""download_paper into the real library (scholar.library.keep.keep_pdf, scholar.store.library on moto).
+"""download_paper into the real library (scholar.services.library.keep.keep_pdf, scholar.store.library.table on moto).
 
 The paper is the PNAS article whose Semantic Scholar, Unpaywall and OpenAlex answers are recorded: the library
 resolves its full record through the fake upstream, and the publisher's PDF location serves a real PDF.
@@ -10,10 +10,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from scholar.fulltext.models import Job, KeepOptions
+from scholar.services.fulltext.models import Job, KeepOptions
 from scholar.store.cache import forget_memory
-from scholar.store.library import LibraryStore
-from scholar.store.library_models import item_id_for
+from scholar.store.library.models import item_id_for
+from scholar.store.library.table import LibraryStore
 from tests.conftest import AwsResources, Env, fake_upstream_fixture
 from tests.fakes.upstream import FakeUpstream
 from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH

@@ -2,7 +2,8 @@
 
 The recorded answers come from the fake upstream and the PDF hosts reach it through WebToFake, as in
 tests/pdf/test_pipeline_machine.py. The caller's library is the recorder of tests.research.downloads (in place of
-scholar.library.keep.keep_pdf): what it receives shows the caller travelled through the state machine to finish.
+scholar.services.library.keep.keep_pdf): what it receives shows the caller travelled through the state machine to
+finish.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from scholar.fulltext import keep_step as keeping
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.invoke import invoke_family
+from scholar.services.fulltext import keep_step as keeping
 from tests.conftest import fake_upstream_fixture, local_server_fixture
 from tests.fakes.upstream import FakeUpstream
 from tests.pdf.test_pipeline_machine import wait_task

@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 from mcp import types
 
-from scholar.catalogue import READ_ONLY_OPEN, get_tool
-from scholar.errors import INVALID_ARGUMENT, ScholarError
-from scholar.fulltext import artifacts
-from scholar.fulltext.models import PaperSummary, StoredPdf
-from scholar.mcp.dispatch import success_result
-from scholar.research.fetch import handlers
+from scholar.core.catalogue import READ_ONLY_OPEN, get_tool
+from scholar.core.errors import INVALID_ARGUMENT, ScholarError
+from scholar.families.research.fetch import handlers
+from scholar.gateway.mcp.dispatch import success_result
 from scholar.runtime.family import run_tool
 from scholar.runtime.invocation import Invocation
+from scholar.services.fulltext import artifacts
+from scholar.services.fulltext.models import PaperSummary, StoredPdf
 from tests.research.test_read_paper_tool import PASA, converted, pdf_bytes
 
 PNAS_DOI = "10.1073/pnas.1414271111"

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from functions.research.app import lambda_handler
-from scholar.catalogue import get_tool
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND
-from scholar.store.library import LibraryStore
+from scholar.core.catalogue import get_tool
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND
+from scholar.store.library.table import LibraryStore
 from tests.library.helpers import recorded_item
 
 pytestmark = pytest.mark.usefixtures("library_table")

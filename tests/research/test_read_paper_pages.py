@@ -10,11 +10,11 @@ from functools import cache
 
 import pytest
 
-from scholar.errors import INVALID_ARGUMENT, InvalidArgumentError
-from scholar.fulltext.reading import compress, parse_pages
-from scholar.pdftext import outline
-from scholar.pdftext.convert import convert_pdf
-from scholar.pdftext.labels import Label, parse_label
+from scholar.core.errors import INVALID_ARGUMENT, InvalidArgumentError
+from scholar.services.fulltext.reading import compress, parse_pages
+from scholar.services.pdftext import outline
+from scholar.services.pdftext.convert import convert_pdf
+from scholar.services.pdftext.labels import Label, parse_label
 from tests.fixtures_dir import fixtures_dir
 
 

@@ -19,18 +19,19 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from scholar.catalogue import READ_ONLY_OPEN, get_tool, result_size_hint
-from scholar.config import get_settings
-from scholar.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, ScholarError
-from scholar.fulltext import artifacts, fetch
-from scholar.fulltext.models import PaperSummary, StoredPdf
-from scholar.fulltext.read_options import MAX_READ_CHARS, READ_RESULT_CHARS
-from scholar.mcp.dispatch import success_result
-from scholar.mcp.tools import visible_tools
-from scholar.pdftext.convert import convert_pdf
+from scholar.core.catalogue import READ_ONLY_OPEN, get_tool, result_size_hint
+from scholar.core.config import get_settings
+from scholar.core.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, ScholarError
+from scholar.gateway.mcp.dispatch import success_result
+from scholar.gateway.mcp.tools import visible_tools
 from scholar.runtime.family import run_tool
 from scholar.runtime.invocation import Invocation
+from scholar.services.fulltext import artifacts
+from scholar.services.fulltext.models import PaperSummary, StoredPdf
+from scholar.services.fulltext.read_options import MAX_READ_CHARS, READ_RESULT_CHARS
+from scholar.services.pdftext.convert import convert_pdf
 from scholar.store.tasks import TaskStore
+from scholar.web import fetch
 from tests.conftest import AwsResources, Env
 from tests.fixtures_dir import fixtures_dir
 

@@ -8,8 +8,8 @@ import json
 import anyio
 import httpx
 
-from scholar.research.search.federated import Budgets, search
-from scholar.research.search.pages import ResultSets
+from scholar.families.research.search.federated import Budgets, search
+from scholar.families.research.search.pages import ResultSets
 from scholar.store.cache import Cache
 from tests.research.helpers import (
     ARXIV_QUERY,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from scholar.research.search.hits import MAX_RESULT_CHARS, fit, order
-from scholar.research.search.spec import SearchHit, Signals
+from scholar.families.research.search.hits import MAX_RESULT_CHARS, fit, order
+from scholar.families.research.search.spec import SearchHit, Signals
 
 
 def _hit(i: int, *, year: int | None = None, cites: int | None = None) -> SearchHit:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from scholar.records import Author, Paper
-from scholar.research.search.identity import id_keys, surname
-from scholar.research.search.merge import Pool
+from scholar.core.records import Author, Paper
+from scholar.families.research.search.identity import id_keys, surname
+from scholar.families.research.search.merge import Pool
 
 
 def _paper(source: str, **values) -> Paper:

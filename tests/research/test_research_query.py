@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from scholar.research.search.query import keyword_terms, prepare
+from scholar.families.research.search.query import keyword_terms, prepare
 from scholar.sources.paper_search import arxiv_query
 from scholar.sources.registry import SOURCES
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from scholar.records import Paper
-from scholar.research.search.rank import WEIGHTS, bm25_scores, score
+from scholar.core.records import Paper
+from scholar.families.research.search.rank import WEIGHTS, bm25_scores, score
 
 
 def _pool() -> list[Paper]:

@@ -7,10 +7,10 @@ import json
 import httpx
 import pytest
 
-from scholar.errors import ScholarError
-from scholar.research.search import rerank
-from scholar.research.search.federated import search
-from scholar.research.search.pages import ResultSets
+from scholar.core.errors import ScholarError
+from scholar.families.research.search import rerank
+from scholar.families.research.search.federated import search
+from scholar.families.research.search.pages import ResultSets
 from scholar.store.cache import Cache
 from tests.research.helpers import COPPER_TITLE, args, json_response, route_all, run
 

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR, ScholarError
-from scholar.ids import parse_paper_id
-from scholar.research.search import pages
-from scholar.research.search.federated import search
-from scholar.research.search.pages import ResultSets
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR, ScholarError
+from scholar.core.ids import parse_paper_id
+from scholar.families.research.search import pages
+from scholar.families.research.search.federated import search
+from scholar.families.research.search.pages import ResultSets
 from scholar.store.cache import Cache
 from tests.research.helpers import (
     COPPER_DOI,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from scholar.catalogue import family_tools
-from scholar.research.handlers import HANDLERS
+from scholar.core.catalogue import family_tools
+from scholar.families.research.handlers import HANDLERS
 from scholar.sources.paper_search import ADAPTERS, SearchQuery
 from scholar.sources.registry import SOURCES, searchable
 from tests.research.helpers import (

@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 from functions.research.app import lambda_handler
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND
-from scholar.fulltext import artifacts
-from scholar.research.resources import handlers
-from scholar.resource_actions import COMPLETE_ACTION, LIST_ACTION, READ_ACTION
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND
+from scholar.core.resource_actions import COMPLETE_ACTION, LIST_ACTION, READ_ACTION
+from scholar.families.research.resources import handlers
+from scholar.services.fulltext import artifacts
 from scholar.store.blobs import BlobStore
-from scholar.store.library import LibraryStore
-from scholar.store.library_models import PdfVersion
+from scholar.store.library.models import PdfVersion
+from scholar.store.library.table import LibraryStore
 from tests.fixtures_dir import fixtures_dir
 from tests.library.helpers import NOW, recorded_item
 

@@ -35,8 +35,8 @@ class GatewayServer:
 
 @pytest.fixture(scope="module")
 def gateway_server() -> Iterator[GatewayServer]:
+    from scholar.gateway.mcp.app import create_app
     from scholar.local.server import listening_socket
-    from scholar.mcp.app import create_app
 
     sock = listening_socket("127.0.0.1", 0)
     port = sock.getsockname()[1]

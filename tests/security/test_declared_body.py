@@ -10,8 +10,8 @@ from typing import Any
 import anyio
 import pytest
 
-from scholar.mcp.app import MAX_BODY_BYTES
-from scholar.mcp.checks import drain, read_body
+from scholar.gateway.mcp.app import MAX_BODY_BYTES
+from scholar.gateway.mcp.checks import drain, read_body
 from tests.security.conftest import GatewayServer
 
 BODY = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()

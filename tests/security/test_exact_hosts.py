@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from scholar.mcp.checks import FORBIDDEN, INVALID_REQUEST, MISDIRECTED, own_hosts, rebinding_refusal
+from scholar.gateway.mcp.checks import FORBIDDEN, INVALID_REQUEST, MISDIRECTED, own_hosts, rebinding_refusal
 from tests.security.conftest import GatewayServer
 
 LEGACY, MODERN = "2025-11-25", "2026-07-28"

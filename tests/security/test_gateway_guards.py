@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from functions.gateway.app import lambda_handler
-from scholar.mcp.checks import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
+from scholar.gateway.mcp.checks import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 from tests.events import load_event
 from tests.security.conftest import GatewayServer
 
@@ -154,7 +154,7 @@ def test_a_deployed_request_without_an_identity_is_refused_with_401(name: str, l
 
 @pytest.mark.parametrize("name", ["api_rest_v1_tools_call", "api_http_v2_tools_call"])
 def test_a_deployed_tool_call_without_an_identity_never_reaches_a_tool(name: str, lambda_context, monkeypatch) -> None:
-    from scholar.mcp import server as gateway_server
+    from scholar.gateway.mcp import server as gateway_server
 
     called: list[str] = []
 
@@ -169,8 +169,8 @@ def test_a_deployed_tool_call_without_an_identity_never_reaches_a_tool(name: str
 
 
 def test_with_auth_mode_none_callers_without_an_identity_share_one_principal(env, lambda_context, monkeypatch) -> None:
-    from scholar.mcp import server as gateway_server
-    from scholar.mcp.principal import SHARED_PRINCIPAL
+    from scholar.gateway.mcp import server as gateway_server
+    from scholar.gateway.mcp.principal import SHARED_PRINCIPAL
 
     env.set(SCHOLAR_SHARED_PRINCIPAL="true")
     principals: list[str] = []
@@ -191,7 +191,7 @@ def test_with_auth_mode_none_callers_without_an_identity_share_one_principal(env
 def test_an_authenticated_deployed_request_is_bound_to_its_api_key(lambda_context, monkeypatch) -> None:
     from mcp import types
 
-    from scholar.mcp import server as gateway_server
+    from scholar.gateway.mcp import server as gateway_server
 
     principals: list[str] = []
 

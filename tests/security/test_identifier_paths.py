@@ -11,13 +11,12 @@ from typing import Any
 
 import pytest
 
-from scholar import http
-from scholar.catalogue import CallContext
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, ScholarError
-from scholar.papers.handlers import HANDLERS as PAPER_HANDLERS
-from scholar.papers.spec import TOOLS as PAPER_TOOLS
-from scholar.sources import arxiv, crossref, openalex, openlibrary, relaton, s2, unpaywall, w3c
-from scholar.urlpath import UNSAFE_PATH, segment
+from scholar.core.catalogue import CallContext
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND, ScholarError
+from scholar.core.urlpath import UNSAFE_PATH, segment
+from scholar.families.papers.handlers import HANDLERS as PAPER_HANDLERS
+from scholar.families.papers.spec import TOOLS as PAPER_TOOLS
+from scholar.sources import arxiv, crossref, http, openalex, openlibrary, relaton, s2, unpaywall, w3c
 from tests.books.helpers import run
 from tests.fakes.upstream import FakeUpstream
 

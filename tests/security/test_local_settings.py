@@ -10,10 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
-from scholar import http
-from scholar.catalogue import all_tools
-from scholar.errors import INVALID_ARGUMENT
-from scholar.mcp.tools import WRITE_TAG
+from scholar.core.catalogue import all_tools
+from scholar.core.errors import INVALID_ARGUMENT
+from scholar.gateway.mcp.tools import WRITE_TAG
+from scholar.sources import http
 from tests.conftest import Env
 from tests.fakes.upstream import FakeUpstream
 
@@ -75,7 +75,7 @@ def test_the_contact_email_given_by_the_user_reaches_the_upstream_user_agent(
 
 
 def test_the_stack_keeps_its_own_resource_names(served: Any) -> None:
-    from scholar.config import get_settings
+    from scholar.core.config import get_settings
 
     assert get_settings().resources.task_table == served.stack.env["SCHOLAR_TASK_TABLE"]
     assert get_settings().contact_email == CONTACT

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from mcp.types import HEADER_MISMATCH
 
-from scholar.mcp.checks import routing_refusal
+from scholar.gateway.mcp.checks import routing_refusal
 from tests.security.conftest import GatewayServer
 
 MODERN, LEGACY = "2026-07-28", "2025-11-25"

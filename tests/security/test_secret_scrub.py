@@ -7,8 +7,8 @@ from urllib.parse import quote
 
 import pytest
 
-from scholar import aio, redaction
-from scholar.errors import UpstreamError
+from scholar.core import aio, redaction
+from scholar.core.errors import UpstreamError
 from scholar.sources import openalex, s2
 from scholar.store import secrets
 

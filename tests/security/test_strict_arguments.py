@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from scholar.catalogue import ToolSpec, all_tools
-from scholar.errors import INVALID_ARGUMENT, InvalidArgumentError
-from scholar.mcp.dispatch import call_tool
+from scholar.core.catalogue import ToolSpec, all_tools
+from scholar.core.errors import INVALID_ARGUMENT, InvalidArgumentError
+from scholar.core.validation import validate_arguments
+from scholar.gateway.mcp.dispatch import call_tool
 from scholar.runtime.family import run_tool
 from scholar.runtime.invocation import Invocation
-from scholar.validation import validate_arguments
 
 
 def _resolve(schema: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any]]:
@@ -87,7 +87,7 @@ def test_an_integer_parameter_accepts_a_json_integer() -> None:
 
 
 def test_the_gateway_refuses_a_coerced_type_before_dispatch(monkeypatch) -> None:
-    from scholar.mcp import dispatch
+    from scholar.gateway.mcp import dispatch
 
     def must_not_run(*args: Any) -> Any:
         raise AssertionError("dispatched although the arguments are invalid")

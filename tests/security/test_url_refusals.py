@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from scholar.errors import FORBIDDEN, INVALID_ARGUMENT, ScholarError
-from scholar.fulltext import fetch
-from scholar.fulltext.ssrf import BLOCKED_ADDRESS, UNRESOLVABLE_HOST, inet_aton, vet_url
+from scholar.core.errors import FORBIDDEN, INVALID_ARGUMENT, ScholarError
 from scholar.runtime.family import run_tool
 from scholar.runtime.invocation import Invocation
+from scholar.web import fetch
+from scholar.web.ssrf import BLOCKED_ADDRESS, UNRESOLVABLE_HOST, inet_aton, vet_url
 
 NAMES = {
     "public.example.org": ["93.184.216.34"],

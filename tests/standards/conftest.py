@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from scholar.standards.catalogue_db import Catalogue, build_catalogue
-from scholar.standards.linking import link
+from scholar.families.standards.catalogue_db import Catalogue, build_catalogue
+from scholar.families.standards.linking import link
 from tests.fixtures_dir import fixtures_dir
 from tests.standards.records_from_fixtures import all_records
 
@@ -33,7 +33,7 @@ def standards_aws(aws, upstream, upstream_dir, tmp_path, env):
     Yields the mounted upstream routes; ``started`` collects the payloads the cold path would send to the
     sync function.
     """
-    from scholar.standards import cold, retry, service
+    from scholar.families.standards import cold, retry, service
     from tests.standards.upstream_routes import mount
 
     env.set(SCHOLAR_RETRY_BUDGET_S="0")  # a recorded 5xx is final here: no retry waits in tests

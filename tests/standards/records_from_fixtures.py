@@ -8,11 +8,11 @@ from pathlib import Path
 
 import yaml
 
-from scholar.standards.loaders.ietf import load_rfc_index
-from scholar.standards.loaders.nist import load_pubs_export
-from scholar.standards.loaders.relaton import load_relaton
-from scholar.standards.loaders.w3c import load_specification
-from scholar.standards.records import StandardRecord
+from scholar.families.standards.loaders.ietf import load_rfc_index
+from scholar.families.standards.loaders.nist import load_pubs_export
+from scholar.families.standards.loaders.relaton import load_relaton
+from scholar.families.standards.loaders.w3c import load_specification
+from scholar.families.standards.records import StandardRecord
 
 RELATON_DIRS = {"relaton_iso": "ISO", "relaton_iec": "IEC", "relaton_ieee": "IEEE", "etsi/relaton": "ETSI"}
 W3C_SPECS = (("webrtc", "20250313"), ("2dcontext", "20210128"), ("html5", None))

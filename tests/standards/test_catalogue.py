@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scholar.standards.identifiers import key, query_keys
+from scholar.families.standards.identifiers import key, query_keys
 
 
 @pytest.mark.parametrize("raw", ["RFC 3", "rfc3", "RFC0003", "rfc-003", "IETF RFC 3", "RFC #3"])

@@ -14,12 +14,12 @@ import httpx
 import pytest
 
 from functions.standards.app import lambda_handler
-from scholar.catalogue import CallContext, QueuedResult
-from scholar.errors import UNAVAILABLE, ScholarError, UnavailableError
-from scholar.pdftext.convert import PDF_EXTRACTION_FAILED
-from scholar.standards import conversion, service, texts
-from scholar.standards.handlers import HANDLERS
-from scholar.standards.spec import GetStandardInput, StandardResult
+from scholar.core.catalogue import CallContext, QueuedResult
+from scholar.core.errors import UNAVAILABLE, ScholarError, UnavailableError
+from scholar.families.standards import conversion, service, texts
+from scholar.families.standards.handlers import HANDLERS
+from scholar.families.standards.spec import GetStandardInput, StandardResult
+from scholar.services.pdftext.convert import PDF_EXTRACTION_FAILED
 from scholar.store.tasks import TaskStore
 from tests.fixtures_dir import fixtures_dir
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from scholar.errors import UPSTREAM_ERROR, ScholarError
+from scholar.core.errors import UPSTREAM_ERROR, ScholarError
+from scholar.families.standards.documents import Document, document_for
+from scholar.families.standards.records import StandardRecord
+from scholar.families.standards.texts import normalised_id
+from scholar.families.standards.w3c_html import html_to_markdown
 from scholar.sources.registry import SOURCES
-from scholar.standards.documents import Document, document_for
-from scholar.standards.records import StandardRecord
-from scholar.standards.texts import normalised_id
-from scholar.standards.w3c_html import html_to_markdown
 
 
 def record(body: str, **fields) -> StandardRecord:
@@ -84,7 +84,7 @@ def test_a_page_without_text_is_an_upstream_error(page):
 
 
 def test_the_pdf_converter_name_in_text_keys_is_the_shared_converters_name():
-    from scholar.pdftext.convert import CONVERTER_NAME
-    from scholar.standards.documents import PDF_CONVERTER
+    from scholar.families.standards.documents import PDF_CONVERTER
+    from scholar.services.pdftext.convert import CONVERTER_NAME
 
     assert PDF_CONVERTER == CONVERTER_NAME

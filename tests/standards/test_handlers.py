@@ -8,12 +8,12 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
-from scholar.catalogue import CallContext, QueuedResult
-from scholar.errors import INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR, ScholarError
-from scholar.standards import service
-from scholar.standards.handlers import HANDLERS
-from scholar.standards.jobs import handle_sync_event
-from scholar.standards.spec import GetStandardInput, ResolveInput, SearchInput, SyncStatusInput
+from scholar.core.catalogue import CallContext, QueuedResult
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR, ScholarError
+from scholar.families.standards import service
+from scholar.families.standards.handlers import HANDLERS
+from scholar.families.standards.jobs import handle_sync_event
+from scholar.families.standards.spec import GetStandardInput, ResolveInput, SearchInput, SyncStatusInput
 from scholar.store.tasks import TaskStore
 
 CTX = CallContext(principal="tester", request_id="req-1")
@@ -211,7 +211,7 @@ def test_the_sync_lambda_entry_point_runs_a_scheduled_event(standards_aws, lambd
 def test_the_local_stack_runs_the_cold_sync_on_a_background_thread(standards_aws, env):
     import threading
 
-    from scholar.standards import cold
+    from scholar.families.standards import cold
 
     env.set(SCHOLAR_LOCAL_DISPATCH="1")
     cold.set_sync_starter(None)  # the default starter: no async Lambda invoke here, so a thread

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import yaml
 
-from scholar.standards.loaders.ietf import load_rfc_index
-from scholar.standards.loaders.nist import load_pubs_export
-from scholar.standards.loaders.relaton import index_files, load_relaton
-from scholar.standards.loaders.w3c import load_specification, status_of
+from scholar.families.standards.loaders.ietf import load_rfc_index
+from scholar.families.standards.loaders.nist import load_pubs_export
+from scholar.families.standards.loaders.relaton import index_files, load_relaton
+from scholar.families.standards.loaders.w3c import load_specification, status_of
 from tests.standards.records_from_fixtures import nist_entries, relaton_record, w3c_records
 
 

@@ -10,13 +10,13 @@ import zipfile
 import httpx
 import yaml
 
-from scholar.standards import service
-from scholar.standards.bodies import Limits
-from scholar.standards.jobs import handle_sync_event
-from scholar.standards.records import BODIES
-from scholar.standards.runs import latest_runs
-from scholar.standards.storage import IndexStore
-from scholar.standards.sync import run_sync
+from scholar.families.standards import service
+from scholar.families.standards.bodies import Limits
+from scholar.families.standards.jobs import handle_sync_event
+from scholar.families.standards.records import BODIES
+from scholar.families.standards.runs import latest_runs
+from scholar.families.standards.storage import IndexStore
+from scholar.families.standards.sync import run_sync
 from tests.standards.records_from_fixtures import relaton_files
 
 # A synthetic EventBridge Scheduler event: schedules never fire in moto, so the test sends what one would.

@@ -5,7 +5,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from scholar.errors import UnavailableError
+from scholar.core.errors import UnavailableError
 from scholar.store.blobs import BlobStore
 
 PDF = b"%PDF-1.7 synthetic bytes for a content-addressed key"

@@ -7,7 +7,7 @@ import pytest
 from botocore import exceptions as boto
 from botocore.exceptions import ClientError
 
-from scholar.errors import INTERNAL, UNAVAILABLE, ScholarError
+from scholar.core.errors import INTERNAL, UNAVAILABLE, ScholarError
 from scholar.store import cache as cache_module
 from scholar.store import limiter
 from scholar.store.blobs import BlobStore

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from scholar import aio
+from scholar.core import aio
 from scholar.store import aws as aws_clients
 from scholar.store import limiter
 

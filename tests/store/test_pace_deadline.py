@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from scholar import aio
-from scholar.errors import RateLimitedError
-from scholar.http import interval_for
+from scholar.core import aio
+from scholar.core.errors import RateLimitedError
 from scholar.runtime import family
+from scholar.sources.http import interval_for
 from scholar.sources.registry import SOURCES
 from scholar.store import limiter
 from tests.papers.test_get_paper import PNAS_DOI, S2_PNAS, TRIVIAL_MACHINE, invoke_papers

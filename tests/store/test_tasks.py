@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from scholar.errors import UnavailableError
+from scholar.core.errors import UnavailableError
 from scholar.store.tasks import RESULT_INLINE_BYTES, TaskItem, TaskStore, TaskTransitionError, new_task_id
 
 

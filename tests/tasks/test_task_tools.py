@@ -5,7 +5,7 @@ import time
 import pytest
 
 from functions.tasks.app import lambda_handler
-from scholar.errors import INTERNAL, INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED
+from scholar.core.errors import INTERNAL, INVALID_ARGUMENT, NOT_FOUND, RATE_LIMITED
 from scholar.store.tasks import TaskItem, TaskStore, new_task_id
 
 
@@ -168,7 +168,7 @@ def test_a_poll_that_waits_answers_with_the_result_once_the_task_finishes_meanwh
         return real_get(self, task_id, principal)
 
     monkeypatch.setattr(TaskStore, "get", get)
-    monkeypatch.setattr("scholar.tasks.handlers.WAIT_STEP_S", 0.0)
+    monkeypatch.setattr("scholar.families.tasks.handlers.WAIT_STEP_S", 0.0)
     # When one poll is made that may wait
     result = call("get_task_result", {"task_id": task.task_id, "wait_s": 20}, lambda_context)["result"]
     # Then that one poll carries the result

@@ -1,4 +1,4 @@
-"""The process loop and the off-loop helper (scholar.aio)."""
+"""The process loop and the off-loop helper (scholar.core.aio)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from scholar import aio
+from scholar.core import aio
 
 
 def test_blocking_calls_made_off_the_loop_overlap_instead_of_queuing():

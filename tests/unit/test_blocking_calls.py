@@ -1,5 +1,5 @@
 """No new blocking AWS call inside a coroutine: each is a store's awaitable twin (``await cache.aget(...)``) or goes
-through ``await off_loop(fn, ...)`` (scholar/aio.py).
+through ``await off_loop(fn, ...)`` (scholar/core/aio.py).
 
 A boto3 call made on the event loop holds every other coroutine of the call (a ``gather`` of ten cached
 lookups runs one at a time). Read from the source with ``ast``: inside an ``async def`` body (not a nested
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from scholar.store.blobs import BlobStore
 from scholar.store.cache import Cache
-from scholar.store.library import LibraryStore
+from scholar.store.library.table import LibraryStore
 from scholar.store.tasks import TaskStore
 from scholar.store.usage import UsageStore
 
@@ -34,8 +34,8 @@ PACKAGE = ROOT / "shared" / "scholar"
 STORES = {cls.__name__: cls for cls in (Cache, TaskStore, BlobStore, UsageStore, LibraryStore)}
 # Module-level functions that make AWS calls (DynamoDB, S3, SSM, Step Functions), by defining module.
 BLOCKING_HELPERS = {
-    "scholar.fulltext.jobs": {"cached_answer", "queue", "cancel_task"},
-    "scholar.patents.pdf_jobs": {"cached_answer", "queue", "remember", "build_result"},
+    "scholar.services.fulltext.jobs": {"cached_answer", "queue", "cancel_task"},
+    "scholar.families.patents.pdf_jobs": {"cached_answer", "queue", "remember", "build_result"},
     "scholar.runtime.reconcile": {"reconcile"},
     "scholar.runtime.queue": {"enqueue_retry", "queue_deduplicated", "start_task"},
     "scholar.runtime.outcome": {"finish_task"},
@@ -155,8 +155,8 @@ def test_the_audit_finds_a_sync_store_call_in_a_coroutine(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text(
         "from scholar.store.cache import Cache\n"
-        "from scholar.fulltext import jobs\n"
-        "from scholar.aio import off_loop\n"
+        "from scholar.services.fulltext import jobs\n"
+        "from scholar.core.aio import off_loop\n"
         "async def f(cache: Cache | None = None):\n"
         "    cache = cache or Cache()\n"
         "    cache.get('record', 'k')\n"
@@ -188,7 +188,8 @@ def test_no_coroutine_makes_a_blocking_store_call_on_the_event_loop():
     found = {module: len(calls) for module, calls in _all().items()}
     grown = {module: n for module, n in found.items() if n > REMAINING.get(module, 0)}
     detail = {module: calls for module, calls in _all().items() if module in grown}
-    assert grown == {}, f"await the store's twin (cache.aget …) or `await off_loop(fn, ...)` (scholar.aio): {detail}"
+    hint = "await the store's twin (cache.aget …) or `await off_loop(fn, ...)` (scholar.core.aio)"
+    assert grown == {}, f"{hint}: {detail}"
 
 
 def test_the_remaining_list_is_current():

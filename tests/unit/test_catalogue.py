@@ -1,18 +1,18 @@
-"""The tool catalogue (scholar.catalogue) against the families' handlers: one to one, sorted, valid schemas."""
+"""The tool catalogue (scholar.core.catalogue) against the families' handlers: one to one, sorted, valid schemas."""
 
 import importlib
 
 import jsonschema
 import pytest
 
-from scholar.catalogue import QueuedResult, all_tools, families, family_tools, get_tool
-from scholar.errors import NotFoundError
+from scholar.core.catalogue import QueuedResult, all_tools, families, family_tools, get_tool
+from scholar.core.errors import NotFoundError
 
 TOOLS = all_tools()
 
 
 def handlers_of(family: str) -> dict:
-    return importlib.import_module(f"scholar.{family}.handlers").HANDLERS
+    return importlib.import_module(f"scholar.families.{family}.handlers").HANDLERS
 
 
 @pytest.mark.parametrize("family", families())

@@ -1,9 +1,9 @@
-"""Settings from the environment (scholar.config, DESIGN §6)."""
+"""Settings from the environment (scholar.core.config, DESIGN §6)."""
 
 import pytest
 from pydantic import SecretStr
 
-from scholar.config import SECRET_NAMES, get_settings, load_settings
+from scholar.core.config import SECRET_NAMES, get_settings, load_settings
 from scholar.sources.registry import SOURCES, base_url
 
 PROXY = "http://proxy.test:8080"

@@ -1,9 +1,9 @@
-"""The error hierarchy and its envelope (scholar.errors, DESIGN §4)."""
+"""The error hierarchy and its envelope (scholar.core.errors, DESIGN §4)."""
 
 import pytest
 
-from scholar import errors
-from scholar.errors import (
+from scholar.core import errors
+from scholar.core.errors import (
     INVALID_ARGUMENT,
     RATE_LIMITED,
     TIMEOUT,
@@ -20,7 +20,7 @@ from scholar.errors import (
     from_envelope,
 )
 
-# Every concrete class scholar.errors declares (read from the module, so a new class cannot be forgotten here).
+# Every concrete class scholar.core.errors declares (read from the module, so a new class cannot be forgotten here).
 ALL_CLASSES = [
     obj
     for obj in vars(errors).values()

@@ -1,13 +1,14 @@
-"""Recovery hints fit the tool (scholar.runtime.hints, scholar.pdftext): no DOI advice for a book, no OCR for a lock."""
+"""Recovery hints fit the tool (scholar.runtime.hints, scholar.services.pdftext): no DOI advice for a book, no OCR for
+a lock."""
 
 from __future__ import annotations
 
 import httpx
 
 from functions.books.app import lambda_handler as books_handler
-from scholar.errors import NOT_FOUND, NotFoundError
-from scholar.pdftext.convert import PdfExtractionError
+from scholar.core.errors import NOT_FOUND, NotFoundError
 from scholar.runtime.hints import HINTS, with_family_hint
+from scholar.services.pdftext.convert import PdfExtractionError
 
 
 def test_an_unknown_isbn_gets_a_books_hint_not_a_doi_hint(env, upstream, lambda_context):

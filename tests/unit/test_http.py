@@ -1,4 +1,4 @@
-"""The upstream client (scholar.http): User-Agent, retries within the budget, typed errors, no secrets in text.
+"""The upstream client (scholar.sources.http): User-Agent, retries within the budget, typed errors, no secrets in text.
 
 Upstream answers here are synthetic (status codes and headers are the point); recorded bodies are used where
 one exists. Waits are kept under a second: Retry-After 0/1 or longer than the budget (reported at once).
@@ -13,8 +13,8 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from scholar import aio, http
-from scholar.errors import (
+from scholar.core import aio
+from scholar.core.errors import (
     NOT_FOUND,
     RATE_LIMITED,
     TIMEOUT,
@@ -24,7 +24,7 @@ from scholar.errors import (
     UpstreamError,
     UpstreamTimeoutError,
 )
-from scholar.sources import openalex
+from scholar.sources import http, openalex
 
 PATH = "/graph/v1/paper/DOI:10.1073/pnas.1414271111"
 ROUTE = f"/s2{PATH}"
@@ -77,7 +77,7 @@ def test_a_429_beyond_the_budget_is_rate_limited_with_retry_after(fast):
 
 
 class FakeClock:
-    """``time.monotonic`` and ``asyncio.sleep`` for scholar.http: time moves only when the client sleeps."""
+    """``time.monotonic`` and ``asyncio.sleep`` for scholar.sources.http: time moves only when the client sleeps."""
 
     def __init__(self) -> None:
         self.now = 1000.0

@@ -1,11 +1,12 @@
-"""The refusal of an identifier a tool cannot take (scholar.id_forms): the field, the form, the forms it takes and the
+"""The refusal of an identifier a tool cannot take (scholar.core.id_forms): the field, the form, the forms it takes
+and the
 tool that takes this one."""
 
 import pytest
 
-from scholar.errors import INVALID_ARGUMENT, InvalidArgumentError
-from scholar.id_forms import TAKEN_BY, WRONG_FORM, refuse_other_forms, wrong_form
-from scholar.ids import IdKind
+from scholar.core.errors import INVALID_ARGUMENT, InvalidArgumentError
+from scholar.core.id_forms import TAKEN_BY, WRONG_FORM, refuse_other_forms, wrong_form
+from scholar.core.ids import IdKind
 
 
 def test_every_kind_has_a_tool_that_takes_it_and_a_name():

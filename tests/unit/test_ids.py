@@ -1,9 +1,9 @@
-"""Identifier parsing (scholar.ids); the identifiers are real ones from the recorded fixtures and seeds."""
+"""Identifier parsing (scholar.core.ids); the identifiers are real ones from the recorded fixtures and seeds."""
 
 import pytest
 
-from scholar.errors import INVALID_ARGUMENT, InvalidArgumentError
-from scholar.ids import (
+from scholar.core.errors import INVALID_ARGUMENT, InvalidArgumentError
+from scholar.core.ids import (
     InvalidIdError,
     PaperId,
     isbn13_to_isbn10,

@@ -1,11 +1,14 @@
 """The house's import rules (DESIGN §2), read from the source with ``ast``: a new module cannot slip past them.
 
-boto3/botocore only in ``store/``, ``runtime/`` and ``local/``; ``mcp`` only in ``scholar/mcp``; no family imports
-another family; and arrows point down the floors of DESIGN §2 (``FLOORS``): a module imports only its own floor
-and the floors below. Every import counts: top-level, inside a function, under ``TYPE_CHECKING`` (that is how an
+A module's floor is its path: the first package below ``scholar/`` (``FLOORS``, from the bottom up), and inside a
+floor whose parts have an order of their own, its part's rank (``RANKS``). A module imports only its own floor and
+rank and those below. Inside one rank the arrows point down too: the import graph of every module has no cycle, so
+the core's own chain (errors ← patent_numbers ← ids ← id_forms ← validation) is checked like any other.
+boto3/botocore only in ``store/``, ``runtime/`` and ``local/``; ``mcp`` only in ``scholar/gateway/mcp``; no family
+imports another family. Every import counts: top-level, inside a function, under ``TYPE_CHECKING`` (that is how an
 arrow starts pointing the wrong way), and a module named by string to ``importlib.import_module`` (a constant, a
-name bound to one, or an f-string built from a family name, read as ``scholar.{}.spec``). ``EXCEPTIONS`` names
-each arrow that must point up, with its reason.
+name bound to one, or an f-string built from a family name, read as ``scholar.families.{}.spec``). ``EXCEPTIONS``
+names each arrow that must point up, with its reason.
 """
 
 from __future__ import annotations
@@ -13,43 +16,35 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import networkx as nx
 import pytest
 
-from scholar.catalogue import families
+from scholar.core.catalogue import families
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "shared" / "scholar"
 AWS_SDK = ("boto3", "botocore")
 AWS_ALLOWED = ("store", "runtime", "local")
 FAMILIES = frozenset(families())
-# A placeholder in a module name built at run time (f"scholar.{family}.spec" → "scholar.{}.spec").
+# A placeholder in a module name built at run time (f"scholar.families.{family}.spec" → "scholar.families.{}.spec").
 ANY = "{}"
-CORE = ("config", "ids", "records", "errors", "catalogue", "content", "redaction", "urlpath", "validation",
-        "reference", "patent_numbers", "paper_mapping", "usage_hooks", "resource_uris",
-        "resource_actions", "id_forms")
-# DESIGN §2, from the bottom up; a part is the first name below scholar/ (a package, or a top-level module).
-FLOORS: dict[str, int] = {
-    **dict.fromkeys(CORE, 0),
-    "aio": 1,
-    **dict.fromkeys(("sources", "store", "http"), 2),
-    "runtime": 3,
-    # The core packages, and paper_lookup: the small shared function families resolve identifiers with.
-    **dict.fromkeys(("fulltext", "pdftext", "cite", "library", "health", "paper_lookup"), 4),
+# The packages below scholar/, from the bottom up (scholar/__init__.py, the package's docstring, sits on top).
+FLOORS = ("core", "store", "sources", "web", "runtime", "services", "families", "gateway", "local", "__init__")
+# Inside a floor, its parts' order (the second name below scholar/); a part not named shares the top rank.
+RANKS: dict[str, tuple[tuple[str, ...], ...]] = {
+    # The registry names every upstream; http paces and records by it; each source calls http.
+    "sources": (("registry",), ("http",)),
+    # The pipeline's steps (resolve → download → convert → finish) end in the caller's library: on top.
+    "services": (("paper_lookup", "pdftext", "cite", "health"), ("fulltext",), ("library",), ("pipeline",)),
     # bearer: the token contract the authorization server (auth/) and the gateway (mcp/) share, below both.
-    "bearer": 4,
-    **dict.fromkeys((*FAMILIES, ANY), 5),
-    **dict.fromkeys(("mcp", "auth"), 6),
-    # docs_tools reads every family's spec; the package's own __init__ holds nothing.
-    **dict.fromkeys(("docs_tools", "__init__"), 7),
-    # The embedded stand-in for AWS routes to every function (functions/<name>/app.py), as Lambda would.
-    "local": 8,
+    "gateway": (("bearer",), ("auth", "mcp")),
 }
-FUNCTIONS_FLOOR = 8
 # (importing module, imported name) → why this arrow points up.
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("scholar.catalogue", "scholar.{}.{}"): "the catalogue finds each family's spec.py by name (DESIGN §3)",
-    ("scholar.catalogue", "scholar.{}.spec"): "one family's tools without loading the others (cold start)",
-    ("scholar.runtime.family", "scholar.{}.handlers"): "a family function dispatches to its own family's HANDLERS",
+    ("scholar.core.catalogue", "scholar.families.{}.{}"): "the catalogue finds each family's spec by name (§3)",
+    ("scholar.core.catalogue", "scholar.families.{}.spec"): "one family's tools, not the others' (cold start)",
+    ("scholar.core.docs_tools", "scholar.families.{}.reasons"): "the tool reference lists each family's reasons",
+    ("scholar.runtime.family", "scholar.families.{}.handlers"): "a family function dispatches to its own HANDLERS",
 }
 
 
@@ -62,10 +57,20 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _level(parts: list[str]) -> tuple[int, int]:
+    """(floor, rank) of a module given its name's parts below ``scholar``; (-1, 0) for a floor that is not one."""
+    if not parts or parts[0] not in FLOORS:
+        return -1, 0
+    ranks = RANKS.get(parts[0], ())
+    if len(parts) < 2:  # the floor's own package (its __init__) sits at its bottom
+        return FLOORS.index(parts[0]), 0
+    rank = next((i for i, group in enumerate(ranks) if parts[1] in group), len(ranks))
+    return FLOORS.index(parts[0]), rank
+
+
 def _part(path: Path) -> str:
-    """The first package below scholar/ (the module's own name for a top-level module such as catalogue.py)."""
-    rel = path.relative_to(PACKAGE).with_suffix("").parts
-    return rel[0]
+    """The floor of a module: the first package below scholar/ (``__init__`` for scholar/__init__.py)."""
+    return path.relative_to(PACKAGE).with_suffix("").parts[0]
 
 
 def _template(node: ast.expr, module: str, constants: dict[str, str]) -> str | None:
@@ -115,7 +120,7 @@ def _imports(path: Path, module: str | None = None) -> list[tuple[int, str]]:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, *([base] if base else [])])
             found.append((node.lineno, base))
-            if base == "scholar" or node.level:  # from scholar import papers
+            if base.split(".")[0] == "scholar":  # from scholar.core import ids: the module may be ids
                 found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
         elif isinstance(node, ast.Call) and _is_import_module(node):
             name = _template(node.args[0], module, constants)
@@ -124,61 +129,94 @@ def _imports(path: Path, module: str | None = None) -> list[tuple[int, str]]:
     return found
 
 
-def _target(name: str) -> tuple[str, int] | None:
-    """(part, floor) of an imported name that is ours, else None (the standard library, a third party)."""
+def _target(name: str) -> tuple[str, tuple[int, int]] | None:
+    """(floor, level) of an imported name that is ours, else None (the standard library, a third party)."""
     parts = name.split(".")
     if parts[0] == "functions":
-        return "functions", FUNCTIONS_FLOOR
+        return "functions", (FLOORS.index("local"), 0)  # local/ routes to every function, as Lambda would
     if parts[0] != "scholar" or len(parts) < 2:
         return None
-    return parts[1], FLOORS.get(parts[1], -1)
+    return parts[1], _level(parts[1:])
 
 
-def _upward(part: str, name: str) -> bool:
-    target = _target(name)
-    return target is not None and target[1] > FLOORS[part]
+def _level_of(path: Path) -> tuple[int, int]:
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    return _level(["__init__"] if parts == ["__init__"] else parts)
 
 
 def _violations(rule) -> list[str]:
+    """Every import of ours that ``rule(path, name)`` flags, as ``file:line imports name``."""
     out = []
     for path in _modules():
         for line, name in _imports(path):
-            if rule(_part(path), name) and (_module_name(path), name) not in EXCEPTIONS:
+            if rule(path, name) and (_module_name(path), name) not in EXCEPTIONS:
                 out.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
     return out
 
 
+def _upward(path: Path, name: str) -> bool:
+    target = _target(name)
+    return target is not None and target[1] > _level_of(path)
+
+
 def _family_of(name: str) -> str | None:
     parts = name.split(".")
-    in_family = len(parts) > 1 and parts[0] == "scholar" and (parts[1] in FAMILIES or parts[1] == ANY)
-    return parts[1] if in_family else None
+    in_family = len(parts) > 2 and parts[:2] == ["scholar", "families"]
+    return parts[2] if in_family else None
 
 
-def _imports_any(part: str, name: str, targets: set[str]) -> bool:
-    target = _target(name)
-    return target is not None and target[0] in targets and target[0] != part
+def _family_of_path(path: Path) -> str | None:
+    parts = path.relative_to(PACKAGE).parts
+    return parts[1] if parts[0] == "families" and len(parts) > 2 else None
+
+
+def _graph() -> nx.DiGraph:
+    """Every module of ours and the modules it imports (a name resolved to the longest module it starts with)."""
+    modules = {_module_name(path) for path in _modules()}
+    graph = nx.DiGraph()
+    for path in _modules():
+        source = _module_name(path)
+        graph.add_node(source)
+        for _, name in _imports(path):
+            while name and name not in modules:
+                name = name.rpartition(".")[0]
+            # A module's own packages run before it whatever it imports: an edge to one is no arrow.
+            if name and not (source == name or source.startswith(f"{name}.")):
+                graph.add_edge(source, name)
+    return graph
 
 
 def test_the_families_are_found():
     assert {"papers", "arxiv", "books", "standards", "pdf", "tasks", "research", "patents"} <= FAMILIES
+    assert sorted(p.name for p in (PACKAGE / "families").iterdir() if (p / "spec.py").exists() or
+                  (p / "__init__.py").exists() and p.is_dir()) == sorted(FAMILIES)
 
 
 def test_every_module_has_a_floor():
     assert sorted({_part(p) for p in _modules()} - set(FLOORS)) == []
 
 
+def test_every_named_rank_is_a_package_of_its_floor():
+    for floor, ranks in RANKS.items():
+        for part in (part for group in ranks for part in group):
+            assert (PACKAGE / floor / part).is_dir() or (PACKAGE / floor / f"{part}.py").is_file(), (floor, part)
+
+
 def test_boto3_is_imported_only_in_store_runtime_and_local():
-    assert _violations(lambda part, name: name.split(".")[0] in AWS_SDK and part not in AWS_ALLOWED) == []
+    assert _violations(lambda path, name: name.split(".")[0] in AWS_SDK and _part(path) not in AWS_ALLOWED) == []
 
 
-def test_mcp_is_imported_only_in_scholar_mcp():
-    assert _violations(lambda part, name: name.split(".")[0] == "mcp" and part != "mcp") == []
+def test_mcp_is_imported_only_in_scholar_gateway_mcp():
+    def outside(path: Path, name: str) -> bool:
+        return name.split(".")[0] == "mcp" and path.relative_to(PACKAGE).parts[:2] != ("gateway", "mcp")
+
+    assert _violations(outside) == []
 
 
 def test_no_family_imports_another_family():
-    def crosses(part: str, name: str) -> bool:
-        target = _family_of(name)
-        return part in FAMILIES and target is not None and target != part
+    def crosses(path: Path, name: str) -> bool:
+        own, target = _family_of_path(path), _family_of(name)
+        return own is not None and target is not None and target != own
 
     assert _violations(crosses) == []
 
@@ -187,30 +225,22 @@ def test_arrows_point_down_the_floors():
     assert _violations(_upward) == []
 
 
-def test_the_core_imports_no_source_store_runtime_or_family():
-    banned = {"aio", "sources", "store", "http", "runtime", *FAMILIES, ANY, "functions"}
-    assert _violations(lambda part, name: part in CORE and _imports_any(part, name, banned)) == []
+def test_no_two_modules_import_each_other_through_any_path():
+    cycles = [sorted(c) for c in nx.strongly_connected_components(_graph()) if len(c) > 1]
+    assert cycles == []
 
 
-def test_store_and_sources_import_no_runtime_family_or_mcp():
-    banned = {"runtime", *FAMILIES, ANY, "mcp", "functions", "fulltext", "pdftext", "cite", "library", "health"}
-    assert _violations(lambda part, name: part in ("store", "sources") and _imports_any(part, name, banned)) == []
-
-
-def test_the_core_imports_no_family():
-    # local/ is the embedded stand-in for AWS: it routes invocations to every family, as Lambda would.
-    allowed = {"local", "docs_tools", *FAMILIES}
-    assert _violations(lambda part, name: part not in allowed and _family_of(name) is not None) == []
+def test_the_core_chain_is_an_order():
+    # errors ← patent_numbers ← ids ← id_forms ← validation: each imports the one before it, never one after.
+    chain = ["errors", "patent_numbers", "ids", "id_forms", "validation"]
+    reach = _graph()
+    for lower, upper in zip(chain, chain[1:], strict=False):
+        assert nx.has_path(reach, f"scholar.core.{upper}", f"scholar.core.{lower}")
+        assert not nx.has_path(reach, f"scholar.core.{lower}", f"scholar.core.{upper}")
 
 
 def test_no_module_below_the_functions_names_a_function():
-    assert _violations(lambda part, name: part != "local" and name.split(".")[0] == "functions") == []
-
-
-def test_config_and_ids_import_nothing_of_sources_or_store():
-    for module in ("config.py", "ids.py", "patent_numbers.py"):
-        names = [name for _, name in _imports(PACKAGE / module)]
-        assert [n for n in names if n.startswith(("scholar.sources", "scholar.store"))] == [], module
+    assert _violations(lambda path, name: _part(path) != "local" and name.split(".")[0] == "functions") == []
 
 
 @pytest.mark.parametrize("name", ["boto3", "botocore.exceptions", "mcp.types"])
@@ -224,15 +254,28 @@ def test_the_rule_reader_sees_function_level_imports_and_importlib_strings(tmp_p
     probe = tmp_path / "probe.py"
     probe.write_text(
         "import importlib\n"
-        "HOOK = 'scholar.health.landing_view'\n"
+        "HOOK = 'scholar.services.health.landing_view'\n"
         "def f(family):\n"
         "    from scholar.runtime import queue\n"
-        "    importlib.import_module('scholar.mcp.app')\n"
+        "    importlib.import_module('scholar.gateway.mcp.app')\n"
         "    importlib.import_module(HOOK)\n"
         "    return importlib.import_module(f'functions.{family}.app')\n"
     )
     names = [n for _, n in _imports(probe, "scholar.store.probe")]
     assert names == [
-        "importlib", "scholar.runtime", "scholar.mcp.app", "scholar.health.landing_view", "functions.{}.app",
+        "importlib", "scholar.runtime", "scholar.runtime.queue", "scholar.gateway.mcp.app",
+        "scholar.services.health.landing_view",
+        "functions.{}.app",
     ]
-    assert [n for n in names if _upward("store", n)] == names[1:]  # each would be an upward arrow from store/
+    store_module = PACKAGE / "store" / "probe.py"
+    assert [n for n in names if _upward(store_module, n)] == names[1:]  # each an upward arrow from store/
+
+
+def test_ranks_order_the_parts_of_a_floor():
+    # A source module may import http and the registry; http may import the registry, never a source.
+    http, registry, s2 = (PACKAGE / "sources" / f"{m}.py" for m in ("http", "registry", "s2"))
+    assert not _upward(s2, "scholar.sources.http") and not _upward(http, "scholar.sources.registry")
+    assert _upward(http, "scholar.sources.s2") and _upward(registry, "scholar.sources.http")
+    lookup = PACKAGE / "services" / "paper_lookup" / "chain.py"
+    assert _upward(lookup, "scholar.services.library.keep")
+    assert not _upward(PACKAGE / "services" / "library" / "keep.py", "scholar.services.paper_lookup")

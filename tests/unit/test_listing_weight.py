@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis_jsonschema import from_schema
 
-from scholar.catalogue import (
+from scholar.core.catalogue import (
     ALL_PROFILE,
     DEFAULT_PROFILE,
     MAX_RESULT_CHARS,
@@ -23,8 +23,8 @@ from scholar.catalogue import (
     profile_tools,
     result_size_hint,
 )
-from scholar.errors import InvalidArgumentError
-from scholar.validation import validate_arguments
+from scholar.core.errors import InvalidArgumentError
+from scholar.core.validation import validate_arguments
 
 TOOLS = all_tools()
 DEFAULT_MAX_CHARS = 20_000
@@ -133,12 +133,12 @@ def test_a_null_for_a_required_parameter_is_still_refused_naming_it():
 
 
 def test_each_advertised_result_size_is_the_cap_its_code_enforces():
-    from scholar.arxiv.spec import MAX_CHARACTERS
-    from scholar.fulltext.models import MAX_CHARS_LIMIT, PDF_RESULT_CHARS
-    from scholar.fulltext.read_options import MAX_READ_CHARS, READ_RESULT_CHARS
-    from scholar.library.export import INLINE_BUDGET
-    from scholar.research.fetch.spec import FETCH_MAX_CHARS
-    from scholar.research.search import hits
+    from scholar.families.arxiv.spec import MAX_CHARACTERS
+    from scholar.families.research.fetch.spec import FETCH_MAX_CHARS
+    from scholar.families.research.search import hits
+    from scholar.services.fulltext.models import MAX_CHARS_LIMIT, PDF_RESULT_CHARS
+    from scholar.services.fulltext.read_options import MAX_READ_CHARS, READ_RESULT_CHARS
+    from scholar.services.library.export import INLINE_BUDGET
 
     hints = {name: result_size_hint(spec) for name, spec in TOOLS.items() if result_size_hint(spec)}
 

@@ -1,7 +1,7 @@
 """One module, one job (issue #24): no module of the product is over ``MAX_LINES`` lines.
 
-A module that grows past it holds two jobs; split it by job (as scholar.store.library_transact and
-scholar.library.index_catchup were split from the store and the index) rather than raising the number.
+A module that grows past it holds two jobs; split it by job (as scholar.store.library.transact and
+scholar.services.library.index_catchup were split from the store and the index) rather than raising the number.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from scholar.config import load_settings
+from scholar.core.config import load_settings
 from scholar.runtime import observability
 
 REPO = Path(__file__).resolve().parents[2]

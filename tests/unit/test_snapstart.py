@@ -8,7 +8,7 @@ import sys
 import types
 
 from functions.gateway.app import lambda_handler
-from scholar.mcp.lambda_app import prime
+from scholar.gateway.mcp.lambda_app import prime
 from scholar.runtime import snapstart
 from scholar.store import aws as aws_clients
 from tests.events import load_event

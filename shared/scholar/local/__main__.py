@@ -6,7 +6,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from scholar.config import get_settings
+from scholar.core.config import get_settings
 from scholar.local.server import serve
 
 

@@ -13,12 +13,12 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from scholar import aio
-from scholar.config import get_settings
-from scholar.health.probe import ProbeResult, configured_sources, run_probe
-from scholar.health.report import SourceHealth, health_of
+from scholar.core import aio
+from scholar.core.config import get_settings
 from scholar.local.server import default_template
 from scholar.local.stack import LocalStack
+from scholar.services.health.probe import ProbeResult, configured_sources, run_probe
+from scholar.services.health.report import SourceHealth, health_of
 
 __all__ = ["run_doctor"]
 

@@ -3,7 +3,7 @@
 moto applies a ``TransactWriteItems`` one action at a time after copying every table it touches, and rolls a
 failed one back by putting the copies back: a write another thread committed meanwhile vanishes, and every
 write costs a copy of the whole table (all callers' libraries). The local server answers requests on many
-threads, and the library's writes are transactions meant to lose races (scholar.store.library), so this
+threads, and the library's writes are transactions meant to lose races (scholar.store.library.table), so this
 module swaps in a transaction that holds one lock, checks every condition first and only then applies the
 actions (restoring just the touched items if one fails), and takes the same lock around moto's single-item
 writes. Installing is idempotent and process-wide (moto's state is process-wide too).

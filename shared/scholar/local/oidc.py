@@ -4,7 +4,7 @@ Mounted at ``/local-oidc`` on the local server only; it refuses to exist inside 
 that came through API Gateway (the same "deployed" signal the gateway uses). An authorization request with
 ``login_hint`` signs that name in at once; without it a form asks for a name. It speaks the real protocol to the
 authorization server (discovery, code + PKCE S256, client secret in HTTP Basic, an RS256 ID token with the
-nonce, a JWKS), so ``scholar.auth.upstream`` runs exactly as against Cognito. Its key is made per process.
+nonce, a JWKS), so ``scholar.gateway.auth.upstream`` runs exactly as against Cognito. Its key is made per process.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from scholar.auth.authorize import s256
-from scholar.auth.pages import page
-from scholar.auth.wire import query, read_form, redirect, with_params
-from scholar.config import get_settings
+from scholar.core.config import get_settings
+from scholar.gateway.auth.authorize import s256
+from scholar.gateway.auth.pages import page
+from scholar.gateway.auth.wire import query, read_form, redirect, with_params
 
 PREFIX = "/local-oidc"
 CODE_TTL_S = 120

@@ -1,7 +1,7 @@
 """The local MCP server: LocalStack (moto + template.yaml) behind the gateway's ASGI app on uvicorn.
 
 ``serve`` is ``make serve``; ``LocalServer`` runs the same thing on a free loopback port in a
-background thread for tests. The app comes from ``scholar.mcp.app.create_app(local=True)``
+background thread for tests. The app comes from ``scholar.gateway.mcp.app.create_app(local=True)``
 unless a test passes its own factory.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 
 import uvicorn
 
-from scholar.config import (
+from scholar.core.config import (
     AUTH_MODE_ENV,
     ENV_PREFIX,
     OIDC_CLIENT_ID_ENV,
@@ -56,14 +56,14 @@ def default_template() -> Path:
 
 def _gateway_app() -> Any:
     """The gateway app; with ``SCHOLAR_AUTH_MODE=OAuth`` the authorization server and the OpenID stand-in beside it."""
-    from scholar.mcp.app import create_app  # noqa: PLC0415  # imports mcp (~0.7 s): only when serving
+    from scholar.gateway.mcp.app import create_app  # noqa: PLC0415  # imports mcp (~0.7 s): only when serving
 
     gateway = create_app(local=True)
     settings = get_settings()
     if settings.auth_mode != OAUTH_MODE:
         return gateway
-    from scholar.auth.app import create_auth_app  # noqa: PLC0415  # OAuth mode only
-    from scholar.auth.metadata import CALLBACK_PATH  # noqa: PLC0415
+    from scholar.gateway.auth.app import create_auth_app  # noqa: PLC0415  # OAuth mode only
+    from scholar.gateway.auth.metadata import CALLBACK_PATH  # noqa: PLC0415
     from scholar.local.oidc import LocalOidcProvider  # noqa: PLC0415
 
     base = settings.oauth.public_url or f"http://{settings.host}:{settings.port}"

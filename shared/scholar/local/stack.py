@@ -5,7 +5,7 @@ standard AWS_* variables, deploys the template (tables, bucket, functions, state
 routes Lambda invocations to our handlers and exports the environment the template gives to
 functions (SCHOLAR_CACHE_TABLE, ...). A setting the user gave (``SCHOLAR_READ_ONLY=true make serve``)
 wins over the template's value for it; only the names of the stack's own resources are the stack's.
-It is the one place besides scholar.config that writes
+It is the one place besides scholar.core.config that writes
 os.environ: our code reaches AWS through boto3's environment, exactly as it does in Lambda, and
 everything it changes is put back by ``close()``.
 """
@@ -26,7 +26,7 @@ from typing import Any
 import boto3
 from moto.server import ThreadedMotoServer
 
-from scholar.config import (
+from scholar.core.config import (
     ARTIFACT_BUCKET_ENV,
     AUTH_TABLE_ENV,
     CACHE_TABLE_ENV,
@@ -239,7 +239,7 @@ def _user_settings(environ: Mapping[str, str]) -> dict[str, str]:
 
 def _forget_cached_configuration() -> None:
     """Make scholar read the new environment: cached settings and boto3 clients are dropped."""
-    from scholar.config import get_settings  # noqa: PLC0415  # config imports the source registry; keep it lazy
+    from scholar.core.config import get_settings  # noqa: PLC0415  # config imports the source registry; keep it lazy
     from scholar.store.aws import reset_clients  # noqa: PLC0415
 
     get_settings.cache_clear()

@@ -15,18 +15,18 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from scholar import aio
-from scholar.aio import off_loop
-from scholar.catalogue import CallContext, Handler, family_tools
-from scholar.errors import InternalError, InvalidArgumentError, RateLimitedError, ScholarError
+from scholar.core import aio
+from scholar.core.aio import off_loop
+from scholar.core.catalogue import CallContext, Handler, family_tools
+from scholar.core.errors import InternalError, InvalidArgumentError, RateLimitedError, ScholarError
+from scholar.core.usage_hooks import CallRecord, recording
+from scholar.core.validation import validate_arguments
 from scholar.runtime.hints import with_family_hint
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.observability import metrics
 from scholar.runtime.results import dump_result, enforce_cap
 from scholar.store.limiter import answer_within
 from scholar.store.tasks import TaskStore, TaskTransitionError
-from scholar.usage_hooks import CallRecord, recording
-from scholar.validation import validate_arguments
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ INLINE_DEADLINE_S = 24.0
 
 @cache
 def _module(family: str) -> Any:
-    return importlib.import_module(f"scholar.{family}.handlers")
+    return importlib.import_module(f"scholar.families.{family}.handlers")
 
 
 def handlers(family: str) -> dict[str, Handler]:
@@ -85,7 +85,8 @@ def dispatch(family: str, event: dict[str, Any]) -> dict[str, Any]:
         invocation = Invocation.model_validate(event)
     except ValidationError:
         return _failure(InternalError("malformed invocation (not a tool call)"))
-    # One usage record per tool call, written once the call has ended (scholar.health, through scholar.usage_hooks).
+    # One usage record per tool call, written once the call has ended (scholar.services.health, through
+    # scholar.core.usage_hooks).
     with recording(family, invocation.tool, invocation.principal) as call:
         return call.ended(_run(family, invocation, call))
 

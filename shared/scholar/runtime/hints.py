@@ -6,7 +6,7 @@ fills the hint in by family (``with_family_hint``), only where the error carries
 
 from __future__ import annotations
 
-from scholar.errors import NOT_FOUND, ErrorCode, ScholarError
+from scholar.core.errors import NOT_FOUND, ErrorCode, ScholarError
 
 HINTS: dict[str, dict[ErrorCode, str]] = {
     "papers": {

@@ -12,8 +12,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from scholar.config import get_settings
-from scholar.errors import InternalError
+from scholar.core.config import get_settings
+from scholar.core.errors import InternalError
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.store import aws
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger, Metrics
 
-from scholar.config import get_settings
+from scholar.core.config import get_settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Tracer

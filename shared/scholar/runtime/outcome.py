@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from scholar.errors import InternalError, ScholarError, from_envelope
+from scholar.core.errors import InternalError, ScholarError, from_envelope
 from scholar.store.tasks import TaskStore, TaskTransitionError
 
 _EMPTY = "the task ended without an answer; try the call again, and report the task id if it keeps happening"

@@ -21,9 +21,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from scholar.catalogue import QueuedResult, ToolSpec
-from scholar.config import get_settings
-from scholar.errors import ScholarError, UnavailableError
+from scholar.core.catalogue import QueuedResult, ToolSpec
+from scholar.core.config import get_settings
+from scholar.core.errors import ScholarError, UnavailableError
 from scholar.runtime.executions import start_execution
 from scholar.runtime.invocation import Invocation
 from scholar.runtime.invoke import function_name

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from botocore.exceptions import ClientError
 
-from scholar.errors import InternalError
+from scholar.core.errors import InternalError
 from scholar.runtime.executions import describe_execution
 from scholar.store.tasks import TERMINAL, TaskItem, TaskStore, TaskTransitionError
 

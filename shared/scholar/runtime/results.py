@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from scholar.errors import TooLargeError
+from scholar.core.errors import TooLargeError
 
 # Lambda's synchronous response limit is 6 MB (6,291,456 bytes); keep room for the JSON-RPC wrapper.
 MAX_RESPONSE_BYTES = 5 * 1024 * 1024

@@ -16,11 +16,11 @@ import httpx
 from lxml import etree
 from pydantic import BaseModel
 
-from scholar import http
-from scholar.config import get_settings
-from scholar.errors import InvalidArgumentError, RateLimitedError, ScholarError, UpstreamError
-from scholar.ids import parse_arxiv_id
-from scholar.urlpath import segments
+from scholar.core.config import get_settings
+from scholar.core.errors import InvalidArgumentError, RateLimitedError, ScholarError, UpstreamError
+from scholar.core.ids import parse_arxiv_id
+from scholar.core.urlpath import segments
+from scholar.sources import http
 
 API = "arxiv_api"
 SITE = "arxiv"

@@ -18,8 +18,7 @@ from urllib.parse import quote
 
 import httpx
 
-from scholar import http
-from scholar.errors import (
+from scholar.core.errors import (
     ForbiddenError,
     InvalidArgumentError,
     NotFoundError,
@@ -27,7 +26,7 @@ from scholar.errors import (
     UnavailableError,
     UpstreamError,
 )
-from scholar.sources import epo_ops_auth, epo_ops_fairuse
+from scholar.sources import epo_ops_auth, epo_ops_fairuse, http
 
 SOURCE = "epo_ops"
 API = "/3.2/rest-services"

@@ -16,9 +16,9 @@ import logging
 import time
 import weakref
 
-from scholar import http
-from scholar.config import get_settings
-from scholar.errors import ForbiddenError, UnavailableError
+from scholar.core.config import get_settings
+from scholar.core.errors import ForbiddenError, UnavailableError
+from scholar.sources import http
 from scholar.store.cache import Cache
 from scholar.store.secrets import get_secret
 
@@ -86,7 +86,7 @@ async def access_token(*, rejected: str | None = None) -> str:
     Raises:
         ForbiddenError: OPS refused the consumer key / secret.
         UnavailableError: the credentials are not configured.
-        UpstreamError, RateLimitedError: the token request failed (see ``scholar.http.request``).
+        UpstreamError, RateLimitedError: the token request failed (see ``scholar.sources.http.request``).
     """
     cache = Cache()
     async with _lock():

@@ -18,9 +18,9 @@ from urllib.parse import quote
 
 from lxml import etree
 
-from scholar.errors import NotFoundError, UpstreamError
-from scholar.patent_numbers import PatentNumber
-from scholar.records import PatentRecord
+from scholar.core.errors import NotFoundError, UpstreamError
+from scholar.core.patent_numbers import PatentNumber
+from scholar.core.records import PatentRecord
 from scholar.sources import epo_ops
 
 SOURCE = "epo_ops"

@@ -18,8 +18,8 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from scholar.config import get_settings
-from scholar.errors import RateLimitedError
+from scholar.core.config import get_settings
+from scholar.core.errors import RateLimitedError
 from scholar.store.cache import Cache
 from scholar.store.limiter import pace
 

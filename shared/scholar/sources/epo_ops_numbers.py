@@ -1,14 +1,14 @@
 """The EPO OPS number service: an ambiguous patent number as OPS writes it in docdb, asked once and cached.
 
-``scholar.patent_numbers`` parses every form users paste without I/O; a form no office rule explains is
+``scholar.core.patent_numbers`` parses every form users paste without I/O; a form no office rule explains is
 marked ``ambiguous`` there, and only then is OPS asked (``standardise``). The answer is cached without
 expiry (namespace ``alias``): a publication's docdb number never changes.
 """
 
 from __future__ import annotations
 
-from scholar.errors import NotFoundError
-from scholar.patent_numbers import PatentNumber, invalid
+from scholar.core.errors import NotFoundError
+from scholar.core.patent_numbers import PatentNumber, invalid
 from scholar.sources import epo_ops, epo_ops_biblio
 from scholar.store.cache import Cache
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholar import http
+from scholar.sources import http
 
 SOURCE = "europepmc"
 SEARCH_PATH = "/europepmc/webservices/rest/search"

@@ -16,9 +16,9 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, Field
 
-from scholar import http
-from scholar.errors import ForbiddenError, NotFoundError, RateLimitedError, UpstreamError
-from scholar.ids import InvalidIdError, parse_isbn
+from scholar.core.errors import ForbiddenError, NotFoundError, RateLimitedError, UpstreamError
+from scholar.core.ids import InvalidIdError, parse_isbn
+from scholar.sources import http
 from scholar.store.cache import Cache, unless_known_missing
 from scholar.store.secrets import aget_secret
 

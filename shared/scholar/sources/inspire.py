@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholar import http
-from scholar.urlpath import segment
+from scholar.core.urlpath import segment
+from scholar.sources import http
 
 SOURCE = "inspire"
 LITERATURE = "/api/literature"

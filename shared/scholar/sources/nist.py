@@ -12,8 +12,8 @@ import json
 import zipfile
 from typing import Any
 
-from scholar import http
-from scholar.errors import UpstreamError
+from scholar.core.errors import UpstreamError
+from scholar.sources import http
 
 SOURCE = "nist"
 META_PATH = "/CSRC/media/feeds/metanorma/pubs-export.meta"

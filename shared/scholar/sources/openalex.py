@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholar import http
-from scholar.config import get_settings
+from scholar.core.config import get_settings
+from scholar.core.urlpath import segment
+from scholar.sources import http
 from scholar.store.secrets import get_secret
-from scholar.urlpath import segment
 
 SOURCE = "openalex"
 

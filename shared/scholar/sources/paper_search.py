@@ -1,9 +1,9 @@
 """One search adapter per scholarly source, each answering the shared ``Paper`` record.
 
-A federated search (scholar.research) asks every source whose registry entry can ``search``. Semantic
+A federated search (scholar.families.research) asks every source whose registry entry can ``search``. Semantic
 sources get the question as written (``SearchQuery.text``); keyword sources get compact terms
 (``SearchQuery.terms``), each adapter writing them in its own query syntax. Adapters raise the typed
-errors of scholar.http: a failing source is never an empty list.
+errors of scholar.sources.http: a failing source is never an empty list.
 """
 
 from __future__ import annotations
@@ -12,8 +12,15 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from scholar.paper_mapping import from_arxiv_entry, from_crossref, from_europepmc, from_inspire, from_openalex, from_s2
-from scholar.records import Paper
+from scholar.core.paper_mapping import (
+    from_arxiv_entry,
+    from_crossref,
+    from_europepmc,
+    from_inspire,
+    from_openalex,
+    from_s2,
+)
+from scholar.core.records import Paper
 from scholar.sources import arxiv, crossref, europepmc, inspire, openalex, s2
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from scholar.config import Settings, get_settings
+from scholar.core.config import Settings, get_settings
 
-# What a source can do for a federated search (scholar.research); a new source adds no MCP tool.
+# What a source can do for a federated search (scholar.families.research); a new source adds no MCP tool.
 Capability = Literal["search", "lookup", "batch_lookup", "references", "citations", "recommendations", "pdf_links"]
 Matching = Literal["semantic", "keyword"]
 
@@ -34,7 +34,7 @@ class Source:
     term_limit: int | None = None
     # The most results one search request returns, and how long a federated search waits for the source before
     # choosing its seeds without it (a late source still joins the final ranking if it answers before the
-    # search's deadline: scholar.research.search.federated.ANSWER_S).
+    # search's deadline: scholar.families.research.search.federated.ANSWER_S).
     page_limit: int | None = None
     search_budget_s: float = 0.8
 
@@ -50,7 +50,7 @@ SOURCES: dict[str, Source] = _sources(
     # S2's published limits (semanticscholar.org/product/api): with a key, an introductory 1 request/s across
     # all endpoints; without one, a pool shared by every unauthenticated caller (1,000 requests/s in total),
     # which throttles with 429 under load. Pace both at 1 request/s: the keyed rate, and no more than a polite
-    # share of the pool; 429s from the pool are retried with Retry-After (scholar.http) or queued.
+    # share of the pool; 429s from the pool are retried with Retry-After (scholar.sources.http) or queued.
     Source("s2", "https://api.semanticscholar.org", 1.0, keyed_interval_s=1.0, key_setting="s2_api_key",
            capabilities=frozenset({"search", "lookup", "batch_lookup", "references", "citations", "recommendations",
                                    "pdf_links"}), matching="semantic", page_limit=100),

@@ -15,9 +15,9 @@ from typing import Any
 
 import yaml
 
-from scholar import http
-from scholar.errors import UpstreamError
-from scholar.urlpath import segment, segments
+from scholar.core.errors import UpstreamError
+from scholar.core.urlpath import segment, segments
+from scholar.sources import http
 
 SOURCE = "relaton"
 OWNER = "relaton"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scholar import http
-from scholar.errors import UpstreamError
+from scholar.core.errors import UpstreamError
+from scholar.sources import http
 
 SOURCE = "rfc_editor"
 INDEX_PATH = "/rfc-index.xml"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scholar import http
-from scholar.errors import UpstreamError
+from scholar.core.errors import UpstreamError
+from scholar.core.urlpath import segment
+from scholar.sources import http
 from scholar.store.secrets import get_secret
-from scholar.urlpath import segment
 
 SOURCE = "s2"
 GRAPH = "/graph/v1"

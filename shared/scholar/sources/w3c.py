@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from scholar import http
+from scholar.sources import http
 
 SOURCE = "w3c"
 PAGE_SIZE = 100
@@ -18,7 +18,7 @@ PAGE_SIZE = 100
 def api_path(href: str) -> tuple[str, list[tuple[str, str]]]:
     """``https://api.w3.org/specifications/webrtc?x=1`` → (``/specifications/webrtc``, ``[("x", "1")]``).
 
-    The query goes to ``params``: a path handed to scholar.http holds no query (docs/security.md).
+    The query goes to ``params``: a path handed to scholar.sources.http holds no query (docs/security.md).
     """
     parts = urlsplit(href)
     return parts.path, parse_qsl(parts.query, keep_blank_values=True)

@@ -14,7 +14,7 @@ write: a code is redeemed by flipping ``used`` from false to true, a refresh tok
     cimd#<sha256(url)>      cimd      a fetched client metadata document, for as long as its cache headers allow
     rate#<name>#<window>    rate      a counter (registrations per source per hour)
 
-The methods are awaitable: each runs its boto3 call off the event loop (``scholar.aio.off_loop``).
+The methods are awaitable: each runs its boto3 call off the event loop (``scholar.core.aio.off_loop``).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from typing import Any, Literal
 from botocore.exceptions import ClientError
 from pydantic import BaseModel, Field
 
-from scholar.aio import off_loop
-from scholar.config import AUTH_TABLE_ENV
+from scholar.core.aio import off_loop
+from scholar.core.config import AUTH_TABLE_ENV
 from scholar.store.base import Store
 from scholar.store.boundary import boto_errors, error_code
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from scholar.aio import BLOCKING_WORKERS
+from scholar.core.aio import BLOCKING_WORKERS
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -38,7 +38,7 @@ def client(service: str) -> Any:
     config = Config(
         retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=3,
         read_timeout=INVOKE_READ_TIMEOUT_S if service == "lambda" else 30,
-        max_pool_connections=BLOCKING_WORKERS,  # one connection per off-loop worker (scholar.aio)
+        max_pool_connections=BLOCKING_WORKERS,  # one connection per off-loop worker (scholar.core.aio)
     )
     return boto3.session.Session().client(service, config=config)
 

@@ -3,7 +3,7 @@
 A store takes an optional name and client (tests hand it moto-backed ones); otherwise it reads the name
 from the settings and takes the environment's client from ``scholar.store.aws`` when first used, never at
 import (boto3 loads with the first client). Store methods are synchronous (boto3 is); ``awaitable(method)``
-gives one its coroutine twin, the same call made off the event loop (``scholar.aio.off_loop``): coroutines
+gives one its coroutine twin, the same call made off the event loop (``scholar.core.aio.off_loop``): coroutines
 write ``await cache.aget(...)``, sync code (Lambda steps, scripts) ``cache.get(...)``.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any, ClassVar, Concatenate, ParamSpec, TypeVar
 
-from scholar.aio import off_loop
-from scholar.config import get_settings
-from scholar.errors import UnavailableError
+from scholar.core.aio import off_loop
+from scholar.core.config import get_settings
+from scholar.core.errors import UnavailableError
 from scholar.store import aws
 
 S = TypeVar("S", bound="Store")
@@ -73,5 +73,5 @@ def awaitable(method: Callable[Concatenate[S, P], T]) -> Callable[Concatenate[S,
         return await off_loop(getattr(self, name), *args, **kwargs)
 
     twin.__name__ = twin.__qualname__ = f"a{name}"
-    twin.__doc__ = f"``{name}`` from a coroutine: the same call, off the event loop (scholar.aio.off_loop)."
+    twin.__doc__ = f"``{name}`` from a coroutine: the same call, off the event loop (scholar.core.aio.off_loop)."
     return twin

@@ -7,7 +7,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from scholar.config import ARTIFACT_BUCKET_ENV
+from scholar.core.config import ARTIFACT_BUCKET_ENV
 from scholar.store.base import Store, awaitable
 from scholar.store.boundary import boto_errors
 

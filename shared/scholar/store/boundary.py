@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 from botocore import exceptions as boto
 
-from scholar.errors import InternalError, ScholarError, UnavailableError
+from scholar.core.errors import InternalError, ScholarError, UnavailableError
 
 # Error codes in a ClientError, by what they mean for the caller.
 THROTTLING_CODES = frozenset(

@@ -16,8 +16,8 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
-from scholar.config import CACHE_TABLE_ENV
-from scholar.errors import NotFoundError
+from scholar.core.config import CACHE_TABLE_ENV
+from scholar.core.errors import NotFoundError
 from scholar.store import aws
 from scholar.store.base import Store, awaitable
 from scholar.store.blobs import BlobStore
@@ -33,7 +33,8 @@ NAMESPACE_TTL: dict[str, int | None] = {
     "graph": 1 * DAY,  # graph traversals
     "negative": 1 * DAY,  # not_found answers
     "result": 7 * DAY,  # derived tool results (enrichment, excerpts)
-    "recent": 3600,  # merged records of recent search answers, by every identifier (scholar.paper_lookup.recent)
+    # merged records of recent search answers, by every identifier (scholar.services.paper_lookup.recent)
+    "recent": 3600,
 }
 # A source's "no such thing" is remembered this long (DESIGN §4: briefly): a repeated call costs no request,
 # and a record that appears upstream shows up within the hour.

@@ -7,8 +7,8 @@ from functools import cache
 
 from pydantic import SecretStr
 
-from scholar import redaction
-from scholar.errors import UnavailableError
+from scholar.core import redaction
+from scholar.core.errors import UnavailableError
 from scholar.store import aws
 from scholar.store.boundary import boto_errors
 

@@ -23,9 +23,9 @@ from collections.abc import Iterator
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from scholar import aio
-from scholar.config import get_settings
-from scholar.errors import RateLimitedError, ScholarError
+from scholar.core import aio
+from scholar.core.config import get_settings
+from scholar.core.errors import RateLimitedError, ScholarError
 from scholar.store import aws
 from scholar.store.boundary import translate
 

@@ -1,6 +1,6 @@
 """Secrets: the environment's value (local) or SSM Parameter Store's (deployed), fetched once per max age.
 
-``scholar.config`` only says which secrets exist and where they are held; this is where an SSM-held one is
+``scholar.core.config`` only says which secrets exist and where they are held; this is where an SSM-held one is
 read (settings do no I/O). A fetched value is never logged and is scrubbed from upstream text from then on.
 """
 
@@ -10,9 +10,9 @@ import time
 
 from pydantic import SecretStr
 
-from scholar import redaction
-from scholar.aio import off_loop
-from scholar.config import Settings, get_settings
+from scholar.core import redaction
+from scholar.core.aio import off_loop
+from scholar.core.config import Settings, get_settings
 from scholar.store import aws
 
 MAX_AGE_S = 300
@@ -44,6 +44,6 @@ def get_secret_parameter(name: str) -> SecretStr:
         return hit[1]
     value = aws.client("ssm").get_parameter(Name=name, WithDecryption=True)["Parameter"]["Value"]
     secret = SecretStr(value)
-    redaction.remember(secret)  # scrubbed by value from upstream text from now on (scholar.http.scrub)
+    redaction.remember(secret)  # scrubbed by value from upstream text from now on (scholar.sources.http.scrub)
     _cache[name] = (now, secret)
     return secret

@@ -16,7 +16,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 from pydantic import BaseModel, Field
 
-from scholar.config import TASK_TABLE_ENV
+from scholar.core.config import TASK_TABLE_ENV
 from scholar.store.base import Store, awaitable
 from scholar.store.blobs import BlobStore
 from scholar.store.boundary import boto_errors

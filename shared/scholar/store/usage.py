@@ -29,7 +29,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from scholar.config import USAGE_TABLE_ENV
+from scholar.core.config import USAGE_TABLE_ENV
 from scholar.store import aws
 from scholar.store.base import Store
 

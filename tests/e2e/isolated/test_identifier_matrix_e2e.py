@@ -29,9 +29,9 @@ import boto3
 import pytest
 from mcp import Client
 
-from scholar.catalogue import all_tools
-from scholar.id_forms import TAKEN_BY
-from scholar.ids import PAPER_KINDS, IdKind, parse_paper_id
+from scholar.core.catalogue import all_tools
+from scholar.core.id_forms import TAKEN_BY
+from scholar.core.ids import PAPER_KINDS, IdKind, parse_paper_id
 from tests.conftest import Env, fake_upstream_fixture, local_server_fixture
 from tests.e2e.polling import FINISHED
 from tests.fakes.upstream import FakeUpstream

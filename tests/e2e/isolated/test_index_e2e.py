@@ -14,9 +14,9 @@ import httpx
 import pytest
 import rispy
 
-from scholar.errors import NOT_FOUND
-from scholar.fulltext.artifacts import put_markdown
-from scholar.store.library import LibraryStore
+from scholar.core.errors import NOT_FOUND
+from scholar.services.fulltext.artifacts import put_markdown
+from scholar.store.library.table import LibraryStore
 from tests.library.corpus import items
 from tests.library.test_index import BODY_WORD, converted_markdown
 from tests.papers.test_generate_citations import parse_bibtex

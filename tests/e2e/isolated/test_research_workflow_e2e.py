@@ -21,8 +21,8 @@ import pytest
 from bibtexparser.bparser import BibTexParser
 from mcp import Client
 
-from scholar.catalogue import DEFAULT_PROFILE, profile_tools
-from scholar.pdftext.convert import convert_pdf
+from scholar.core.catalogue import DEFAULT_PROFILE, profile_tools
+from scholar.services.pdftext.convert import convert_pdf
 from tests.e2e.polling import call_ok, poll_task
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir

@@ -3,7 +3,7 @@
 Raw payloads are mapped once (``mapping``) into small models (``models``: only the fields we use), and those
 models are what the cache holds: ``record#ol-edition:<OL…M>``, ``record#ol-work:<OL…W>``,
 ``record#ol-author:<OL…A>`` and ``alias#isbn:<ISBN-13>`` → edition id, so work and edition lookups never
-overwrite each other. Open Library asks for an identifying User-Agent and a gentle pace (scholar.http and
+overwrite each other. Open Library asks for an identifying User-Agent and a gentle pace (scholar.sources.http and
 the registry do both); the requests are in ``client``.
 """
 

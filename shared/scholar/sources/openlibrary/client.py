@@ -11,9 +11,10 @@ from typing import Any
 
 import httpx
 
-from scholar import http
-from scholar.errors import ForbiddenError, NotFoundError, UpstreamError
-from scholar.ids import InvalidIdError, isbn13_to_isbn10, parse_isbn
+from scholar.core.errors import ForbiddenError, NotFoundError, UpstreamError
+from scholar.core.ids import InvalidIdError, isbn13_to_isbn10, parse_isbn
+from scholar.core.urlpath import segment
+from scholar.sources import http
 from scholar.sources.openlibrary.mapping import (
     MAX_AUTHORS,
     cover_url,
@@ -35,7 +36,6 @@ from scholar.sources.openlibrary.models import (
     Work,
 )
 from scholar.store.cache import Cache, unless_known_missing
-from scholar.urlpath import segment
 
 COVERS_SOURCE = "covers"
 

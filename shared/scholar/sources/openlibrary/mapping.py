@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scholar.ids import InvalidIdError, isbn13_to_isbn10, parse_isbn
+from scholar.core.ids import InvalidIdError, isbn13_to_isbn10, parse_isbn
 from scholar.sources.openlibrary.models import (
     CoverSize,
     Edition,

@@ -1,0 +1,307 @@
+"""Settings from the environment (DESIGN §6): the only module that reads ``os.environ``.
+
+Read lazily through ``get_settings()`` (cached; tests call ``get_settings.cache_clear()``), never at
+import time. Secrets are ``SecretStr``: they never print, log or reach an error message.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from functools import cache
+
+from pydantic import BaseModel, Field, SecretStr
+
+ENV_PREFIX = "SCHOLAR_"
+UPSTREAM_PROXY_BASE_ENV = "SCHOLAR_UPSTREAM_PROXY_BASE"
+READ_ONLY_ENV = "SCHOLAR_READ_ONLY"
+TOOLSETS_ENV = "SCHOLAR_TOOLSETS"
+# The named profile a connection lists when its URL names none (scholar.core.catalogue.PROFILES; default "default").
+PROFILE_ENV = "SCHOLAR_PROFILE"
+CONTACT_EMAIL_ENV = "SCHOLAR_CONTACT_EMAIL"
+HOST_ENV = "SCHOLAR_HOST"
+PORT_ENV = "SCHOLAR_PORT"
+CACHE_TABLE_ENV = "SCHOLAR_CACHE_TABLE"
+TASK_TABLE_ENV = "SCHOLAR_TASK_TABLE"
+ARTIFACT_BUCKET_ENV = "SCHOLAR_ARTIFACT_BUCKET"
+FUNCTION_PREFIX_ENV = "SCHOLAR_FUNCTION_PREFIX"
+RETRY_STATE_MACHINE_ARN_ENV = "SCHOLAR_RETRY_STATE_MACHINE_ARN"
+PDF_STATE_MACHINE_ARN_ENV = "SCHOLAR_PDF_STATE_MACHINE_ARN"
+PATENT_PDF_STATE_MACHINE_ARN_ENV = "SCHOLAR_PATENT_PDF_STATE_MACHINE_ARN"
+PACE_SCALE_ENV = "SCHOLAR_PACE_SCALE"
+SEARCH_BUDGET_SCALE_ENV = "SCHOLAR_SEARCH_BUDGET_SCALE"
+RETRY_BUDGET_ENV = "SCHOLAR_RETRY_BUDGET_S"
+RETRY_WAIT_ENV = "SCHOLAR_RETRY_WAIT_S"
+# Local / test-only: route family calls to in-process handlers instead of Lambda (scholar.local.dispatch).
+LOCAL_DISPATCH_ENV = "SCHOLAR_LOCAL_DISPATCH"
+# Test-only: hosts (host[:port]) a user-supplied URL may reach although they resolve to private
+# addresses (the fake upstream on 127.0.0.1). Off by default; never set in template.yaml.
+TEST_ALLOW_HOSTS_ENV = "SCHOLAR_TEST_ALLOW_HOSTS"
+PDF_MAX_BYTES_ENV = "SCHOLAR_PDF_MAX_BYTES"
+# Deployed with AuthMode=None only (template.yaml): requests without an authenticated identity share one
+# principal instead of being refused with 401 (docs/security.md).
+SHARED_PRINCIPAL_ENV = "SCHOLAR_SHARED_PRINCIPAL"
+PDF_TIMEOUT_ENV = "SCHOLAR_PDF_TIMEOUT_S"
+USAGE_TABLE_ENV = "SCHOLAR_USAGE_TABLE"
+# The callers' libraries (issue 12) and each caller's limits: items, and bytes of stored records.
+LIBRARY_TABLE_ENV = "SCHOLAR_LIBRARY_TABLE"
+LIBRARY_MAX_ITEMS_ENV = "SCHOLAR_LIBRARY_MAX_ITEMS"
+LIBRARY_MAX_BYTES_ENV = "SCHOLAR_LIBRARY_MAX_BYTES"
+LIBRARY_SEARCH_BUDGET_ENV = "SCHOLAR_LIBRARY_SEARCH_BUDGET_S"
+# Salt of the hashed principal in usage records and get_server_info (the stack id when deployed).
+PRINCIPAL_SALT_ENV = "SCHOLAR_PRINCIPAL_SALT"
+BUILD_ENV = "SCHOLAR_BUILD"
+# What callers must send (the template's AuthMode: ApiKey | OAuth | None). OAuth turns on the gateway's bearer
+# check (scholar.gateway.mcp.access) and, locally, the authorization server beside it (docs/deploy.md).
+AUTH_MODE_ENV = "SCHOLAR_AUTH_MODE"
+# OAuth (issue 21). The origin and base path the deployment is reached at (a custom domain); without it the URL
+# is taken from API Gateway's request context (deployed) or from SCHOLAR_HOST/SCHOLAR_PORT (local).
+PUBLIC_URL_ENV = "SCHOLAR_PUBLIC_URL"
+AUTH_TABLE_ENV = "SCHOLAR_AUTH_TABLE"
+# The KMS key (RSA_2048, SIGN_VERIFY) that signs access tokens: the authorization server signs, the gateway
+# reads its public key once per environment.
+OAUTH_SIGNING_KEY_ENV = "SCHOLAR_OAUTH_SIGNING_KEY"
+OAUTH_ACCESS_TTL_ENV = "SCHOLAR_OAUTH_ACCESS_TTL_S"
+OAUTH_REFRESH_TTL_ENV = "SCHOLAR_OAUTH_REFRESH_TTL_S"
+# How long the gateway trusts a refresh family's status (revoked or not) before reading it again.
+OAUTH_REVOCATION_CHECK_ENV = "SCHOLAR_OAUTH_REVOCATION_CHECK_S"
+OAUTH_DCR_PER_HOUR_ENV = "SCHOLAR_OAUTH_DCR_PER_HOUR"
+# The upstream OpenID Connect provider people sign in at: any issuer (client id + secret), or the stack's
+# Cognito user pool (its app client is looked up by name: the template cannot pass its id without a cycle).
+OIDC_ISSUER_ENV = "SCHOLAR_OIDC_ISSUER"
+OIDC_CLIENT_ID_ENV = "SCHOLAR_OIDC_CLIENT_ID"
+OIDC_COGNITO_POOL_ENV = "SCHOLAR_OIDC_COGNITO_USER_POOL"
+OIDC_COGNITO_CLIENT_NAME_ENV = "SCHOLAR_OIDC_COGNITO_CLIENT_NAME"
+# The usage plan whose API keys stay valid for header clients in OAuth mode (the gateway checks them itself).
+API_USAGE_PLAN_ENV = "SCHOLAR_API_USAGE_PLAN_ID"
+# Test-only: a PEM bundle the guarded fetches (client metadata documents) trust besides the system's, for a
+# loopback HTTPS server made in a test. Off by default; never set in template.yaml.
+TEST_CA_FILE_ENV = "SCHOLAR_TEST_CA_FILE"
+RERANK_MODEL_ENV = "SCHOLAR_RERANK_MODEL"
+# Tracing (Powertools' rule): on inside a Lambda execution environment unless POWERTOOLS_TRACE_DISABLED
+# or SAM local; off elsewhere, so the X-Ray SDK (~0.25 s of import) is never loaded where it cannot trace.
+TRACE_DISABLED_ENV = "POWERTOOLS_TRACE_DISABLED"
+LAMBDA_TASK_ROOT_ENV = "LAMBDA_TASK_ROOT"
+SAM_LOCAL_ENV = "AWS_SAM_LOCAL"
+
+# Secrets: the value itself (local) or the name of an SSM parameter holding it (deployed).
+SECRET_NAMES = (
+    "S2_API_KEY",
+    "OPENALEX_API_KEY",
+    "GOOGLE_BOOKS_API_KEY",
+    "EPO_CONSUMER_KEY",
+    "EPO_CONSUMER_SECRET",
+    "VLM_API_KEY",
+    "RERANK_API_KEY",
+    "OIDC_CLIENT_SECRET",
+)
+
+_TRUE = {"1", "true", "yes", "on"}
+_SECRET_FIELDS = frozenset(name.lower() for name in SECRET_NAMES)
+
+
+class Secrets(BaseModel):
+    """Secret values (``SecretStr``) set in the environment, and the SSM parameters that hold the others.
+
+    Settings do no I/O: ``has(name)`` says whether a secret is configured without fetching it (the gateway
+    hides tools by it and has no access to the parameters); reading one is
+    ``scholar.store.secrets.get_secret(name)``, which fetches an SSM-held value. ``get(name)`` (and the
+    attribute, ``secrets.s2_api_key``) answers only for a value set in the environment.
+    """
+
+    values: dict[str, SecretStr] = Field(default_factory=dict)
+    parameters: dict[str, str] = Field(default_factory=dict)
+
+    def has(self, name: str) -> bool:
+        return name in self.values or name in self.parameters
+
+    def get(self, name: str) -> SecretStr | None:
+        """The value set in the environment, or None when the secret is not configured.
+
+        Raises:
+            LookupError: the secret is held in an SSM parameter (read it with ``scholar.store.secrets.get_secret``).
+        """
+        if name in self.parameters and name not in self.values:
+            raise LookupError(f"the secret {name} is held in SSM: read it with scholar.store.secrets.get_secret")
+        return self.values.get(name)
+
+    def __getattr__(self, name: str) -> SecretStr | None:
+        if name.lower() in _SECRET_FIELDS:
+            return self.get(name)
+        return super().__getattr__(name)  # type: ignore[misc]  # pydantic's own attribute lookup
+
+
+class Resources(BaseModel):
+    """Names of the AWS resources template.yaml creates (set by SAM, or by the local stack)."""
+
+    cache_table: str | None = None
+    task_table: str | None = None
+    artifact_bucket: str | None = None
+    function_prefix: str = "scholar-"
+    retry_state_machine_arn: str | None = None
+    pdf_state_machine_arn: str | None = None
+    usage_table: str | None = None
+    patent_pdf_state_machine_arn: str | None = None
+    library_table: str | None = None
+    auth_table: str | None = None  # AuthMode=OAuth only (scholar.store.auth)
+
+
+class OAuthSettings(BaseModel):
+    """The authorization server and the gateway's bearer check (AuthMode=OAuth; docs/security.md)."""
+
+    public_url: str | None = None
+    signing_key: str | None = None
+    # Access tokens are JWTs checked offline: short-lived, and refused early through their family's status.
+    access_ttl_s: int = Field(default=900, ge=60, le=3600)
+    refresh_ttl_s: int = Field(default=30 * 86400, ge=3600, le=90 * 86400)
+    revocation_check_s: float = Field(default=30.0, ge=0, le=300)
+    dcr_per_hour: int = Field(default=20, ge=1)
+    oidc_issuer: str | None = None
+    oidc_client_id: str | None = None
+    cognito_user_pool: str | None = None
+    cognito_client_name: str | None = None
+    api_usage_plan: str | None = None
+    test_ca_file: str | None = None
+
+
+class Settings(BaseModel):
+    contact_email: str | None = None
+    read_only: bool = False
+    toolsets: frozenset[str] | None = None
+    profile: str | None = None
+    host: str = "127.0.0.1"
+    port: int = Field(default=3000, ge=1, le=65535)
+    upstream_proxy_base: str | None = None
+    source_urls: dict[str, str] = Field(default_factory=dict)
+    docling_url: str | None = None
+    vlm_api_url: str | None = None
+    vlm_model: str | None = None
+    # The optional remote reranker of research search: its URL is SCHOLAR_RERANK_URL (source "rerank").
+    rerank_model: str | None = None
+    # Multiplies every source's pace interval; 0 turns pacing off (tests against the fake upstream).
+    pace_scale: float = Field(default=1.0, ge=0)
+    # Multiplies research search's time budgets (per source, and the answer's deadline); tests on a loaded
+    # machine give a slow fake upstream more time, the deployed server keeps 1.
+    search_budget_scale: float = Field(default=1.0, gt=0)
+    # How long one call may spend retrying 429/5xx before it reports (or queues) the failure.
+    retry_budget_s: float = Field(default=8.0, ge=0)
+    # First wait of the retry state machine for a queued, rate-limited call.
+    retry_wait_s: int = Field(default=5, ge=0)
+    local_dispatch: bool = False
+    test_allow_hosts: frozenset[str] = frozenset()
+    pdf_max_bytes: int = Field(default=50 * 1024 * 1024, ge=1024)
+    pdf_timeout_s: float = Field(default=60.0, gt=0)
+    shared_principal: bool = False
+    # Empty locally (an x-api-key header is optional and only names the caller).
+    auth_mode: str = ""
+    secrets: Secrets = Field(default_factory=Secrets)
+    resources: Resources = Field(default_factory=Resources)
+    principal_salt: str = "scholar-local"
+    # What was deployed (a commit or build label); "dev" for a working tree.
+    build: str = "dev"
+    tracing: bool = False
+    library_max_items: int = Field(default=10_000, ge=1)
+    library_max_bytes: int = Field(default=100 * 1024 * 1024, ge=1024)
+    # How long one library_search may spend bringing the caller's index up to date and searching it; indexing
+    # left over resumes on the next call (the answer meanwhile is a retryable timeout).
+    library_search_budget_s: float = Field(default=10.0, gt=0)
+    oauth: OAuthSettings = Field(default_factory=OAuthSettings)
+    # Inside a Lambda execution environment (LAMBDA_TASK_ROOT): what only the local stack may do is off.
+    in_lambda: bool = False
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name)
+    return default if raw is None or raw == "" else raw.strip().lower() in _TRUE
+
+
+def _secrets(env: Mapping[str, str]) -> Secrets:
+    """``SCHOLAR_<NAME>`` holds the value (local); ``SCHOLAR_<NAME>_PARAM`` names its SSM parameter (deployed)."""
+    values = {n.lower(): SecretStr(env[f"{ENV_PREFIX}{n}"]) for n in SECRET_NAMES if env.get(f"{ENV_PREFIX}{n}")}
+    parameters = {
+        n.lower(): env[f"{ENV_PREFIX}{n}_PARAM"]
+        for n in SECRET_NAMES
+        if env.get(f"{ENV_PREFIX}{n}_PARAM") and n.lower() not in values
+    }
+    return Secrets(values=values, parameters=parameters)
+
+
+def _hosts(raw: str | None) -> frozenset[str]:
+    return frozenset(part.strip().lower() for part in (raw or "").split(",") if part.strip())
+
+
+def load_settings(env: Mapping[str, str]) -> Settings:
+    """Build settings from an environment mapping (pure; ``get_settings`` passes ``os.environ``)."""
+    toolsets = env.get(TOOLSETS_ENV)
+    # Every SCHOLAR_<NAME>_URL, by lower-case name: the registry decides which names are sources.
+    source_urls = {
+        name[len(ENV_PREFIX) : -len("_URL")].lower(): value
+        for name, value in env.items()
+        if name.startswith(ENV_PREFIX) and name.endswith("_URL") and len(name) > len(ENV_PREFIX) + 4 and value
+    }
+    return Settings(
+        contact_email=env.get(CONTACT_EMAIL_ENV) or None,
+        read_only=_flag(env, READ_ONLY_ENV, False),
+        toolsets=frozenset(t.strip() for t in toolsets.split(",") if t.strip()) if toolsets else None,
+        profile=(env.get(PROFILE_ENV) or "").strip() or None,
+        host=env.get(HOST_ENV) or "127.0.0.1",
+        port=int(env.get(PORT_ENV) or 3000),
+        upstream_proxy_base=env.get(UPSTREAM_PROXY_BASE_ENV) or None,
+        source_urls=source_urls,
+        docling_url=env.get("SCHOLAR_DOCLING_URL") or None,
+        vlm_api_url=env.get("SCHOLAR_VLM_API_URL") or None,
+        vlm_model=env.get("SCHOLAR_VLM_MODEL") or None,
+        rerank_model=env.get(RERANK_MODEL_ENV) or None,
+        pace_scale=float(env.get(PACE_SCALE_ENV) or 1.0),
+        search_budget_scale=float(env.get(SEARCH_BUDGET_SCALE_ENV) or 1.0),
+        retry_budget_s=float(env.get(RETRY_BUDGET_ENV) or 8.0),
+        retry_wait_s=int(env.get(RETRY_WAIT_ENV) or 5),
+        local_dispatch=_flag(env, LOCAL_DISPATCH_ENV, False),
+        test_allow_hosts=_hosts(env.get(TEST_ALLOW_HOSTS_ENV)),
+        pdf_max_bytes=int(env.get(PDF_MAX_BYTES_ENV) or 50 * 1024 * 1024),
+        pdf_timeout_s=float(env.get(PDF_TIMEOUT_ENV) or 60.0),
+        shared_principal=_flag(env, SHARED_PRINCIPAL_ENV, False),
+        auth_mode=env.get(AUTH_MODE_ENV) or "",
+        secrets=_secrets(env),
+        principal_salt=env.get(PRINCIPAL_SALT_ENV) or "scholar-local",
+        build=env.get(BUILD_ENV) or "dev",
+        resources=Resources(
+            cache_table=env.get(CACHE_TABLE_ENV) or None,
+            task_table=env.get(TASK_TABLE_ENV) or None,
+            artifact_bucket=env.get(ARTIFACT_BUCKET_ENV) or None,
+            function_prefix=env.get(FUNCTION_PREFIX_ENV) or "scholar-",
+            retry_state_machine_arn=env.get(RETRY_STATE_MACHINE_ARN_ENV) or None,
+            pdf_state_machine_arn=env.get(PDF_STATE_MACHINE_ARN_ENV) or None,
+            usage_table=env.get(USAGE_TABLE_ENV) or None,
+            patent_pdf_state_machine_arn=env.get(PATENT_PDF_STATE_MACHINE_ARN_ENV) or None,
+            library_table=env.get(LIBRARY_TABLE_ENV) or None,
+            auth_table=env.get(AUTH_TABLE_ENV) or None,
+        ),
+        library_max_items=int(env.get(LIBRARY_MAX_ITEMS_ENV) or 10_000),
+        library_max_bytes=int(env.get(LIBRARY_MAX_BYTES_ENV) or 100 * 1024 * 1024),
+        library_search_budget_s=float(env.get(LIBRARY_SEARCH_BUDGET_ENV) or 10.0),
+        oauth=OAuthSettings(
+            public_url=(env.get(PUBLIC_URL_ENV) or "").rstrip("/") or None,
+            signing_key=env.get(OAUTH_SIGNING_KEY_ENV) or None,
+            access_ttl_s=int(env.get(OAUTH_ACCESS_TTL_ENV) or 900),
+            refresh_ttl_s=int(env.get(OAUTH_REFRESH_TTL_ENV) or 30 * 86400),
+            revocation_check_s=float(env.get(OAUTH_REVOCATION_CHECK_ENV) or 30.0),
+            dcr_per_hour=int(env.get(OAUTH_DCR_PER_HOUR_ENV) or 20),
+            oidc_issuer=(env.get(OIDC_ISSUER_ENV) or "").rstrip("/") or None,
+            oidc_client_id=env.get(OIDC_CLIENT_ID_ENV) or None,
+            cognito_user_pool=env.get(OIDC_COGNITO_POOL_ENV) or None,
+            cognito_client_name=env.get(OIDC_COGNITO_CLIENT_NAME_ENV) or None,
+            api_usage_plan=env.get(API_USAGE_PLAN_ENV) or None,
+            test_ca_file=env.get(TEST_CA_FILE_ENV) or None,
+        ),
+        in_lambda=bool(env.get(LAMBDA_TASK_ROOT_ENV)),
+        tracing=bool(env.get(LAMBDA_TASK_ROOT_ENV))
+        and not env.get(SAM_LOCAL_ENV)
+        and not _flag(env, TRACE_DISABLED_ENV, False),
+    )
+
+
+@cache
+def get_settings() -> Settings:
+    """The settings of this execution environment (cached; ``get_settings.cache_clear()`` re-reads)."""
+    return load_settings(os.environ)

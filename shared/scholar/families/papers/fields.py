@@ -1,0 +1,32 @@
+"""The field sets of seed 000 and the Semantic Scholar fields each one asks for."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from scholar.core.paper_mapping import S2_RECORD_FIELDS
+
+FieldSet = Literal["compact", "standard", "full"]
+
+# Argument types every papers tool shares (their descriptions become the tool schemas' text). The identifier
+# forms are spelled out once, on get_paper (PAPER_ID_FORMS); every other tool says "any paper identifier".
+PAPER_ID_FORMS = (
+    "DOI (bare, doi: or doi.org URL), S2 paper id, ARXIV:id or arXiv URL, PMID:id, PMCID:PMCid, CorpusId:id, "
+    "ACM:id or MAG:id; any id another tool returned works too"
+)
+PaperIdentifier = Annotated[str, Field(min_length=1, max_length=300, description="Any paper identifier")]
+Year = Annotated[int, Field(ge=1000, le=2100)]
+FieldOfStudy = Annotated[str, Field(min_length=1, max_length=60)]
+
+COMPACT = ("paperId", "title", "year", "venue", "citationCount")
+STANDARD = (*COMPACT, "authors", "externalIds", "abstract")
+FULL = S2_RECORD_FIELDS  # a full record (scholar.core.paper_mapping): the library stores the same fields
+FIELDS: dict[str, tuple[str, ...]] = {"compact": COMPACT, "standard": STANDARD, "full": FULL}
+# Bulk search cannot return tldr (S2 rejects it there).
+BULK_UNSUPPORTED = frozenset({"tldr"})
+
+# In lists, long abstracts and author lists are shortened unless the full set is asked for.
+LIST_ABSTRACT_CHARS = 500
+LIST_AUTHORS = 5

@@ -1,0 +1,83 @@
+"""The papers family's tools (seed 000 "Papers"; issue: get_paper and search_papers first)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from scholar.core.catalogue import READ_ONLY_OPEN, ToolSpec
+from scholar.core.records import FailedSource, Paper
+from scholar.families.papers import spec_export, spec_graph
+from scholar.families.papers.fields import PAPER_ID_FORMS, FieldOfStudy, FieldSet, Year
+
+
+class GetPaperInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    identifier: Annotated[str, Field(min_length=1, max_length=300, description=PAPER_ID_FORMS)]
+
+
+class SearchPapersInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    query: Annotated[str, Field(min_length=1, max_length=500)]
+    fields: FieldSet = Field(
+        default="compact",
+        description="compact: paperId, title, year, venue, citationCount; standard: + authors, externalIds, "
+        "abstract; full: + tldr, openAccessPdf, fieldsOfStudy, referenceCount and the rest",
+    )
+    limit: Annotated[int, Field(ge=1, le=100)] = 10
+    offset: Annotated[int, Field(ge=0, le=999, description="offset + limit <= 1000")] = 0
+    year_start: Year | None = None
+    year_end: Year | None = None
+    fields_of_study: list[FieldOfStudy] | None = Field(
+        default=None, max_length=10, description='S2 fields of study, e.g. ["Computer Science", "Physics"]'
+    )
+    venue: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    min_citations: Annotated[int, Field(ge=0, le=10_000_000)] | None = None
+    sort: Literal["relevance", "citations", "year"] = Field(
+        default="relevance", description="citations and year sort descending"
+    )
+
+
+class PaperResult(Paper):
+    """get_paper's answer: the full record, auto-enriched; ``partial`` when an enrichment source failed."""
+
+    partial: bool | None = Field(default=None, description="True when an enrichment source failed (see failed_sources)")
+    failed_sources: list[FailedSource] | None = None
+
+
+class SearchPapersResult(BaseModel):
+    data: list[Paper]
+    total: int = Field(description="Matches S2 reports for the query (an estimate for relevance search)")
+    offset: int
+    next_offset: int | None = Field(default=None, description="Pass as offset for the next page; null at the end")
+    sort: str
+    sources: list[str] = Field(default_factory=lambda: ["s2"])
+
+
+_BASE_TOOLS = (
+    ToolSpec(
+        name="get_paper",
+        family="papers",
+        title="Get paper",
+        description="Full metadata of one paper (all authors, abstract, ids, venue, counts, open-access link). "
+        "Semantic Scholar first, then OpenAlex, then Crossref; sources says which answered.",
+        input_model=GetPaperInput,
+        output_model=PaperResult,
+        annotations=READ_ONLY_OPEN,
+        queue_on_rate_limit=True,
+    ),
+    ToolSpec(
+        name="search_papers",
+        family="papers",
+        title="Search papers",
+        description="Semantic Scholar keyword search with filters and sorting; page with next_offset. For one "
+        "ranked list from every source, use search.",
+        input_model=SearchPapersInput,
+        output_model=SearchPapersResult,
+        annotations=READ_ONLY_OPEN,
+        queue_on_rate_limit=True,
+    ),
+)
+
+TOOLS = (*_BASE_TOOLS, *spec_graph.TOOLS, *spec_export.TOOLS)

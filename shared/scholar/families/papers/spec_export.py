@@ -1,0 +1,196 @@
+"""Tools that enrich, cite and resolve papers in bulk: enrich_paper, generate_citations, batch_resolve.
+
+Cheap to import (pydantic only). Models set ``defer_build`` so importing this module
+builds no validators: a family function pays only for the tool it runs, on its first call.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, ToolSpec
+from scholar.core.records import FailedSource, Paper, PatentRecord
+from scholar.families.papers.fields import FieldSet, PaperIdentifier
+
+# ---------------------------------------------------------------- enrich_paper
+
+EnrichField = Literal["affiliations", "funders", "oa_status", "topics", "concepts"]
+
+
+class EnrichPaperInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+    identifier: PaperIdentifier
+    fields: list[EnrichField] = Field(
+        min_length=1,
+        max_length=5,
+        description="affiliations: institutions; funders: with award ids; oa_status: is_oa, status, best URL; "
+        "topics: with field and domain; concepts: legacy, where OpenAlex serves them",
+    )
+
+
+class Funder(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    name: str
+    award_ids: list[str] = Field(default_factory=list)
+
+
+class Topic(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    name: str
+    score: float | None = None
+    subfield: str | None = None
+    field: str | None = None
+    domain: str | None = None
+
+
+class Concept(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    name: str
+    score: float | None = None
+    level: int | None = None
+
+
+class OpenAccess(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    is_oa: bool | None = None
+    oa_status: str | None = Field(default=None, description="gold, green, hybrid, bronze, diamond or closed")
+    oa_url: str | None = None
+
+
+class EnrichPaperResult(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    doi: str | None = None
+    openalex_id: str | None = None
+    affiliations: list[str] | None = None
+    funders: list[Funder] | None = None
+    oa_status: OpenAccess | None = None
+    topics: list[Topic] | None = None
+    concepts: list[Concept] | None = None
+    partial: bool = False
+    failed_sources: list[FailedSource] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------- generate_citations
+
+CitationFormat = Literal["bibtex", "csl-json", "ris"]
+
+
+class GenerateCitationsInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+    paper_ids: list[PaperIdentifier] = Field(min_length=1, max_length=100)
+    citation_format: CitationFormat = "bibtex"
+    enrich: bool = Field(
+        default=True,
+        description="Complete volume, issue, pages, publisher, ISSN/ISBN and month from Crossref, venue from "
+        "OpenAlex, books from Open Library",
+    )
+
+
+class CitationError(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    id: str
+    code: str = Field(description="not_found, invalid_id, rate_limited or upstream_error")
+    message: str
+
+
+class GenerateCitationsResult(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    format: CitationFormat
+    content: str | None = Field(default=None, description="The BibTeX or RIS text (null for csl-json)")
+    citations: list[dict[str, Any]] | None = Field(default=None, description="CSL-JSON items (csl-json only)")
+    count: int = Field(description="Entries produced")
+    errors: list[CitationError] = Field(
+        default_factory=list, description="Ids that did not resolve; they are not in the output"
+    )
+    partial: bool = False
+    failed_sources: list[FailedSource] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------- batch_resolve
+
+ItemStatus = Literal["ok", "not_found", "invalid_id", "upstream_error", "rate_limited", "unavailable"]
+
+
+class BatchResolveInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+    identifiers: list[Annotated[str, Field(min_length=1, max_length=500)]] = Field(
+        min_length=1,
+        max_length=100,
+        description="Paper ids, OpenAlex W-ids, ISBN:..., patent numbers (EP1234567A1); a trailing chapter or page "
+        "reference (', ch. 3, pp. 45-67') goes to chapter_info",
+    )
+    fields: FieldSet = Field(default="standard", description="Field set of the papers (as in search_papers)")
+
+
+class ChapterInfo(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    chapter: str | None = None
+    pages: str | None = None
+    page_start: str | None = None
+    page_end: str | None = None
+    section: str | None = None
+
+
+class ResolvedItem(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    input: str
+    status: ItemStatus
+    source_type: Literal["paper", "book", "patent"] | None = None
+    paper: Paper | None = None
+    book: dict[str, Any] | None = None
+    patent: PatentRecord | None = Field(default=None, description="EPO OPS biblio of a patent number")
+    chapter_info: ChapterInfo | None = None
+    source: str | None = Field(default=None, description="Which upstream answered")
+    error: str | None = None
+
+
+class BatchResolveResult(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    items: list[ResolvedItem]
+    counts: dict[str, int] = Field(description="Items per status")
+    partial: bool = False
+    failed_sources: list[FailedSource] = Field(default_factory=list)
+    truncated: bool = Field(default=False, description="Records were shortened to stay under the size budget")
+
+
+TOOLS = (
+    ToolSpec(
+        name="enrich_paper",
+        family="papers",
+        title="Enrich paper",
+        description="OpenAlex data for a paper: its authors' institutions, funders and awards, open-access status "
+        "(Unpaywall when OpenAlex lacks it), topics and legacy concepts.",
+        input_model=EnrichPaperInput,
+        output_model=EnrichPaperResult,
+        annotations=READ_ONLY_OPEN,
+        queue_on_rate_limit=True,
+    ),
+    ToolSpec(
+        name="generate_citations",
+        family="papers",
+        title="Generate citations",
+        description="BibTeX, CSL-JSON or RIS for up to 100 papers (conference papers as @inproceedings / "
+        "paper-conference / CONF, preprints as @misc with eprint, books as @book). Ids that fail are listed in "
+        "errors, never in the text.",
+        input_model=GenerateCitationsInput,
+        output_model=GenerateCitationsResult,
+        annotations=READ_ONLY_OPEN,
+        queue_on_rate_limit=True,
+        max_result_chars=MAX_RESULT_CHARS,  # papers.generate._fit
+    ),
+    ToolSpec(
+        name="batch_resolve",
+        family="papers",
+        title="Batch resolve",
+        description="Resolve up to 100 mixed identifiers at once: papers (Semantic Scholar in one batch, then "
+        "OpenAlex and Crossref), books (ISBN, Open Library), patent numbers (EPO OPS; unavailable without EPO "
+        "credentials). Each item has its own status.",
+        input_model=BatchResolveInput,
+        output_model=BatchResolveResult,
+        annotations=READ_ONLY_OPEN,
+        queue_on_rate_limit=True,
+    ),
+)

@@ -1,0 +1,23 @@
+"""The ``download_paper`` handler: kept at once when the preferred version is stored, else the PDF pipeline runs."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from scholar.core import aio
+from scholar.core.catalogue import CallContext, Handler
+from scholar.families.research.keep.spec import DownloadPaperInput
+from scholar.services.fulltext import jobs
+from scholar.services.fulltext.models import KeepOptions
+from scholar.services.library import kept
+from scholar.services.paper_lookup import paper_identifier
+
+
+async def download_paper(args: DownloadPaperInput, ctx: CallContext) -> BaseModel:
+    keep = KeepOptions(collection=args.collection, prefer=args.prefer)
+    paper = await paper_identifier(args.identifier, ctx.principal, tool="download_paper")
+    job = jobs.paper_job("download_paper", paper, convert=True, keep=keep)
+    return await kept.kept_answer(job, ctx.principal) or await aio.off_loop(jobs.queue, job, ctx)
+
+
+HANDLERS: dict[str, Handler] = {"download_paper": download_paper}

@@ -1,0 +1,178 @@
+"""The library tools' handlers (dispatched by scholar.runtime.family): the caller's library, nobody else's.
+
+Every store call is blocking boto3, so it goes through ``off_loop``; the store is always opened for
+``ctx.principal`` and nothing else, which is what makes another caller's item ids simply ``not_found``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scholar.core.catalogue import CallContext, Handler
+from scholar.core.errors import InvalidArgumentError, NotFoundError
+from scholar.core.records import Paper
+from scholar.families.research.library_tools.spec import (
+    CollectionEntry,
+    LibraryAddInput,
+    LibraryAddResult,
+    LibraryCollectionsInput,
+    LibraryCollectionsResult,
+    LibraryEntry,
+    LibraryGetEntry,
+    LibraryGetInput,
+    LibraryGetResult,
+    LibraryListInput,
+    LibraryListResult,
+    LibraryRecord,
+    LibraryRemoveEntry,
+    LibraryRemoveInput,
+    LibraryRemoveResult,
+    LibraryUpdateInput,
+    LibraryUpdateResult,
+)
+from scholar.families.research.search.hits import AUTHORS, fit
+from scholar.services.library.find import Found, find_items
+from scholar.services.library.keep import add_paper
+from scholar.store.library.models import MAX_TAGS, LibraryItem
+from scholar.store.library.table import LibraryStore
+
+
+def record_of(item: LibraryItem) -> LibraryRecord:
+    """The full output record of a stored item."""
+    return LibraryRecord(item_id=item.item_id, collection=item.collection, ids=item.ids,
+                         paper=Paper.model_validate(item.paper), tags=item.tags, notes=item.notes, pdfs=item.pdfs,
+                         md_path=item.md_path, added_at=item.added_at, updated_at=item.updated_at)
+
+
+def entry_of(item: LibraryItem) -> LibraryEntry:
+    """The compact list entry of a stored item (first authors, no abstract)."""
+    paper = item.paper
+    names = [a.get("name") for a in paper.get("authors") or [] if isinstance(a, dict) and a.get("name")]
+    return LibraryEntry(item_id=item.item_id, title=paper.get("title"), authors=names[:AUTHORS] or None,
+                        author_count=len(names) if len(names) > AUTHORS else None, year=paper.get("year"),
+                        venue=paper.get("venue") or None, ids=item.ids, collection=item.collection, tags=item.tags,
+                        has_notes=bool(item.notes), pdfs=len(item.pdfs), added_at=item.added_at)
+
+
+def _dump(model: Any) -> dict[str, Any]:
+    return model.model_dump(mode="json", exclude_none=True)
+
+
+async def library_add(args: LibraryAddInput, ctx: CallContext) -> LibraryAddResult:
+    item, created = await add_paper(ctx.principal, args.identifier, collection=args.collection, tags=args.tags,
+                                    notes=args.notes)
+    return LibraryAddResult(item=record_of(item), created=created)
+
+
+async def library_get(args: LibraryGetInput, ctx: CallContext) -> LibraryGetResult:
+    found = await find_items(LibraryStore(ctx.principal), args.ids)
+    entries = [_dump(_get_entry(f)) for f in found]
+    kept, truncated = fit(entries)
+    if not truncated:
+        return LibraryGetResult.model_validate({"items": entries})
+    kept = kept or entries[:1]  # one record over the budget alone still comes back (the hard cap still holds)
+    omitted = [e["id"] for e in entries[len(kept):]]
+    return LibraryGetResult.model_validate({"items": kept, "truncated": True, "omitted": omitted})
+
+
+def _get_entry(found: Found) -> LibraryGetEntry:
+    if found.item is None:
+        return LibraryGetEntry.model_validate({"id": found.identifier, "status": found.status,
+                                               "message": found.message})
+    return LibraryGetEntry(id=found.identifier, status="ok", item=record_of(found.item))
+
+
+async def library_list(args: LibraryListInput, ctx: CallContext) -> LibraryListResult:
+    if args.year_start is not None and args.year_end is not None and args.year_start > args.year_end:
+        raise InvalidArgumentError("year_end must not be before year_start", field="year_end")
+    store = LibraryStore(ctx.principal)
+    filters = {"collection": args.collection, "tag": args.tag, "year_start": args.year_start,
+               "year_end": args.year_end}
+    items, cursor = await store.alist(limit=args.limit, cursor=args.cursor, **filters)
+    total, _ = await store.ausage()
+    entries = [_dump(entry_of(i)) for i in items]
+    kept, truncated = fit(entries)
+    if truncated and kept:
+        cursor = store.cursor_after(kept[-1]["item_id"], **filters)
+    return LibraryListResult.model_validate({"items": kept, "next_cursor": cursor, "library_items": total,
+                                             **({"truncated": True} if truncated else {})})
+
+
+async def library_update(args: LibraryUpdateInput, ctx: CallContext) -> LibraryUpdateResult:
+    store = LibraryStore(ctx.principal)
+    item = await _one(store, args.id)
+
+    def change(current: LibraryItem) -> LibraryItem:
+        removed = set(args.remove_tags)
+        tags = [t for t in dict.fromkeys([*current.tags, *args.add_tags]) if t not in removed]
+        if len(tags) > MAX_TAGS:
+            raise InvalidArgumentError(f"an item holds at most {MAX_TAGS} tags", field="add_tags")
+        notes = current.notes if args.notes is None else (args.notes or None)
+        return current.model_copy(update={"tags": tags, "notes": notes,
+                                          "collection": args.collection or current.collection})
+
+    if change(item) == item:
+        return LibraryUpdateResult(item=record_of(item), changed=False)
+    stored = await store.aupdate(item.item_id, change)
+    return LibraryUpdateResult(item=record_of(stored), changed=True)
+
+
+async def _one(store: LibraryStore, identifier: str) -> LibraryItem:
+    (found,) = await find_items(store, [identifier])
+    if found.item is not None:
+        return found.item
+    if isinstance(found.error, InvalidArgumentError):
+        raise InvalidArgumentError(found.error.message, field="id") from found.error
+    if found.error is not None and found.status != "not_found":
+        raise found.error  # a failing source is its own error, never "not in your library"
+    raise NotFoundError(f"your library has no item for {identifier!r}", reason="library_item_not_found",
+                        hint="List your items with library_list, or add the paper with library_add.")
+
+
+async def library_remove(args: LibraryRemoveInput, ctx: CallContext) -> LibraryRemoveResult:
+    store = LibraryStore(ctx.principal)
+    results: list[LibraryRemoveEntry] = []
+    done: set[str] = set()
+    for found in await find_items(store, args.ids):
+        if found.item is None:
+            results.append(LibraryRemoveEntry.model_validate({"id": found.identifier, "status": found.status,
+                                                              "message": found.message}))
+            continue
+        item_id = found.item.item_id
+        removed = item_id not in done and await store.adelete(item_id)
+        done.add(item_id)
+        results.append(LibraryRemoveEntry(id=found.identifier, status="removed" if removed else "not_found",
+                                          item_id=item_id))
+    return LibraryRemoveResult(results=results, removed=sum(r.status == "removed" for r in results))
+
+
+async def library_collections(args: LibraryCollectionsInput, ctx: CallContext) -> LibraryCollectionsResult:
+    store = LibraryStore(ctx.principal)
+    moved: int | None = None
+    name = args.name
+    if args.action != "list":
+        if name is None:
+            raise InvalidArgumentError(f"action {args.action} needs name", field="name")
+        if args.action == "create":
+            await store.acreate_collection(name)
+        elif args.action == "delete":
+            await store.adelete_collection(name)
+        elif args.new_name is None:
+            raise InvalidArgumentError("action rename needs new_name", field="new_name")
+        else:
+            moved = await store.arename_collection(name, args.new_name)
+    collections = await store.acollections()
+    total, _ = await store.ausage()
+    return LibraryCollectionsResult(
+        action=args.action, moved=moved, library_items=total,
+        collections=[CollectionEntry(name=c.name, items=c.items, created_at=c.created_at) for c in collections])
+
+
+HANDLERS: dict[str, Handler] = {
+    "library_add": library_add,
+    "library_get": library_get,
+    "library_list": library_list,
+    "library_update": library_update,
+    "library_remove": library_remove,
+    "library_collections": library_collections,
+}

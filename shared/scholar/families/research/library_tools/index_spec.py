@@ -1,0 +1,161 @@
+"""The library's full-text search, export and import tools (issue 12, item 3): library_search, library_export,
+library_import. The caller's own data: available in read-only mode, never tagged ``write``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_LOCAL, Annotations, ToolSpec
+from scholar.store.library.models import COLLECTION_PATTERN, TAG_PATTERN
+
+MAX_QUERY = 500
+# Inline snapshots stay well under the gateway's request cap (4 MiB); larger ones go by export reference.
+MAX_INLINE_JSONL = 3_000_000
+ExportFormat = Literal["bibtex", "csl-json", "ris", "jsonl"]
+Collection = Annotated[str, Field(pattern=COLLECTION_PATTERN)]
+# Imports add and update the caller's own items; they never delete, and a second import of the same file is a no-op.
+IMPORT = Annotations(read_only=False, destructive=False, idempotent=True, open_world=False)
+
+
+class LibrarySearchInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+    query: Annotated[
+        str,
+        Field(min_length=1, max_length=MAX_QUERY,
+              description="Words to find; FTS5 syntax works too: a quoted phrase, OR, NOT, prefix*, notes: or body:"),
+    ]
+    collection: Collection | None = None
+    tag: Annotated[str | None, Field(default=None, pattern=TAG_PATTERN)] = None
+    year_start: Annotated[int | None, Field(default=None, ge=1600, le=2100)] = None
+    year_end: Annotated[int | None, Field(default=None, ge=1600, le=2100)] = None
+    limit: Annotated[int, Field(ge=1, le=50)] = 10
+    cursor: Annotated[
+        str | None,
+        Field(default=None, min_length=1, max_length=200,
+              description="next_cursor of the previous answer (same query and filters)"),
+    ] = None
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+
+class LibraryHit(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    item_id: str = Field(description="Pass to the library tools (get, tag, move, remove)")
+    title: str | None = None
+    year: int | None = None
+    collection: str
+    score: float = Field(description="BM25 relevance (higher is better; titles and tags weigh most)")
+    snippet: str = Field(description="The best matching passage, matched words in **bold**")
+    matched_fields: list[str] = Field(description="Fields holding a match: title, authors, abstract, notes, tags, body")
+
+
+class LibrarySearchResult(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    query: str
+    hits: list[LibraryHit]
+    total: int = Field(description="Hits in the whole ranked set")
+    offset: int
+    next_cursor: str | None = Field(default=None, description="Pass as cursor (with the same query) for the next page")
+    match: Literal["as_written", "all", "any"] = Field(
+        description="as_written: the query as FTS5 syntax; all: every word (the query was not valid syntax); any: "
+        "at least one word (no item holds them all)"
+    )
+    index_revision: int = Field(description="The library revision the index reflected when it answered")
+
+
+class LibraryExportInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+    format: ExportFormat = Field(
+        default="bibtex", description="jsonl: a lossless snapshot library_import reads back"
+    )
+    collection: Collection | None = Field(default=None, description="Only this collection")
+
+
+class LibraryExportResult(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    format: ExportFormat
+    collection: str | None = None
+    count: int = Field(description="Items exported")
+    chars: int = Field(description="Length of the export text")
+    content: str | None = Field(default=None, description="The export itself, when it fits the size budget")
+    reference: str | None = Field(
+        default=None, description="Where a large export is stored (exports/…); library_import accepts it"
+    )
+    url: str | None = Field(default=None, description="A short-lived download link of the stored export")
+    url_expires_s: int | None = None
+
+
+class LibraryImportInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+    jsonl: Annotated[
+        str | None,
+        Field(default=None, min_length=1, max_length=MAX_INLINE_JSONL,
+              description="A snapshot of library_export format=jsonl"),
+    ] = None
+    reference: Annotated[
+        str | None,
+        Field(default=None, min_length=1, max_length=200,
+              description="Instead of jsonl: the exports/... reference of a jsonl export of yours"),
+    ] = None
+    collection: Collection | None = Field(default=None, description="Put every item in this collection")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> LibraryImportInput:
+        if (self.jsonl is None) == (self.reference is None):
+            raise ValueError("give exactly one of jsonl or reference")
+        return self
+
+
+class LibraryImportResult(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    items: int = Field(description="Items in the snapshot")
+    added: int = Field(description="Items that were not in the library")
+    updated: int = Field(description="Items replaced because the snapshot's copy is newer")
+    skipped: int = Field(description="Items already in the library and not older than the snapshot's copy")
+    exported_at: str | None = Field(default=None, description="When the snapshot was written")
+    collection: str | None = Field(default=None, description="The collection every item was put in, if overridden")
+
+
+TOOLS = (
+    ToolSpec(
+        name="library_search",
+        family="research",
+        title="Search your library",
+        description="Full-text search of your saved papers: titles, authors, abstracts, notes, tags and the Markdown "
+        "of converted papers. Ranked by BM25 with a snippet and the fields that matched; page with next_cursor.",
+        input_model=LibrarySearchInput,
+        output_model=LibrarySearchResult,
+        annotations=READ_ONLY_LOCAL,
+    ),
+    ToolSpec(
+        name="library_export",
+        family="research",
+        title="Export your library",
+        description="A collection or your whole library as BibTeX, CSL-JSON, RIS or a JSONL snapshot. A small "
+        "export comes back as content; a larger one is stored and answered with a reference and a download link "
+        "valid for 15 minutes.",
+        input_model=LibraryExportInput,
+        output_model=LibraryExportResult,
+        annotations=READ_ONLY_LOCAL,
+        max_result_chars=MAX_RESULT_CHARS,  # library.export.INLINE_BUDGET, else a stored reference
+    ),
+    ToolSpec(
+        name="library_import",
+        family="research",
+        title="Import a library snapshot",
+        description="Import a JSONL snapshot of library_export. Every line is checked first (a bad one is named by "
+        "its line number and nothing is written); items keep their ids and one you have is replaced only by a "
+        "newer copy, so importing twice changes nothing. Answers how many were added, updated and skipped.",
+        input_model=LibraryImportInput,
+        output_model=LibraryImportResult,
+        annotations=IMPORT,
+    ),
+)

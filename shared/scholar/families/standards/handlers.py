@@ -1,0 +1,185 @@
+"""The standards family's tool implementations (dispatched by scholar.runtime.family).
+
+``ACTIONS`` holds the background step of get_standard's full text (``convert_full_text``), which the
+standards function itself receives as an asynchronous invocation (scholar.families.standards.conversion).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scholar.core.catalogue import CallContext, Handler, QueuedResult
+from scholar.core.errors import InvalidArgumentError, NotFoundError, UpstreamError
+from scholar.core.id_forms import refuse_other_forms
+from scholar.families.standards import cold, conversion, fulltext, retry, service
+from scholar.families.standards.catalogue_db import Catalogue
+from scholar.families.standards.identifiers import guess_bodies
+from scholar.families.standards.records import BODIES, StandardRecord
+from scholar.families.standards.runs import latest_runs
+from scholar.families.standards.spec import (
+    GetStandardInput,
+    ResolveInput,
+    ResolveResult,
+    SearchInput,
+    SearchResult,
+    StandardResult,
+    SyncStatusInput,
+    SyncStatusResult,
+    VersionRef,
+)
+
+SOURCE = "standards"
+_FILTER_BODIES = frozenset(BODIES) | {"ANSI", "CISPR"}
+_ABSTRACT_IN_LISTS = 400
+
+
+def _compact(record: StandardRecord) -> StandardRecord:
+    """A list entry: the record with its abstract shortened (get_standard has it whole)."""
+    if record.abstract and len(record.abstract) > _ABSTRACT_IN_LISTS:
+        return record.model_copy(update={"abstract": record.abstract[:_ABSTRACT_IN_LISTS].rstrip() + "…"})
+    return record
+
+
+def _versions(records: list[StandardRecord]) -> list[VersionRef]:
+    return [VersionRef(id=r.id, identifier=r.identifier, status=r.status, published=r.published) for r in records]
+
+
+def _missing_bodies(raw: str) -> list[str]:
+    """The bodies ``raw`` may belong to that have no data yet (their sync failed)."""
+    failed, _lines = service.body_warnings(service.holder().pointer, None)
+    return sorted(set(failed) & guess_bodies(raw)) if failed else []
+
+
+def _not_synced(tool: str, missing: list[str]) -> UpstreamError:
+    """The answer when the body a standard belongs to has no data: an error saying so, and a retry started."""
+    started = retry.retry_bodies(missing)
+    names = ", ".join(missing)
+    then = f"a new sync of {', '.join(started)} has started" if started else "a sync is already being retried"
+    return UpstreamError(
+        f"{tool}: {names} not synced yet (the last sync failed), so the standard may exist; {then}",
+        source=SOURCE,
+        reason="not_synced",
+        retry_after_s=float(retry.RETRY_INTERVAL_S) if not started else 120.0,
+        details={"bodies": missing},
+        hint="Retry in a few minutes; get_sync_status shows why the body's sync failed.",
+    )
+
+
+# Everything scholar.core.ids does not recognise is left to the catalogue's own fuzzy matching.
+_STANDARD_FORMS = "a standard's identifier (RFC 9000, ISO/IEC 27001:2022, NIST SP 800-53 Rev. 5, IEEE 802.11 …)"
+
+
+async def resolve_standard_identifier(args: ResolveInput, ctx: CallContext) -> ResolveResult | QueuedResult:
+    refuse_other_forms(args.raw, tool="resolve_standard_identifier", field="raw", accepts={"standard"},
+                       takes=_STANDARD_FORMS)
+    catalogue = service.holder().get()
+    if catalogue is None:
+        return cold.start_cold_sync("resolve_standard_identifier", args.model_dump(), ctx)
+    found = catalogue.resolve(args.raw)
+    if found.record is not None:
+        return ResolveResult(
+            canonical=found.record.identifier,
+            body=found.record.body,
+            record=found.record,
+            other_versions=_versions(found.others),
+            matched_by=found.matched_by,
+        )
+    if found.candidates:
+        return ResolveResult(
+            ambiguous=True, candidates=[_compact(r) for r in found.candidates], matched_by=found.matched_by
+        )
+    if missing := _missing_bodies(args.raw):
+        raise _not_synced("resolve_standard_identifier", missing)
+    return ResolveResult()
+
+
+async def search_standards(args: SearchInput, ctx: CallContext) -> SearchResult | QueuedResult:
+    if args.body:
+        unknown = [p for p in args.body.upper().split("/") if p not in _FILTER_BODIES]
+        if unknown:
+            raise InvalidArgumentError(
+                f"search_standards: body {args.body!r} is not one of {', '.join(sorted(_FILTER_BODIES))}",
+                field="body",
+            )
+    holder = service.holder()
+    catalogue = holder.get()
+    if catalogue is None:
+        return cold.start_cold_sync("search_standards", args.model_dump(), ctx)
+    results = catalogue.search(args.query, body=args.body, status=args.status, limit=args.limit)
+    failed, lines = service.body_warnings(holder.pointer, args.body)
+    if failed:
+        retry.retry_bodies(failed)  # the answer stays partial; the next one need not be
+    return SearchResult(
+        results=[_compact(r) for r in results],
+        partial=bool(failed),
+        failed_bodies=failed,
+        warning="; ".join(lines) or None,
+        catalogue_version=holder.pointer.version if holder.pointer else None,
+    )
+
+
+def _lookup(catalogue: Catalogue, identifier: str) -> tuple[StandardRecord, list[StandardRecord]]:
+    exact = catalogue.get(identifier)
+    if exact is not None:
+        found = catalogue.resolve(exact.identifier)
+        current = found.record
+        # A plain identifier ("NIST SP 800-53 Rev. 5") is also the id of the edition's first release; when an
+        # update of the same edition is in force (its id adds "(upd1)"), the caller means that one.
+        if exact.id == exact.identifier and current is not None and current.identifier == exact.identifier:
+            return current, [r for r in [exact, *found.others] if r.id != current.id]
+        return exact, found.others
+    found = catalogue.resolve(identifier)
+    if found.record is not None:
+        return found.record, found.others
+    if found.candidates:
+        raise InvalidArgumentError(
+            f"get_standard: {identifier!r} matches several standards",
+            field="identifier",
+            reason="ambiguous",
+            details={"candidates": [r.id for r in found.candidates[:10]]},
+            hint="Call again with one of the candidate ids (or use resolve_standard_identifier).",
+        )
+    if missing := _missing_bodies(identifier):
+        raise _not_synced("get_standard", missing)
+    raise NotFoundError(
+        f"the standards catalogue holds no standard {identifier!r}",
+        source=SOURCE,
+        reason="not_found",
+        hint="search_standards lists close matches; stop asking about this identifier.",
+    )
+
+
+async def get_standard(args: GetStandardInput, ctx: CallContext) -> StandardResult | QueuedResult:
+    refuse_other_forms(args.identifier, tool="get_standard", field="identifier", accepts={"standard"},
+                       takes=_STANDARD_FORMS)
+    catalogue = service.holder().get()
+    if catalogue is None:
+        return cold.start_cold_sync("get_standard", args.model_dump(), ctx)
+    record, others = _lookup(catalogue, args.identifier)
+    result = StandardResult(**record.model_dump(), other_versions=_versions([o for o in others if o.id != record.id]))
+    if args.fetch_full_text:
+        if not ctx.task_id and fulltext.needs_task(record):
+            return conversion.queue_conversion(args, ctx)  # a PDF not converted yet: minutes, not seconds
+        page = await fulltext.text_page(record, args.text_offset, args.max_chars)
+        result = result.model_copy(update=page)
+    return result
+
+
+async def get_sync_status(args: SyncStatusInput, ctx: CallContext) -> SyncStatusResult:
+    return SyncStatusResult(runs=latest_runs())
+
+
+HANDLERS: dict[str, Handler] = {
+    "resolve_standard_identifier": resolve_standard_identifier,
+    "search_standards": search_standards,
+    "get_standard": get_standard,
+    "get_sync_status": get_sync_status,
+}
+
+
+def convert_full_text(event: dict[str, Any]) -> dict[str, Any]:
+    """Action: answer a queued get_standard call (download, convert and store the text, then page it)."""
+    return conversion.answer_task(event, get_standard)
+
+
+ACTIONS = {conversion.ACTION: convert_full_text}

@@ -1,0 +1,86 @@
+"""The task tools (seed 000 "Task Polling"): polling work that continues in the background."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from scholar.core.catalogue import READ_ONLY_LOCAL, ToolSpec
+
+MAX_WAIT_S = 20
+
+
+class GetTaskResultInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    task_id: Annotated[
+        str, Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$", description="Task id from a queued answer")
+    ]
+    wait_s: Annotated[int, Field(ge=0, le=MAX_WAIT_S, description="Seconds to wait for the task to finish before "
+                                 "answering (0: answer at once)")] = 0
+
+
+class ListTasksInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    limit: Annotated[int, Field(ge=1, le=100)] = 50
+
+
+class TaskResult(BaseModel):
+    task_id: str
+    status: str = Field(description="pending | running | completed | failed | cancelled")
+    tool: str
+    elapsed_s: float = Field(description="Seconds since the task was created (until it finished, once finished)")
+    result: dict[str, Any] | None = Field(default=None, description="The tool's result, once completed")
+    error: dict[str, Any] | None = Field(default=None, description="The error envelope body, once failed")
+    hint: str | None = Field(default=None, description="What the task is doing and how long it may take")
+    poll_after_s: int | None = Field(default=None, description="Seconds to wait before polling again")
+
+
+class TaskSummary(BaseModel):
+    task_id: str
+    status: str
+    tool: str
+    created_at: float
+    elapsed_s: float
+
+
+class TaskList(BaseModel):
+    tasks: list[TaskSummary]
+    total: int
+
+
+_GET = ToolSpec(
+    name="get_task_result",
+    family="tasks",
+    title="Get task result",
+    description="Poll a task of a queued answer ({queued: true, task_id}): its status, elapsed time and a hint while "
+    "it runs, the tool's result once completed, or a typed error once failed. Only the caller that started a task "
+    "sees it.",
+    input_model=GetTaskResultInput,
+    output_model=TaskResult,
+    annotations=READ_ONLY_LOCAL,
+    relays_results=True,
+)
+
+TOOLS = (
+    _GET,
+    ToolSpec(
+        name="get_job_result",
+        family="tasks",
+        title="Get job result",
+        description="Alias of get_task_result (job handles and task ids are the same thing).",
+        input_model=GetTaskResultInput,
+        output_model=TaskResult,
+        annotations=READ_ONLY_LOCAL,
+        relays_results=True,
+    ),
+    ToolSpec(
+        name="list_tasks",
+        family="tasks",
+        title="List tasks",
+        description="List the caller's unexpired background tasks, newest first, with their status.",
+        input_model=ListTasksInput,
+        output_model=TaskList,
+        annotations=READ_ONLY_LOCAL,
+    ),
+)

@@ -1,0 +1,127 @@
+"""tools/call: validate against the catalogue, bind the caller, run the tool in its family function."""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from typing import Any
+
+import anyio
+from mcp import types
+
+from scholar.core.catalogue import ALL_PROFILE, Selection, ToolSpec, listing_of
+from scholar.core.config import get_settings
+from scholar.core.content import split_extra_content
+from scholar.core.errors import InternalError, InvalidArgumentError, ScholarError
+from scholar.core.validation import validate_arguments
+from scholar.gateway.mcp.tools import reachable
+from scholar.runtime.invocation import Invocation, Outcome
+from scholar.runtime.invoke import invoke_family
+
+logger = logging.getLogger(__name__)
+
+
+def text_content(data: Any) -> list[types.TextContent]:
+    """The JSON text block that accompanies every structuredContent."""
+    return [types.TextContent(text=json.dumps(data, ensure_ascii=False, separators=(",", ":")))]
+
+
+def envelope_result(body: dict[str, Any]) -> types.CallToolResult:
+    """An ``isError`` result carrying the error envelope ``{"error": body}``."""
+    envelope = {"error": body}
+    return types.CallToolResult(content=text_content(envelope), structured_content=envelope, is_error=True)
+
+
+def error_result(err: ScholarError) -> types.CallToolResult:
+    return envelope_result(err.to_envelope()["error"])
+
+
+def success_result(result: dict[str, Any]) -> types.CallToolResult:
+    """A result: structuredContent and its JSON text, then any extra blocks the tool sent (scholar.core.content)."""
+    result, extra = split_extra_content(result)
+    blocks = [_block(b) for b in extra]
+    return types.CallToolResult(content=[*text_content(result), *blocks], structured_content=result)
+
+
+UNKNOWN_PROFILE = "unknown_profile"
+TOOL_NOT_LISTED = "tool_not_listed"
+
+
+def not_listed(spec: ToolSpec, selection: Selection) -> InvalidArgumentError:
+    """A tool this connection does not list: as unknown as any unlisted tool, but saying where it is listed."""
+    profiles = [p for p in listing_of(spec.name) if p != ALL_PROFILE]
+    route = f"?profile={profiles[0]}" if profiles else f"?profile={ALL_PROFILE}"
+    also = f"?profile={selection.effective_profile}&toolsets={spec.family}" if selection.effective_profile else ""
+    return InvalidArgumentError(
+        f"{spec.name} is not listed on this connection ({selection.describe()}); it is in the {spec.family} toolset "
+        f"and the profiles {', '.join(listing_of(spec.name))}",
+        field="name",
+        reason=TOOL_NOT_LISTED,
+        hint=f"Connect with {route} or ?toolsets={spec.family} on the MCP URL"
+        + (f" (or {also} to keep this connection's tools)" if also else "") + ", then call tools/list.",
+        details={"toolset": spec.family, "profiles": list(listing_of(spec.name))},
+    )
+
+
+def _block(extra: dict[str, Any]) -> types.TextContent | types.ImageContent | types.ResourceLink:
+    if "uri" in extra:
+        return types.ResourceLink(uri=extra["uri"], name=extra["name"], title=extra.get("title"),
+                                  mime_type=extra["media_type"])
+    if "data" in extra:
+        return types.ImageContent(data=extra["data"], mime_type=extra["media_type"])
+    return types.TextContent(text=extra["text"], meta={"mediaType": extra["media_type"]})
+
+
+async def call_tool(
+    spec: ToolSpec | None,
+    name: str,
+    arguments: dict[str, Any] | None,
+    principal: str,
+    selection: Selection | None,
+    *,
+    one_request_at_a_time: bool = False,
+) -> types.CallToolResult:
+    """Run one tools/call and return its result (errors as ``isError`` results, never raised).
+
+    Args:
+        selection: what the caller's connection lists (``None``: no selection filter, as in-process callers use).
+        one_request_at_a_time: the process serves this request alone (a Lambda invocation), so the blocking
+            family call may run on the event loop; a shared server (uvicorn) hands it to a worker thread.
+    """
+    settings = get_settings()
+    if spec is None or not reachable(spec, settings):
+        return error_result(
+            InvalidArgumentError(f"unknown tool {name!r}; call tools/list for the available tools", field="name")
+        )
+    if selection is not None and selection.unknown_profile:
+        return error_result(InvalidArgumentError(
+            selection.unknown_profile_message(), field="profile",
+            reason=UNKNOWN_PROFILE, hint="Fix ?profile= on the MCP URL (or SCHOLAR_PROFILE)."))
+    if selection is not None and spec.name not in selection.tool_names():
+        return error_result(not_listed(spec, selection))
+    try:
+        args = validate_arguments(spec.input_model, arguments, tool=spec.name)
+    except InvalidArgumentError as err:
+        return error_result(err)
+    invocation = Invocation(
+        tool=spec.name,
+        arguments=args.model_dump(mode="json", exclude_unset=True),
+        principal=principal,
+        request_id=str(uuid.uuid4()),
+    )
+    try:
+        if one_request_at_a_time:
+            outcome: Outcome = invoke_family(spec.family, invocation)  # a worker thread costs ~1 ms here
+        else:
+            outcome = await anyio.to_thread.run_sync(invoke_family, spec.family, invocation)
+    except ScholarError as err:
+        return error_result(err)
+    except Exception:  # the gateway never answers 5xx: a dispatch failure is a tool error
+        logger.exception("dispatch of %s failed", spec.name)
+        return error_result(InternalError("the tool could not be reached; the failure was logged", retryable=True))
+    if outcome.ok and outcome.result is not None:
+        return success_result(outcome.result)
+    return envelope_result(
+        outcome.error or InternalError("the tool gave no result", retryable=True).to_envelope()["error"]
+    )
