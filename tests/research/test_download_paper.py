@@ -22,6 +22,7 @@ from scholar.gateway.mcp.tools import visible_tools
 from scholar.services.fulltext import artifacts
 from scholar.services.fulltext import keep_step as keeping
 from scholar.services.fulltext.locate import resolve_paper
+from scholar.services.library import kept
 from scholar.store.library.models import item_id_for
 from tests.conftest import AwsResources, Env, fake_upstream_fixture
 from tests.fakes.upstream import FakeUpstream
@@ -52,7 +53,7 @@ def web(fake: FakeUpstream, aws: AwsResources, library_table: str, env: Env) -> 
 @pytest.fixture
 def library(monkeypatch: pytest.MonkeyPatch) -> Library:
     recorder = Library()
-    monkeypatch.setattr(keeping, "keep_pdf", recorder.keep_pdf)
+    monkeypatch.setattr(kept, "keep_pdf", recorder.keep_pdf)
     return recorder
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.invoke import invoke_family
-from scholar.services.fulltext import keep_step as keeping
+from scholar.services.library import kept
 from tests.conftest import fake_upstream_fixture, local_server_fixture
 from tests.fakes.upstream import FakeUpstream
 from tests.pdf.test_pipeline_machine import wait_task
@@ -31,7 +31,7 @@ fake = fake_upstream_fixture(scope="module", name="fake")
 def library() -> Iterator[Library]:
     recorder = Library()
     patch = pytest.MonkeyPatch()
-    patch.setattr(keeping, "keep_pdf", recorder.keep_pdf)
+    patch.setattr(kept, "keep_pdf", recorder.keep_pdf)
     yield recorder
     patch.undo()
 
