@@ -16,8 +16,8 @@ import pytest
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.invoke import invoke_family
 from scholar.services.library import kept
-from tests.conftest import fake_upstream_fixture, local_server_fixture
 from tests.fakes.upstream import FakeUpstream
+from tests.fixtures.servers import StackOptions, fake_upstream_fixture, local_server_fixture
 from tests.pdf.test_pipeline_machine import wait_task
 from tests.research.downloads import PREPRINT_PDF, PUBLISHED_PDF, Library, serve, sha_of
 
@@ -36,9 +36,11 @@ def library() -> Iterator[Library]:
     patch.undo()
 
 
-stack = local_server_fixture(scope="module", name="stack", upstream="fake", serve_http=False, web=True,
-                             contact_email="download-tests@example.org", retry_budget_s="0", retry_wait_s=None,
-                             extra_env={"SCHOLAR_READ_ONLY": "false"}, requires=("library",))
+stack = local_server_fixture(
+    StackOptions(upstream="fake", serve_http=False, web=True, contact_email="download-tests@example.org",
+                 retry_budget_s="0", retry_wait_s=None, extra_env={"SCHOLAR_READ_ONLY": "false"},
+                 requires=("library",)),
+    scope="module", name="stack")
 
 
 def call(arguments: dict[str, Any], principal: str) -> Outcome:
