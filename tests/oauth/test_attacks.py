@@ -40,9 +40,12 @@ def _redirect_params(answer: httpx.Response) -> dict[str, str]:
     return dict(httpx.URL(location).params)
 
 
-def _no_redirect(answer: httpx.Response) -> None:
+def _no_redirect(answer: httpx.Response, error: str | None = None) -> None:
+    """A 400 page, no redirect; with ``error``, the page names that OAuth error code (the check that refused)."""
     assert answer.status_code == 400, answer.text
     assert "location" not in answer.headers
+    if error is not None:
+        assert f"{error}:" in answer.text, answer.text
 
 
 def _b64(data: bytes) -> str:
@@ -117,12 +120,12 @@ def test_an_unknown_scope_is_invalid_scope(flow):
 def test_a_redirect_uri_not_exactly_registered_is_refused_without_redirecting(flow, redirect):
     client_id = flow.client_id()
     _, challenge = pkce()
-    _no_redirect(flow.authorize(flow.authorize_params(client_id, challenge, redirect_uri=redirect)))
+    _no_redirect(flow.authorize(flow.authorize_params(client_id, challenge, redirect_uri=redirect)), INVALID_REQUEST)
 
 
 def test_an_unknown_client_is_refused_without_redirecting(flow):
     _, challenge = pkce()
-    _no_redirect(flow.authorize(flow.authorize_params("dcr_never-registered", challenge)))
+    _no_redirect(flow.authorize(flow.authorize_params("dcr_never-registered", challenge)), INVALID_CLIENT)
 
 
 # ---------------------------------------------------------------- client metadata documents
@@ -131,7 +134,7 @@ def test_an_unknown_client_is_refused_without_redirecting(flow):
                                        "http://example.org/client.json", "https://example.org/"])
 def test_a_metadata_url_to_loopback_private_or_metadata_space_or_not_https_is_refused(flow, client_id):
     _, challenge = pkce()
-    _no_redirect(flow.authorize(flow.authorize_params(client_id, challenge)))
+    _no_redirect(flow.authorize(flow.authorize_params(client_id, challenge)), INVALID_CLIENT)
 
 
 def test_a_metadata_url_whose_name_resolves_to_private_space_is_refused_before_connecting(flow):
@@ -141,7 +144,8 @@ def test_a_metadata_url_whose_name_resolves_to_private_space_is_refused_before_c
     fetch.set_web_access(fetch.WebAccess(resolver=private))
     try:
         _, challenge = pkce()
-        _no_redirect(flow.authorize(flow.authorize_params("https://cimd.example.org/client.json", challenge)))
+        answer = flow.authorize(flow.authorize_params("https://cimd.example.org/client.json", challenge))
+        _no_redirect(answer, INVALID_CLIENT)
     finally:
         fetch.set_web_access(None)
 
@@ -151,7 +155,7 @@ def test_an_oversized_metadata_document_is_refused(flow, documents):
     body = json.dumps({"client_id": url, "redirect_uris": [REDIRECT], "padding": "x" * 6000}).encode()
     documents.serve("/big.json", body)
     _, challenge = pkce()
-    _no_redirect(flow.authorize(flow.authorize_params(url, challenge)))
+    _no_redirect(flow.authorize(flow.authorize_params(url, challenge)), INVALID_CLIENT)
 
 
 def test_a_metadata_document_naming_another_client_is_refused(flow, documents):
@@ -159,7 +163,7 @@ def test_a_metadata_document_naming_another_client_is_refused(flow, documents):
     documents.serve("/impostor.json", json.dumps({"client_id": "https://claude.ai/client.json",
                                                   "redirect_uris": [REDIRECT]}).encode())
     _, challenge = pkce()
-    _no_redirect(flow.authorize(flow.authorize_params(url, challenge)))
+    _no_redirect(flow.authorize(flow.authorize_params(url, challenge)), INVALID_CLIENT)
 
 
 def test_a_metadata_document_client_signs_in_and_its_redirect_uris_are_matched_exactly(flow, documents):
@@ -171,7 +175,7 @@ def test_a_metadata_document_client_signs_in_and_its_redirect_uris_are_matched_e
     assert params["iss"] == flow.base
     assert flow.exchange(url, code, verifier).status_code == 200
     _, challenge = pkce()
-    _no_redirect(flow.authorize(flow.authorize_params(url, challenge, redirect_uri=REDIRECT + "x")))
+    _no_redirect(flow.authorize(flow.authorize_params(url, challenge, redirect_uri=REDIRECT + "x")), INVALID_REQUEST)
 
 
 # ---------------------------------------------------------------- the token endpoint

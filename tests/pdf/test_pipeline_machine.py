@@ -28,7 +28,7 @@ from scholar.store.cache import Cache
 from scholar.store.tasks import TaskItem, TaskStore
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures.servers import StackOptions, fake_fixture, fake_upstream_fixture, local_server_fixture
-from tests.fixtures.waiting import FINISHED, execution_status, until_sync
+from tests.fixtures.waiting import execution_status, finished_task
 from tests.fixtures_dir import fixtures_dir
 
 DEADLINE_S = 30.0
@@ -91,15 +91,7 @@ def call(tool: str, arguments: dict[str, Any], principal: str = "key-1") -> Outc
 
 
 def wait_task(task_id: str, principal: str = "key-1") -> TaskItem:
-    """The task item once it has finished (read from the task store)."""
-
-    def stored() -> TaskItem:
-        task = TaskStore().get(task_id, principal)
-        assert task is not None
-        return task
-
-    return until_sync(stored, lambda task: task.status in FINISHED, within_s=DEADLINE_S, every_s=0.05,
-                      what=f"task {task_id}")
+    return finished_task(task_id, principal, within_s=DEADLINE_S)
 
 
 def queued_task(outcome: Outcome) -> str:

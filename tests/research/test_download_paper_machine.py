@@ -18,7 +18,7 @@ from scholar.runtime.invoke import invoke_family
 from scholar.services.library import kept
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures.servers import StackOptions, fake_upstream_fixture, local_server_fixture
-from tests.pdf.test_pipeline_machine import wait_task
+from tests.fixtures.waiting import finished_task
 from tests.research.downloads import PREPRINT_PDF, PUBLISHED_PDF, Library, serve, sha_of
 
 DOI = "10.1038/nature12373"
@@ -56,7 +56,7 @@ def test_download_paper_queues_runs_the_pipeline_and_keeps_the_published_pdf_for
     # When a caller downloads the paper into a collection
     queued = call({"identifier": DOI, "collection": "thermometry"}, principal="key-keeper")
     assert queued.ok and queued.result["queued"] is True, queued.error
-    task = wait_task(queued.result["task_id"], principal="key-keeper")
+    task = finished_task(queued.result["task_id"], "key-keeper", within_s=30)
     # Then the task completes with the published version kept, and finish recorded it for that caller
     assert task.status == "completed", task.error
     assert (task.result["version"], task.result["sha256"]) == ("published", sha_of(PUBLISHED_PDF))
