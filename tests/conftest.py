@@ -1,87 +1,41 @@
-"""Shared fixtures: settings isolation, environment changes, moto-backed AWS, respx-backed upstreams, and the
-factories of the two servers the slower suites run: the fake upstream and the local server in front of it.
+"""The suite's shared fixtures: settings isolation, environment changes, moto-backed AWS, respx-backed upstreams.
 
-Settings and boto3 clients are cached per process (scholar.core.config.get_settings, scholar.store.aws.client);
-every fixture that changes the environment clears both, after the change and after restoring it.
+Only fixtures live here; the classes they yield, the factories of the fake upstream and the local server, and the
+waiting helpers are in ``tests.fixtures`` (import them from there, never from this module).
 
-A suite declares the servers it needs in its conftest or module, with the scope it needs::
-
-    fake_upstream = fake_upstream_fixture(scope="package")
-    fake = fake_fixture()  # per test: faults, extra routes and the request log cleared before and after
-    local_server = local_server_fixture(scope="package", contact_email="e2e@example.org", retry_budget_s="1")
-
-Every port is chosen by the OS and every temporary path lies under pytest's own base (one per xdist worker), so
-the suite may run in several processes at once.
+Every temporary path lies under pytest's own base (one per xdist worker), so the suite may run in several
+processes at once.
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
-from typing import Any, Literal
+from collections.abc import Callable, Iterator
+from typing import Any
 
-import boto3
 import botocore.loaders
 import botocore.session
 import moto
 import pytest
 import respx
 
-from scholar.core.catalogue import ALL_PROFILE
-from scholar.core.config import get_settings
 from scholar.local import dispatch, moto_dynamodb
 from scholar.runtime.context import LocalContext
 from scholar.sources import http
-from scholar.store import aws as aws_clients
-from scholar.web import fetch
 from tests.aws_tables import create_artifact_bucket, create_cache_table, create_library_table, create_task_table
-from tests.fakes.upstream import FakeUpstream
-from tests.fakes.web import web_access
-from tests.fixtures_dir import fixtures_dir
+from tests.fixtures.aws import (
+    ARTIFACT_BUCKET,
+    CACHE_TABLE,
+    LIBRARY_TABLE,
+    REGION,
+    TASK_TABLE,
+    AwsResources,
+    boto_session,
+)
+from tests.fixtures.env import Env, refresh
+from tests.fixtures_dir import read_fixture
 
 UPSTREAM_BASE = "http://upstream.test"
-REGION = "us-east-1"
-CACHE_TABLE = "scholar-test-cache"
-TASK_TABLE = "scholar-test-tasks"
-ARTIFACT_BUCKET = "scholar-test-artifacts"
-LIBRARY_TABLE = "scholar-test-library"
-REPO = Path(__file__).resolve().parents[1]
-
-Scope = Literal["session", "package", "module", "function"]
-
-
-def _refresh() -> None:
-    get_settings.cache_clear()
-    aws_clients.reset_clients()
-
-
-class Env:
-    """Set or remove environment variables for one test; settings and clients are re-read after each change."""
-
-    def __init__(self) -> None:
-        self._patch = pytest.MonkeyPatch()
-
-    def set(self, **values: str | None) -> None:
-        """Set each variable (``None`` removes it), then forget cached settings and clients."""
-        for name, value in values.items():
-            if value is None:
-                self._patch.delenv(name, raising=False)
-            else:
-                self._patch.setenv(name, str(value))
-        _refresh()
-
-    __call__ = set
-
-    def delete(self, *names: str) -> None:
-        """Remove the variables (absent ones are fine)."""
-        self.set(**dict.fromkeys(names))
-
-    def undo(self) -> None:
-        self._patch.undo()
-        _refresh()
 
 
 @pytest.fixture
@@ -137,30 +91,6 @@ def _isolated_settings() -> Iterator[None]:
     helper.undo()
 
 
-@cache
-def _test_session() -> boto3.session.Session:
-    # One session for the fixtures' own clients: it keeps botocore's loaded service models between tests.
-    return boto3.session.Session(
-        aws_access_key_id="testing", aws_secret_access_key="testing", aws_session_token="testing", region_name=REGION
-    )
-
-
-@dataclass(frozen=True)
-class AwsResources:
-    """The moto resources of one test: names and boto3 clients."""
-
-    region: str
-    cache_table: str
-    task_table: str
-    bucket: str
-    dynamodb: Any
-    s3: Any
-
-    def client(self, service: str) -> Any:
-        """Another boto3 client inside the same moto mock (e.g. ``stepfunctions``)."""
-        return _test_session().client(service)
-
-
 @pytest.fixture
 def aws(env: Env) -> Iterator[AwsResources]:
     """moto active with fake credentials, the CacheTable, TaskTable and ArtifactBucket created and configured."""
@@ -179,8 +109,8 @@ def aws(env: Env) -> Iterator[AwsResources]:
     # Note: starting this mock resets every in-process moto backend, including one a local stack serves.
     dispatch.install()  # SCHOLAR_LOCAL_DISPATCH (set by a test) runs functions/<family>/app.py in this process
     with moto.mock_aws(config={"stepfunctions": {"execute_state_machine": False}}):
-        dynamodb = _test_session().client("dynamodb")
-        s3 = _test_session().client("s3")
+        dynamodb = boto_session().client("dynamodb")
+        s3 = boto_session().client("s3")
         create_cache_table(dynamodb, CACHE_TABLE)
         create_task_table(dynamodb, TASK_TABLE)
         create_artifact_bucket(s3, ARTIFACT_BUCKET)
@@ -190,7 +120,7 @@ def aws(env: Env) -> Iterator[AwsResources]:
             SCHOLAR_ARTIFACT_BUCKET=ARTIFACT_BUCKET,
         )
         yield AwsResources(REGION, CACHE_TABLE, TASK_TABLE, ARTIFACT_BUCKET, dynamodb, s3)
-        _refresh()
+        refresh()
 
 
 @pytest.fixture
@@ -216,11 +146,6 @@ def upstream(env: Env) -> Iterator[respx.MockRouter]:
     http.set_transport_factory(None)
 
 
-def read_fixture(relpath: str) -> bytes:
-    """The bytes of a recorded response, e.g. ``upstream/semantic_scholar/paper_not_found_404.json``."""
-    return (fixtures_dir() / relpath).read_bytes()
-
-
 @pytest.fixture
 def fixture_file() -> Callable[[str], bytes]:
     """``fixture_file(relpath) -> bytes`` under the recorded fixtures folder (skips the test without it)."""
@@ -231,128 +156,3 @@ def fixture_file() -> Callable[[str], bytes]:
 def lambda_context() -> LocalContext:
     """A Lambda context for calling ``functions.<family>.app.lambda_handler`` in-process."""
     return LocalContext()
-
-
-# -- the fake upstream and the local server: one factory each ---------------------------------------------------
-
-
-def fake_upstream_fixture(*, scope: Scope = "module", name: str = "fake_upstream") -> Any:
-    """A fixture that serves the recorded upstream responses (``tests.fakes.upstream``) for one ``scope``.
-
-    Args:
-        scope: how long one fake lives; the request log and faults carry over between its tests unless a
-            ``fake_fixture`` view clears them.
-        name: the fixture's name.
-    """
-
-    @pytest.fixture(scope=scope, name=name)
-    def _fake_upstream() -> Iterator[FakeUpstream]:
-        with FakeUpstream(fixtures_dir()) as fake:
-            yield fake
-
-    return _fake_upstream
-
-
-def fake_fixture(
-    *, upstream: str = "fake_upstream", settings: Mapping[str, str | None] | None = None, name: str = "fake"
-) -> Any:
-    """A per-test view of a fake upstream: its faults, extra routes and request log cleared before and after.
-
-    Args:
-        upstream: the fake upstream fixture to view.
-        settings: when given, the test's own process calls the fake too: every source points at it
-            (``SCHOLAR_UPSTREAM_PROXY_BASE``) with these settings as well (``None`` removes one), and the
-            upstream clients are rebuilt before and after (each keeps the settings of its creation).
-        name: the fixture's name.
-    """
-
-    @pytest.fixture(name=name)
-    def _fake(request: pytest.FixtureRequest, env: Env) -> Iterator[FakeUpstream]:
-        fake: FakeUpstream = request.getfixturevalue(upstream)
-        fake.reset()
-        if settings is not None:
-            env.set(SCHOLAR_UPSTREAM_PROXY_BASE=fake.base_url, **settings)
-            http.set_transport_factory(None)
-        yield fake
-        fake.reset()
-        if settings is not None:
-            http.set_transport_factory(None)
-
-    return _fake
-
-
-def local_server_fixture(
-    *,
-    contact_email: str | None = None,
-    retry_budget_s: str | None = None,
-    retry_wait_s: str | None = "1",
-    scope: Scope = "package",
-    name: str = "local_server",
-    upstream: str | None = "fake_upstream",
-    extra_env: Mapping[str, str] | None = None,
-    web: bool = False,
-    handlers: Mapping[str, str] | None = None,
-    requires: Sequence[str] = (),
-    serve_http: bool = True,
-    profile: str | None = ALL_PROFILE,
-) -> Any:
-    """A fixture that runs the local stack (moto + template.yaml), in front of a fake upstream, pacing off.
-
-    One LocalStack may run per process, so a scope must close its server before the next opens one: suites
-    hold it at package or module scope, and pytest tears a scope down before it sets up the next.
-
-    Args:
-        contact_email: ``SCHOLAR_CONTACT_EMAIL`` (the User-Agent's contact); None keeps the default, as do
-            the two below.
-        retry_budget_s: ``SCHOLAR_RETRY_BUDGET_S``: seconds a call may spend retrying 429/5xx ("0": none).
-        retry_wait_s: ``SCHOLAR_RETRY_WAIT_S``, the retry machine's first wait.
-        scope: how long one server lives.
-        name: the fixture's name.
-        upstream: the fake upstream fixture every source points at; None for a stack no upstream is asked of
-            (handlers replaced, or a page that calls none).
-        extra_env: more settings for the stack's functions (they win over the ones above).
-        web: for the server's life, web hosts reach the fake upstream (``tests.fakes.web``) and the fake's own
-            host passes the SSRF guard (``SCHOLAR_TEST_ALLOW_HOSTS``).
-        handlers: logical id (``PipelineFunction``) → the fixture whose value handles that function's invocations.
-        requires: fixtures to set up first (e.g. a patch the handlers must see).
-        serve_http: serve the gateway on uvicorn (a ``LocalServer``, with ``.url`` and ``.stack``); False runs
-            only the ``LocalStack`` (invocations and state machines, no HTTP).
-        profile: ``SCHOLAR_PROFILE``: the suites call every tool, so their servers list them all; a test of the
-            default listing asks for it on the URL (``?profile=default``), or passes None here.
-    """
-
-    @pytest.fixture(scope=scope, name=name)
-    def _local_server(request: pytest.FixtureRequest) -> Iterator[Any]:
-        from scholar.local.server import LocalServer  # noqa: PLC0415  # starts moto: only where a suite needs it
-        from scholar.local.stack import LocalStack  # noqa: PLC0415  # same
-
-        for fixture in requires:
-            request.getfixturevalue(fixture)
-        fake: FakeUpstream | None = request.getfixturevalue(upstream) if upstream else None
-        given = {
-            "SCHOLAR_UPSTREAM_PROXY_BASE": fake.base_url if fake else None,
-            "SCHOLAR_PACE_SCALE": "0",
-            "SCHOLAR_SEARCH_BUDGET_SCALE": "20",  # a loaded machine: research search's deadlines twenty times as long
-            "SCHOLAR_RETRY_BUDGET_S": retry_budget_s,
-            "SCHOLAR_RETRY_WAIT_S": retry_wait_s,
-            "SCHOLAR_CONTACT_EMAIL": contact_email,
-            "SCHOLAR_TEST_ALLOW_HOSTS": fake.base_url.removeprefix("http://") if fake and web else None,
-            "SCHOLAR_PROFILE": profile,
-        }
-        env = {key: value for key, value in given.items() if value is not None} | dict(extra_env or {})
-        overrides = {logical: request.getfixturevalue(fixture) for logical, fixture in (handlers or {}).items()}
-        kind = LocalServer if serve_http else LocalStack
-        server = kind(template=REPO / "template.yaml", extra_env=env, handlers_override=overrides or None)
-        if web and fake:
-            fetch.set_web_access(web_access(fake))
-        try:
-            server.start()
-            aws_clients.reset_clients()  # clients built before the stack pointed elsewhere
-            yield server
-        finally:
-            server.close()
-            aws_clients.reset_clients()
-            if web:
-                fetch.set_web_access(None)
-
-    return _local_server

@@ -11,3 +11,8 @@ def fixtures_dir() -> Path:
     if not path.is_dir():
         pytest.skip(f"recorded upstream fixtures not found at {path} (set SCHOLAR_FIXTURES_DIR)")
     return path
+
+
+def read_fixture(relpath: str) -> bytes:
+    """The bytes of a recorded response, e.g. ``upstream/semantic_scholar/paper_not_found_404.json``."""
+    return (fixtures_dir() / relpath).read_bytes()

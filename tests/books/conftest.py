@@ -6,7 +6,8 @@ import pytest
 import respx
 
 from tests.books.helpers import CONTACT
-from tests.conftest import AwsResources, Env
+from tests.fixtures.aws import AwsResources
+from tests.fixtures.env import Env
 from tests.fixtures_dir import fixtures_dir
 
 

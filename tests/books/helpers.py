@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 
 from scholar.core.catalogue import CallContext
 from scholar.families.books.handlers import HANDLERS
 from scholar.families.books.spec import TOOLS
-from scholar.sources import http
+from tests.fixtures.waiting import run
 from tests.fixtures_dir import fixtures_dir
 
 CONTACT = "books-tests@example.org"
 CTX = CallContext(principal="test", request_id="req-books")
 SPECS = {spec.name: spec for spec in TOOLS}
-T = TypeVar("T")
 
 
 def recorded(name: str) -> bytes:
@@ -35,16 +32,3 @@ def call(tool: str, **arguments: Any) -> Any:
     """Validate ``arguments`` with the tool's input model and run its handler on a fresh event loop."""
     args = SPECS[tool].input_model.model_validate(arguments)
     return run(HANDLERS[tool](args, CTX))
-
-
-def run(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` on a fresh loop and close the HTTP clients it opened (no socket outlives its loop)."""
-
-    async def scoped() -> T:
-        try:
-            return await coro
-        finally:
-            await http.close_clients()
-
-    http.set_transport_factory(None)  # forget clients of an earlier test's loop
-    return asyncio.run(scoped())

@@ -10,8 +10,8 @@ import pytest
 
 from scholar.core.errors import FORBIDDEN, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR, ScholarError
 from tests.books.helpers import CONTACT, call
-from tests.conftest import fake_fixture, fake_upstream_fixture
 from tests.fakes.upstream import FakeUpstream
+from tests.fixtures.servers import fake_fixture, fake_upstream_fixture
 from tests.fixtures_dir import fixtures_dir
 
 SABRIEL_EDITION = "upstream/openlibrary/books_OL22951843M.json"

@@ -11,8 +11,9 @@ from scholar.core.errors import RATE_LIMITED, ScholarError
 from scholar.families.books.handlers import HANDLERS
 from scholar.families.books.spec import TOOLS
 from scholar.sources import openlibrary
-from tests.books.helpers import json_response, recorded, run
+from tests.books.helpers import json_response, recorded
 from tests.books.test_books_get_book import serve_sabriel
+from tests.fixtures.waiting import run
 
 TOLKIEN_EDITIONS = "openlibrary/works_OL27258W_editions_limit10_offset0.json"
 

@@ -115,8 +115,9 @@ def test_a_not_found_isbn_is_remembered_briefly(upstream, stores):
 
 def test_a_failed_lookup_caches_nothing(upstream, stores):
     route = upstream.get("/openlibrary/works/OL15832982W.json").mock(return_value=httpx.Response(429))
-    with pytest.raises(ScholarError):
+    with pytest.raises(ScholarError) as caught:
         call("get_book", identifier="OL15832982W")
+    assert caught.value.code == RATE_LIMITED
     assert Cache().get("record", "ol-work:OL15832982W") is None
     assert Cache().get("negative", "ol-isbn:OL15832982W") is None
     route.mock(return_value=json_response(recorded("openlibrary/works_OL15832982W.json")))

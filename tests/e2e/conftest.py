@@ -11,13 +11,13 @@ from collections.abc import Iterator
 import pytest
 
 from scholar.web import fetch
-from tests.conftest import fake_fixture, fake_upstream_fixture, local_server_fixture
 from tests.fakes.upstream import FakeUpstream
 from tests.fakes.web import web_access
+from tests.fixtures.servers import StackOptions, fake_fixture, fake_upstream_fixture, local_server_fixture
 
 fake_upstream = fake_upstream_fixture(scope="session")
 # Package scope: one LocalStack may run per process, and tests/infra starts its own after this package.
-local_server = local_server_fixture(scope="package", contact_email="e2e@example.org", retry_budget_s="1")
+local_server = local_server_fixture(StackOptions(contact_email="e2e@example.org", retry_budget_s="1"), scope="package")
 fake = fake_fixture()
 
 

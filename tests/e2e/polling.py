@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-import anyio
-
-FINISHED = ("completed", "failed", "cancelled")
+from tests.fixtures.waiting import FINISHED, until
 
 
 async def poll_task(client: Any, task_id: str, *, within_s: float = 30) -> Any:
-    """get_task_result until the task finishes; the last answer (raises TimeoutError past ``within_s``)."""
-    with anyio.fail_after(within_s):
-        while True:
-            polled = await client.call_tool("get_task_result", {"task_id": task_id})
-            if polled.structured_content["status"] in FINISHED:
-                return polled
-            await anyio.sleep(0.2)
+    """get_task_result until the task finishes; the last answer."""
+    return await until(partial(client.call_tool, "get_task_result", {"task_id": task_id}),
+                       lambda polled: polled.structured_content["status"] in FINISHED, within_s=within_s,
+                       what=f"task {task_id}")
 
 
 async def call_ok(client: Any, tool: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from scholar.gateway.mcp.task_protocol.extension import EXTENSION_ID, DetailedTask
 from scholar.runtime.executions import describe_execution
 from scholar.store.tasks import TaskStore
+from tests.fixtures.waiting import until_sync
 
 pytestmark = pytest.mark.e2e
 
@@ -42,13 +43,10 @@ def rpc(url: str, method: str, params: dict[str, Any], key: str = ALICE) -> dict
     return response.json()
 
 
-async def poll_until_terminal(url: str, task_id: str, key: str = ALICE) -> dict[str, Any]:
-    with anyio.fail_after(30):
-        while True:
-            task = (await anyio.to_thread.run_sync(rpc, url, "tasks/get", {"taskId": task_id}, key))["result"]
-            if task["status"] != "working":
-                return task
-            await anyio.sleep(task.get("pollInterval", 2000) / 10_000)  # poll faster than advised: keep tests quick
+def poll_until_terminal(url: str, task_id: str, key: str = ALICE) -> dict[str, Any]:
+    """tasks/get until the task is no longer working (polled faster than the server advises: keep tests quick)."""
+    return until_sync(lambda: rpc(url, "tasks/get", {"taskId": task_id}, key)["result"],
+                      lambda task: task["status"] != "working", within_s=30, what=f"MCP task {task_id}")
 
 
 def queue_search(url: str, fake: Any, args: dict[str, Any], *, throttled_times: int = 1) -> dict[str, Any]:
@@ -78,7 +76,7 @@ def test_a_task_augmented_search_is_queued_and_tasks_result_equals_the_direct_ca
 
     task = queue_search(local_server.url, fake, args)
     assert task["status"] == "working" and task["pollInterval"] > 0
-    finished = anyio.run(poll_until_terminal, local_server.url, task["taskId"])
+    finished = poll_until_terminal(local_server.url, task["taskId"])
     result = rpc(local_server.url, "tasks/result", {"taskId": task["taskId"]})["result"]
     direct = rpc(local_server.url, "tools/call", {"name": "search_papers", "arguments": args})["result"]
 
@@ -99,7 +97,7 @@ def test_tasks_are_listed_and_readable_only_by_the_caller_that_started_them(loca
     assert task["taskId"] not in [t["taskId"] for t in theirs]
     assert stolen["error"]["code"] == types.INVALID_PARAMS
     # Let the background retry finish so no execution outlives the stack.
-    assert anyio.run(poll_until_terminal, local_server.url, task["taskId"])["status"] == "completed"
+    assert poll_until_terminal(local_server.url, task["taskId"])["status"] == "completed"
 
 
 def test_cancelling_a_rate_limited_task_stops_its_execution_and_reports_cancelled(local_server, fake):

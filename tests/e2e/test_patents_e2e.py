@@ -15,9 +15,9 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.conftest import Env
 from tests.e2e.polling import poll_task
 from tests.fakes.upstream import FakeUpstream
+from tests.fixtures.env import Env
 from tests.patents.helpers import synthetic_pages
 
 pytestmark = pytest.mark.e2e

@@ -6,7 +6,8 @@ import pytest
 
 from scholar.store.usage import UsageStore
 from tests.aws_tables import create_usage_table
-from tests.conftest import AwsResources, Env
+from tests.fixtures.aws import AwsResources
+from tests.fixtures.env import Env
 
 USAGE_TABLE = "scholar-test-usage"
 

@@ -16,7 +16,8 @@ import boto3
 import pytest
 
 from scholar.local.stack import LocalStack
-from tests.conftest import local_server_fixture
+from tests.fixtures.servers import StackOptions, local_server_fixture
+from tests.fixtures.waiting import execution_status
 
 DEADLINE_S = 20.0
 RATE_LIMITED = {"ok": False, "error": {"code": "rate_limited", "message": "slow down", "retryable": True}}
@@ -76,8 +77,10 @@ def tasks() -> Tasks:
 
 
 # The family and the tasks function are stand-ins: no upstream is asked.
-stack = local_server_fixture(scope="module", name="stack", upstream=None, serve_http=False, retry_wait_s=None,
-                             handlers={"PapersFunction": "family", "TasksFunction": "tasks"})
+stack = local_server_fixture(
+    StackOptions(upstream=None, serve_http=False, retry_wait_s=None,
+                 handlers={"PapersFunction": "family", "TasksFunction": "tasks"}),
+    scope="module", name="stack")
 
 
 def _start(stack: LocalStack, task_id: str, *, wait_s: int = 0, max_attempts: int = 5) -> str:
@@ -100,15 +103,8 @@ def _start(stack: LocalStack, task_id: str, *, wait_s: int = 0, max_attempts: in
 
 
 def _final_status(execution_arn: str) -> str:
-    """Poll until the execution leaves RUNNING (the record step has already happened by then)."""
-    sfn = boto3.client("stepfunctions")
-    tick = threading.Event()
-    for _ in range(int(DEADLINE_S / 0.05)):
-        status = sfn.describe_execution(executionArn=execution_arn)["status"]
-        if status != "RUNNING":
-            return status
-        tick.wait(0.05)
-    raise AssertionError(f"{execution_arn} still RUNNING after {DEADLINE_S} s")
+    """The execution's status once it leaves RUNNING (the record step has already happened by then)."""
+    return execution_status(execution_arn, within_s=DEADLINE_S)
 
 
 def test_rate_limited_twice_then_ok_records_the_result_after_three_invocations(

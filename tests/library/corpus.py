@@ -17,7 +17,7 @@ from scholar.core.records import Paper
 from scholar.sources import arxiv
 from scholar.store.library.models import LibraryItem, item_id_for
 from scholar.store.library.table import ItemExistsError
-from tests.conftest import read_fixture
+from tests.fixtures_dir import read_fixture
 
 S2_FIELDS = ("paperId", "title", "year", "venue", "authors", "externalIds", "abstract", "publicationTypes",
              "publicationDate", "journal", "url", "citationCount", "openAccessPdf", "isOpenAccess")

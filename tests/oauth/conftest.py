@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
-from scholar.core.catalogue import ALL_PROFILE
-from tests.fakes.upstream import FakeUpstream
-from tests.fixtures_dir import fixtures_dir
+from tests.fixtures.servers import StackOptions, fake_upstream_fixture, local_server_fixture
 from tests.oauth.flow import Flow
 from tests.oauth.tls import DocumentServer
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="package")
@@ -23,38 +18,27 @@ def documents(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DocumentServ
         yield server
 
 
+oauth_upstream = fake_upstream_fixture(scope="package", name="oauth_upstream")
+
+
 @pytest.fixture(scope="package")
-def oauth_upstream() -> Iterator[FakeUpstream]:
-    with FakeUpstream(fixtures_dir()) as fake:
-        yield fake
-
-
-# Package scope: one LocalStack may run per process.
-@pytest.fixture(scope="package")
-def oauth_server(oauth_upstream: FakeUpstream, documents: DocumentServer) -> Iterator[object]:
-    from scholar.local.server import LocalServer  # starts moto: only where a suite needs it
-    from scholar.store import aws
-
-    env = {
+def oauth_settings(documents: DocumentServer) -> dict[str, str]:
+    """The stack in OAuth mode; the CIMD host passes the SSRF guard and its test CA is trusted."""
+    return {
         "SCHOLAR_AUTH_MODE": "OAuth",
-        "SCHOLAR_UPSTREAM_PROXY_BASE": oauth_upstream.base_url,
-        "SCHOLAR_PACE_SCALE": "0",
-        "SCHOLAR_RETRY_BUDGET_S": "1",
-        "SCHOLAR_CONTACT_EMAIL": "oauth@example.org",
         "SCHOLAR_TEST_ALLOW_HOSTS": documents.host,
         "SCHOLAR_TEST_CA_FILE": str(documents.ca_file),
         "SCHOLAR_OAUTH_DCR_PER_HOUR": "1000",
         "SCHOLAR_OAUTH_REVOCATION_CHECK_S": "0",
-        "SCHOLAR_PROFILE": ALL_PROFILE,  # as the suites' servers: the sign-in e2e calls tools outside the default
     }
-    server = LocalServer(template=REPO / "template.yaml", extra_env=env)
-    server.start()
-    aws.reset_clients()
-    try:
-        yield server
-    finally:
-        server.close()
-        aws.reset_clients()
+
+
+# Package scope: one LocalStack may run per process. The suites' profile: the sign-in e2e calls tools outside the
+# default one.
+oauth_server = local_server_fixture(
+    StackOptions(upstream="oauth_upstream", contact_email="oauth@example.org", retry_budget_s="1", retry_wait_s=None,
+                 settings_from=("oauth_settings",)),
+    scope="package", name="oauth_server")
 
 
 @pytest.fixture

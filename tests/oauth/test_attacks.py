@@ -40,20 +40,30 @@ def _redirect_params(answer: httpx.Response) -> dict[str, str]:
     return dict(httpx.URL(location).params)
 
 
-def _no_redirect(answer: httpx.Response) -> None:
+def _no_redirect(answer: httpx.Response, error: str | None = None) -> None:
+    """A 400 page, no redirect; with ``error``, the page names that OAuth error code (the check that refused)."""
     assert answer.status_code == 400, answer.text
     assert "location" not in answer.headers
+    if error is not None:
+        assert f"{error}:" in answer.text, answer.text
 
 
 def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def _refused(flow, token: str) -> str:
+def _claims(token: str) -> dict:
+    payload = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+
+def _refused(flow, token: str, reason: str) -> str:
+    """The gateway answers 401 ``invalid_token`` for ``token``, naming ``reason`` (the check that failed)."""
     answer = flow.mcp(token)
     assert answer.status_code == 401, answer.text
     header = answer.headers["www-authenticate"]
     assert 'error="invalid_token"' in header
+    assert f'error_description="the access token was refused ({reason})"' in header, header
     return header
 
 
@@ -110,12 +120,12 @@ def test_an_unknown_scope_is_invalid_scope(flow):
 def test_a_redirect_uri_not_exactly_registered_is_refused_without_redirecting(flow, redirect):
     client_id = flow.client_id()
     _, challenge = pkce()
-    _no_redirect(flow.authorize(flow.authorize_params(client_id, challenge, redirect_uri=redirect)))
+    _no_redirect(flow.authorize(flow.authorize_params(client_id, challenge, redirect_uri=redirect)), INVALID_REQUEST)
 
 
 def test_an_unknown_client_is_refused_without_redirecting(flow):
     _, challenge = pkce()
-    _no_redirect(flow.authorize(flow.authorize_params("dcr_never-registered", challenge)))
+    _no_redirect(flow.authorize(flow.authorize_params("dcr_never-registered", challenge)), INVALID_CLIENT)
 
 
 # ---------------------------------------------------------------- client metadata documents
@@ -124,7 +134,7 @@ def test_an_unknown_client_is_refused_without_redirecting(flow):
                                        "http://example.org/client.json", "https://example.org/"])
 def test_a_metadata_url_to_loopback_private_or_metadata_space_or_not_https_is_refused(flow, client_id):
     _, challenge = pkce()
-    _no_redirect(flow.authorize(flow.authorize_params(client_id, challenge)))
+    _no_redirect(flow.authorize(flow.authorize_params(client_id, challenge)), INVALID_CLIENT)
 
 
 def test_a_metadata_url_whose_name_resolves_to_private_space_is_refused_before_connecting(flow):
@@ -134,7 +144,8 @@ def test_a_metadata_url_whose_name_resolves_to_private_space_is_refused_before_c
     fetch.set_web_access(fetch.WebAccess(resolver=private))
     try:
         _, challenge = pkce()
-        _no_redirect(flow.authorize(flow.authorize_params("https://cimd.example.org/client.json", challenge)))
+        answer = flow.authorize(flow.authorize_params("https://cimd.example.org/client.json", challenge))
+        _no_redirect(answer, INVALID_CLIENT)
     finally:
         fetch.set_web_access(None)
 
@@ -144,7 +155,7 @@ def test_an_oversized_metadata_document_is_refused(flow, documents):
     body = json.dumps({"client_id": url, "redirect_uris": [REDIRECT], "padding": "x" * 6000}).encode()
     documents.serve("/big.json", body)
     _, challenge = pkce()
-    _no_redirect(flow.authorize(flow.authorize_params(url, challenge)))
+    _no_redirect(flow.authorize(flow.authorize_params(url, challenge)), INVALID_CLIENT)
 
 
 def test_a_metadata_document_naming_another_client_is_refused(flow, documents):
@@ -152,7 +163,7 @@ def test_a_metadata_document_naming_another_client_is_refused(flow, documents):
     documents.serve("/impostor.json", json.dumps({"client_id": "https://claude.ai/client.json",
                                                   "redirect_uris": [REDIRECT]}).encode())
     _, challenge = pkce()
-    _no_redirect(flow.authorize(flow.authorize_params(url, challenge)))
+    _no_redirect(flow.authorize(flow.authorize_params(url, challenge)), INVALID_CLIENT)
 
 
 def test_a_metadata_document_client_signs_in_and_its_redirect_uris_are_matched_exactly(flow, documents):
@@ -164,7 +175,7 @@ def test_a_metadata_document_client_signs_in_and_its_redirect_uris_are_matched_e
     assert params["iss"] == flow.base
     assert flow.exchange(url, code, verifier).status_code == 200
     _, challenge = pkce()
-    _no_redirect(flow.authorize(flow.authorize_params(url, challenge, redirect_uri=REDIRECT + "x")))
+    _no_redirect(flow.authorize(flow.authorize_params(url, challenge, redirect_uri=REDIRECT + "x")), INVALID_REQUEST)
 
 
 # ---------------------------------------------------------------- the token endpoint
@@ -192,7 +203,7 @@ def test_a_reused_code_is_refused_and_the_tokens_it_gave_are_revoked(flow):
     second = flow.exchange(client_id, code, verifier)
     assert second.status_code == 400 and second.json()["error"] == INVALID_GRANT
     assert "access_token" not in second.json()
-    _refused(flow, first["access_token"])
+    _refused(flow, first["access_token"], "revoked")
     refresh = flow.token(grant_type="refresh_token", refresh_token=first["refresh_token"], client_id=client_id)
     assert refresh.json()["error"] == INVALID_GRANT
 
@@ -232,8 +243,8 @@ def test_a_reused_refresh_token_revokes_its_whole_family(flow):
     assert replay.status_code == 400 and replay.json()["error"] == INVALID_GRANT
     assert flow.token(grant_type="refresh_token", refresh_token=fresh["refresh_token"],
                       client_id=client_id).json()["error"] == INVALID_GRANT
-    _refused(flow, fresh["access_token"])
-    _refused(flow, first["access_token"])
+    _refused(flow, fresh["access_token"], "revoked")
+    _refused(flow, first["access_token"], "revoked")
 
 
 def test_a_refresh_cannot_widen_the_scope(flow):
@@ -252,32 +263,44 @@ def test_a_parameter_sent_twice_is_invalid_request(flow):
 
 
 # ---------------------------------------------------------------- access tokens at the gateway
-def _mint(**override):
+def _mint(flow, **override):
+    """An access token signed with the stack's own key, for the refresh family of a real sign-in (active).
+
+    Every claim is one the gateway accepts unless ``override`` changes it, so a refusal can only come from the
+    check the override defeats: a token of a family never issued would be refused as revoked whatever else it
+    carried.
+    """
     from scholar.gateway.auth.minting import mint_access_token
 
-    claims = {"key_id": os.environ["SCHOLAR_OAUTH_SIGNING_KEY"], "principal": "oidc:" + "0" * 32,
-              "client_id": "c", "scope": READ, "fid": "none", "ttl_s": 600, **override}
+    signed_in = _claims(flow.tokens(flow.client_id())["access_token"])
+    claims = {"key_id": os.environ["SCHOLAR_OAUTH_SIGNING_KEY"], "principal": signed_in["sub"],
+              "client_id": signed_in["client_id"], "scope": READ, "fid": signed_in["fid"], "ttl_s": 600,
+              "issuer": flow.base, "audience": flow.resource, **override}
     return anyio.run(lambda: mint_access_token(**claims))[0]
 
 
+def test_a_token_minted_like_the_refused_ones_but_with_every_claim_right_is_accepted(flow):
+    assert flow.mcp(_mint(flow)).status_code == 200
+
+
 def test_a_token_for_another_audience_is_refused(flow):
-    _refused(flow, _mint(issuer=flow.base, audience="https://other.example/mcp"))
+    _refused(flow, _mint(flow, audience="https://other.example/mcp"), "audience")
 
 
 def test_a_token_of_another_issuer_is_refused(flow):
-    _refused(flow, _mint(issuer="https://issuer.example", audience=flow.resource))
+    _refused(flow, _mint(flow, issuer="https://issuer.example"), "issuer")
 
 
 def test_an_expired_token_is_refused(flow):
-    _refused(flow, _mint(issuer=flow.base, audience=flow.resource, ttl_s=-600))
+    _refused(flow, _mint(flow, ttl_s=-600), "expired")
 
 
 def test_a_tampered_token_is_refused(flow):
     tokens = flow.tokens(flow.client_id())
     header, payload, signature = tokens["access_token"].split(".")
-    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    claims = _claims(tokens["access_token"])
     claims["sub"] = "oidc:" + "f" * 32
-    _refused(flow, f"{header}.{_b64(json.dumps(claims).encode())}.{signature}")
+    _refused(flow, f"{header}.{_b64(json.dumps(claims).encode())}.{signature}", "signature")
 
 
 def test_an_alg_none_token_is_refused(flow):
@@ -285,7 +308,7 @@ def test_an_alg_none_token_is_refused(flow):
     header, payload, _ = tokens["access_token"].split(".")
     kid = json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))["kid"]
     none = _b64(json.dumps({"alg": "none", "typ": "at+jwt", "kid": kid}).encode())
-    _refused(flow, f"{none}.{payload}.")
+    _refused(flow, f"{none}.{payload}.", "algorithm")
 
 
 def test_a_key_confusion_token_signed_hs256_with_our_public_key_is_refused(flow):
@@ -299,15 +322,15 @@ def test_a_key_confusion_token_signed_hs256_with_our_public_key_is_refused(flow)
     payload = tokens["access_token"].split(".")[1]
     header = _b64(json.dumps({"alg": "HS256", "typ": "at+jwt", "kid": kid}).encode())
     signature = _b64(hmac.new(pem, f"{header}.{payload}".encode(), hashlib.sha256).digest())
-    _refused(flow, f"{header}.{payload}.{signature}")
+    _refused(flow, f"{header}.{payload}.{signature}", "algorithm")
 
 
 def test_a_token_of_an_unknown_family_is_refused(flow):
-    _refused(flow, _mint(issuer=flow.base, audience=flow.resource, fid="never-issued"))
+    _refused(flow, _mint(flow, fid="never-issued"), "revoked")
 
 
 def test_garbage_in_the_authorization_header_is_refused(flow):
-    _refused(flow, "not-a-jwt")
+    _refused(flow, "not-a-jwt", "malformed")
 
 
 def test_a_read_token_calling_a_write_tool_is_403_naming_the_write_scope(flow):

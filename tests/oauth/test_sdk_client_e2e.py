@@ -159,3 +159,4 @@ def test_the_sdk_refreshes_and_a_revoked_family_is_refused(oauth_server):
                            headers={"authorization": f"Bearer {refreshed.access_token}",
                                     "accept": "application/json, text/event-stream"})
     assert answer.status_code == 401 and 'error="invalid_token"' in answer.headers["www-authenticate"]
+    assert "the access token was refused (revoked)" in answer.headers["www-authenticate"]

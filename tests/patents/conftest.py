@@ -6,7 +6,7 @@ import pytest
 import respx
 
 from scholar.sources import epo_ops_auth, epo_ops_fairuse
-from tests.conftest import Env
+from tests.fixtures.env import Env
 from tests.patents.helpers import KEY, SECRET, TOKEN, ops_fixture
 
 

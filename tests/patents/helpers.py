@@ -8,8 +8,7 @@ from functools import cache
 import anyio
 import pypdfium2 as pdfium
 
-from tests.conftest import read_fixture
-from tests.fixtures_dir import fixtures_dir
+from tests.fixtures_dir import fixtures_dir, read_fixture
 
 OPS = "/epo_ops/3.2/rest-services"
 TOKEN = "/epo_ops/3.2/auth/accesstoken"

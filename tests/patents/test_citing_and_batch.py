@@ -12,7 +12,7 @@ from scholar.families.papers.batch import batch_resolve
 from scholar.families.papers.spec_export import BatchResolveInput
 from scholar.families.patents.citing import get_citing_patents
 from scholar.families.patents.spec import GetCitingPatentsInput
-from tests.conftest import read_fixture
+from tests.fixtures_dir import read_fixture
 from tests.patents.helpers import OPS, XML, ops_fixture, run
 
 SEARCH = f"{OPS}/published-data/search/biblio"

@@ -12,7 +12,7 @@ from scholar.families.patents.get import get_patent
 from scholar.families.patents.models import Citations
 from scholar.families.patents.spec import GetPatentInput
 from scholar.sources.epo_ops_biblio import exchange_documents, parse_xml
-from tests.conftest import read_fixture
+from tests.fixtures_dir import read_fixture
 from tests.patents.helpers import OPS, XML, ops_fixture, run
 
 PUB = f"{OPS}/published-data/publication/docdb/EP.2400812.A1"

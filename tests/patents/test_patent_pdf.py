@@ -10,7 +10,7 @@ import pypdfium2 as pdfium
 import pytest
 
 from scholar.core.catalogue import CallContext
-from scholar.core.errors import NOT_FOUND, ScholarError, UpstreamError
+from scholar.core.errors import NOT_FOUND, UPSTREAM_ERROR, ScholarError, UpstreamError
 from scholar.core.patent_numbers import parse_patent_number
 from scholar.families.patents import pdf, pdf_pipeline
 from scholar.families.patents.handlers import fetch_patent_pdf
@@ -71,8 +71,9 @@ def test_a_page_that_is_not_a_pdf_fails_the_fetch(ops):
     ops.get(PAGES).respond(200, content=ops_fixture("image_EP2400812A1_thumbnail_p1.tiff"),
                            headers={"Content-Type": "image/tiff"})
     instance = run(pdf.inquire, parse_patent_number("EP3491801B1"))
-    with pytest.raises(ScholarError):
+    with pytest.raises(UpstreamError) as caught:
         run(pdf.fetch_pages, instance, lambda done, total: None)
+    assert (caught.value.code, caught.value.source) == (UPSTREAM_ERROR, "epo_ops")
 
 
 def test_markdown_comes_from_ops_full_text_where_ops_has_it(ops):

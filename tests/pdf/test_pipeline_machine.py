@@ -26,8 +26,9 @@ from scholar.runtime.invoke import invoke_family
 from scholar.services.fulltext.artifacts import paper_cache_key
 from scholar.store.cache import Cache
 from scholar.store.tasks import TaskItem, TaskStore
-from tests.conftest import fake_fixture, fake_upstream_fixture, local_server_fixture
 from tests.fakes.upstream import FakeUpstream
+from tests.fixtures.servers import StackOptions, fake_fixture, fake_upstream_fixture, local_server_fixture
+from tests.fixtures.waiting import execution_status, finished_task
 from tests.fixtures_dir import fixtures_dir
 
 DEADLINE_S = 30.0
@@ -78,9 +79,10 @@ def steps() -> Steps:
     return Steps()
 
 
-stack = local_server_fixture(scope="module", name="stack", upstream="fake", serve_http=False, web=True,
-                             contact_email="pipeline-tests@example.org", retry_budget_s="0", retry_wait_s=None,
-                             handlers={"PipelineFunction": "steps"})
+stack = local_server_fixture(
+    StackOptions(upstream="fake", serve_http=False, web=True, contact_email="pipeline-tests@example.org",
+                 retry_budget_s="0", retry_wait_s=None, handlers={"PipelineFunction": "steps"}),
+    scope="module", name="stack")
 routes = fake_fixture(upstream="fake", name="routes")
 
 
@@ -89,26 +91,7 @@ def call(tool: str, arguments: dict[str, Any], principal: str = "key-1") -> Outc
 
 
 def wait_task(task_id: str, principal: str = "key-1") -> TaskItem:
-    tick = threading.Event()
-    for _ in range(int(DEADLINE_S / 0.05)):
-        task = TaskStore().get(task_id, principal)
-        assert task is not None
-        if task.status in ("completed", "failed", "cancelled"):
-            return task
-        tick.wait(0.05)
-    raise AssertionError(f"task {task_id} still active after {DEADLINE_S} s")
-
-
-def final_status(execution_arn: str | None) -> str:
-    """Poll until the execution leaves RUNNING (a stopped one ends after its current step)."""
-    assert execution_arn
-    sfn, tick = boto3.client("stepfunctions"), threading.Event()
-    for _ in range(int(DEADLINE_S / 0.05)):
-        status = sfn.describe_execution(executionArn=execution_arn)["status"]
-        if status != "RUNNING":
-            return status
-        tick.wait(0.05)
-    raise AssertionError(f"{execution_arn} still RUNNING after {DEADLINE_S} s")
+    return finished_task(task_id, principal, within_s=DEADLINE_S)
 
 
 def queued_task(outcome: Outcome) -> str:
@@ -297,7 +280,7 @@ def test_cancelling_stops_the_execution_and_the_task_stays_cancelled(
     assert entered.wait(DEADLINE_S)
     assert cancel_task(task_id, "key-1") is True
     release.set()
-    assert final_status(TaskStore().get(task_id, "key-1").execution_arn) == "ABORTED"
+    assert execution_status(TaskStore().get(task_id, "key-1").execution_arn, within_s=DEADLINE_S) == "ABORTED"
     task = wait_task(task_id)
     assert task.status == "cancelled"  # the step that was running when stopped did not overwrite it
     assert steps.calls[("finish", "https://files.example.org/cancel-me.pdf")] == 0

@@ -11,8 +11,8 @@ import respx
 
 from scholar.services.fulltext.locate import openalex_urls, resolve_paper, unpaywall_urls
 from scholar.web.fetch import registry_source, routed_url
-from tests.conftest import read_fixture
 from tests.fallbacks import answer_nothing
+from tests.fixtures_dir import read_fixture
 
 PNAS_DOI = "10.1073/pnas.1414271111"
 

@@ -11,7 +11,9 @@ import respx
 from scholar.services.fulltext.models import Job
 from scholar.services.pipeline import StepError, download, finish, resolve
 from scholar.store.tasks import TaskItem, TaskStore
-from tests.conftest import AwsResources, Env, read_fixture
+from tests.fixtures.aws import AwsResources
+from tests.fixtures.env import Env
+from tests.fixtures_dir import read_fixture
 
 JOB = Job(kind="paper", tool="fetch_paper_pdf", identifier="doi:10.1234/x", s2_key="DOI:10.1234/x", convert=False)
 

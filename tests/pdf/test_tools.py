@@ -20,7 +20,8 @@ from scholar.services.fulltext import artifacts
 from scholar.services.fulltext.models import MAX_CHARS_LIMIT, PaperSummary, StoredPdf
 from scholar.services.pdftext.convert import convert_pdf
 from scholar.store.tasks import TaskStore
-from tests.conftest import AwsResources, Env
+from tests.fixtures.aws import AwsResources
+from tests.fixtures.env import Env
 from tests.fixtures_dir import fixtures_dir
 
 PDF_TOOLS = {"fetch_paper_pdf", "fetch_and_convert", "fetch_pdf_by_url", "convert_pdf_to_markdown"}

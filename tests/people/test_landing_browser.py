@@ -11,10 +11,11 @@ import pytest
 
 from scholar.core.config import get_settings
 from scholar.gateway.mcp.tools import visible_tools
-from tests.conftest import local_server_fixture
+from tests.fixtures.servers import StackOptions, local_server_fixture
 from tests.people.browser import screenshot, visit
 
-local_server = local_server_fixture(scope="module", upstream=None, retry_wait_s=None)  # the page asks no upstream
+# The page asks no upstream.
+local_server = local_server_fixture(StackOptions(upstream=None, retry_wait_s=None), scope="module")
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from scholar.sources import http
-from tests.conftest import fake_fixture, fake_upstream_fixture, local_server_fixture
+from tests.fixtures.servers import StackOptions, fake_fixture, fake_upstream_fixture, local_server_fixture
 from tests.standards.conftest import standards_aws, upstream_dir  # noqa: F401  (the standards sync rows)
 
 HTTP_TIMEOUT_S = 0.5
@@ -32,6 +32,7 @@ def short_timeout() -> Iterator[float]:
 
 
 # Package scope: one LocalStack may run per process.
-local_server = local_server_fixture(scope="package", contact_email="reliability@example.org", retry_budget_s="0",
-                                    requires=("short_timeout",))
+local_server = local_server_fixture(
+    StackOptions(contact_email="reliability@example.org", retry_budget_s="0", requires=("short_timeout",)),
+    scope="package")
 fake = fake_fixture()

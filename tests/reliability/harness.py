@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
 import httpx
 
 from scholar.core.config import get_settings
 from scholar.store import aws
 from scholar.store.cache import forget_memory
+from tests.fixtures.waiting import FINISHED, until_sync
 
 HEADERS = {
     "accept": "application/json, text/event-stream",
@@ -81,21 +81,11 @@ def _empty_table(name: str) -> None:
             ddb.delete_item(TableName=name, Key={k: item[k] for k in keys})
 
 
-FINISHED = ("completed", "failed", "cancelled")
-
-
 def wait_for_task(url: str, task_id: str, *, within_s: float = 30.0, caller: str | None = None) -> dict[str, Any]:
-    """Poll get_task_result (as ``caller``) until the task finishes; its last answer (TimeoutError past within_s)."""
+    """Poll get_task_result (as ``caller``) until the task finishes; its last answer."""
 
     def poll_once() -> dict[str, Any]:
         return call(url, "get_task_result", {"task_id": task_id}, caller=caller).structured
 
-    async def poll() -> dict[str, Any]:
-        with anyio.fail_after(within_s):
-            while True:
-                polled = await anyio.to_thread.run_sync(poll_once)
-                if polled.get("status") in FINISHED:
-                    return polled
-                await anyio.sleep(0.2)
-
-    return anyio.run(poll)
+    return until_sync(poll_once, lambda polled: polled.get("status") in FINISHED, within_s=within_s,
+                      what=f"task {task_id}")

@@ -20,11 +20,11 @@ from scholar.families.standards import service
 from scholar.families.standards.catalogue_db import Catalogue, build_catalogue
 from scholar.families.standards.linking import link
 from scholar.web import fetch
-from tests.conftest import Env
 from tests.e2e.test_arxiv_e2e import _synthetic_feed as synthetic_feed
 from tests.e2e.test_research_e2e import serve_missing_recordings
 from tests.fakes.upstream import FakeUpstream
 from tests.fakes.web import web_access
+from tests.fixtures.env import Env
 from tests.fixtures_dir import fixtures_dir
 from tests.reliability.conftest import HTTP_TIMEOUT_S
 from tests.reliability.harness import Answer, call, forget_cached_answers, wait_for_task

@@ -26,9 +26,10 @@ from scholar.store.cache import forget_memory
 from scholar.store.library.models import LibraryItem, PdfVersion, item_id_for
 from scholar.store.tasks import TaskItem, TaskStore
 from scholar.web import fetch
-from tests.conftest import AwsResources, Env
 from tests.fakes.upstream import FakeUpstream
 from tests.fakes.web import web_access
+from tests.fixtures.aws import AwsResources
+from tests.fixtures.env import Env
 from tests.fixtures_dir import fixtures_dir
 
 DOI = "10.1038/nature12373"

@@ -6,19 +6,15 @@ which recorded shape it follows.
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import respx
 
 from scholar.families.research.search.spec import SearchInput
-from scholar.sources import http
 from tests.fixtures_dir import fixtures_dir
 
-T = TypeVar("T")
 S2_SEARCH = "/s2/graph/v1/paper/search"
 S2_BATCH = "/s2/graph/v1/paper/batch"
 S2_RECOMMEND = "/s2/recommendations/v1/papers/"
@@ -92,17 +88,6 @@ def args(**values: Any) -> SearchInput:
     return SearchInput.model_validate(values)
 
 
-def run(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` on a fresh loop and close the HTTP clients it opened."""
-
-    async def scoped() -> T:
-        try:
-            return await coro
-        finally:
-            await http.close_clients()
-
-    http.set_transport_factory(None)
-    return asyncio.run(scoped())
 
 
 def batch_answer(rows: dict[str, dict[str, Any]]) -> Any:

@@ -24,8 +24,10 @@ from scholar.services.fulltext import keep_step as keeping
 from scholar.services.fulltext.locate import resolve_paper
 from scholar.services.library import kept
 from scholar.store.library.models import item_id_for
-from tests.conftest import AwsResources, Env, fake_upstream_fixture
 from tests.fakes.upstream import FakeUpstream
+from tests.fixtures.aws import AwsResources
+from tests.fixtures.env import Env
+from tests.fixtures.servers import fake_upstream_fixture
 from tests.pdf.test_pipeline_machine import BLOCK_PAGE
 from tests.research.downloads import (
     DOI,

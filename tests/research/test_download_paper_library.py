@@ -14,8 +14,10 @@ from scholar.services.fulltext.models import Job, KeepOptions
 from scholar.store.cache import forget_memory
 from scholar.store.library.models import item_id_for
 from scholar.store.library.table import LibraryStore
-from tests.conftest import AwsResources, Env, fake_upstream_fixture
 from tests.fakes.upstream import FakeUpstream
+from tests.fixtures.aws import AwsResources
+from tests.fixtures.env import Env
+from tests.fixtures.servers import fake_upstream_fixture
 from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH
 from tests.research.downloads import PUBLISHED_PDF, fake_web, idle_machine, pdf_file, run_pipeline, sha_of, tool
 

@@ -16,9 +16,9 @@ import pytest
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.invoke import invoke_family
 from scholar.services.library import kept
-from tests.conftest import fake_upstream_fixture, local_server_fixture
 from tests.fakes.upstream import FakeUpstream
-from tests.pdf.test_pipeline_machine import wait_task
+from tests.fixtures.servers import StackOptions, fake_upstream_fixture, local_server_fixture
+from tests.fixtures.waiting import finished_task
 from tests.research.downloads import PREPRINT_PDF, PUBLISHED_PDF, Library, serve, sha_of
 
 DOI = "10.1038/nature12373"
@@ -36,9 +36,11 @@ def library() -> Iterator[Library]:
     patch.undo()
 
 
-stack = local_server_fixture(scope="module", name="stack", upstream="fake", serve_http=False, web=True,
-                             contact_email="download-tests@example.org", retry_budget_s="0", retry_wait_s=None,
-                             extra_env={"SCHOLAR_READ_ONLY": "false"}, requires=("library",))
+stack = local_server_fixture(
+    StackOptions(upstream="fake", serve_http=False, web=True, contact_email="download-tests@example.org",
+                 retry_budget_s="0", retry_wait_s=None, extra_env={"SCHOLAR_READ_ONLY": "false"},
+                 requires=("library",)),
+    scope="module", name="stack")
 
 
 def call(arguments: dict[str, Any], principal: str) -> Outcome:
@@ -54,7 +56,7 @@ def test_download_paper_queues_runs_the_pipeline_and_keeps_the_published_pdf_for
     # When a caller downloads the paper into a collection
     queued = call({"identifier": DOI, "collection": "thermometry"}, principal="key-keeper")
     assert queued.ok and queued.result["queued"] is True, queued.error
-    task = wait_task(queued.result["task_id"], principal="key-keeper")
+    task = finished_task(queued.result["task_id"], "key-keeper", within_s=30)
     # Then the task completes with the published version kept, and finish recorded it for that caller
     assert task.status == "completed", task.error
     assert (task.result["version"], task.result["sha256"]) == ("published", sha_of(PUBLISHED_PDF))

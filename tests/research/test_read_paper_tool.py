@@ -32,7 +32,8 @@ from scholar.services.fulltext.read_options import MAX_READ_CHARS, READ_RESULT_C
 from scholar.services.pdftext.convert import convert_pdf
 from scholar.store.tasks import TaskStore
 from scholar.web import fetch
-from tests.conftest import AwsResources, Env
+from tests.fixtures.aws import AwsResources
+from tests.fixtures.env import Env
 from tests.fixtures_dir import fixtures_dir
 
 PASA = "arxiv_2501.10120v1_pasa.pdf"  # 15 pages, figures 1-3, tables with captions below them

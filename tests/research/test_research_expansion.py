@@ -11,6 +11,7 @@ import httpx
 from scholar.families.research.search.federated import Budgets, search
 from scholar.families.research.search.pages import ResultSets
 from scholar.store.cache import Cache
+from tests.fixtures.waiting import run
 from tests.research.helpers import (
     ARXIV_QUERY,
     COPPER_DOI,
@@ -22,7 +23,6 @@ from tests.research.helpers import (
     recorded,
     recorded_json,
     route_all,
-    run,
     synthetic_s2_copper_row,
 )
 

@@ -12,7 +12,8 @@ from scholar.families.research.search import rerank
 from scholar.families.research.search.federated import search
 from scholar.families.research.search.pages import ResultSets
 from scholar.store.cache import Cache
-from tests.research.helpers import COPPER_TITLE, args, json_response, route_all, run
+from tests.fixtures.waiting import run
+from tests.research.helpers import COPPER_TITLE, args, json_response, route_all
 
 RERANK = "http://rerank.test"
 

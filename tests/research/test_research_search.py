@@ -12,6 +12,7 @@ from scholar.families.research.search import pages
 from scholar.families.research.search.federated import search
 from scholar.families.research.search.pages import ResultSets
 from scholar.store.cache import Cache
+from tests.fixtures.waiting import run
 from tests.research.helpers import (
     COPPER_DOI,
     COPPER_TITLE,
@@ -23,7 +24,6 @@ from tests.research.helpers import (
     json_response,
     recorded_json,
     route_all,
-    run,
     synthetic_s2_copper_row,
 )
 

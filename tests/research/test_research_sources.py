@@ -9,6 +9,7 @@ from scholar.core.catalogue import family_tools
 from scholar.families.research.handlers import HANDLERS
 from scholar.sources.paper_search import ADAPTERS, SearchQuery
 from scholar.sources.registry import SOURCES, searchable
+from tests.fixtures.waiting import run
 from tests.research.helpers import (
     ARXIV_QUERY,
     CROSSREF_WORKS,
@@ -18,7 +19,6 @@ from tests.research.helpers import (
     json_response,
     recorded,
     recorded_json,
-    run,
     synthetic_inspire_search,
 )
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pytest
 import uvicorn
 
-from tests.conftest import fake_fixture, fake_upstream_fixture
+from tests.fixtures.servers import fake_fixture, fake_upstream_fixture
 
 CONTACT = "security-tests@example.org"
 

@@ -17,8 +17,8 @@ from scholar.core.urlpath import UNSAFE_PATH, segment
 from scholar.families.papers.handlers import HANDLERS as PAPER_HANDLERS
 from scholar.families.papers.spec import TOOLS as PAPER_TOOLS
 from scholar.sources import arxiv, crossref, http, openalex, openlibrary, relaton, s2, unpaywall, w3c
-from tests.books.helpers import run
 from tests.fakes.upstream import FakeUpstream
+from tests.fixtures.waiting import run
 
 # The identifiers of the report (issue #15), and the same moves with '?' and '#' that must stay inside.
 TRAVERSAL = "10.1234/../../../../recommendations/v1/papers/forpaper/10.2139/ssrn.2250500"

@@ -14,8 +14,8 @@ from scholar.core.catalogue import all_tools
 from scholar.core.errors import INVALID_ARGUMENT
 from scholar.gateway.mcp.tools import WRITE_TAG
 from scholar.sources import http
-from tests.conftest import Env
 from tests.fakes.upstream import FakeUpstream
+from tests.fixtures.env import Env
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
 CONTACT = "reader@example.org"

@@ -92,8 +92,9 @@ def test_an_internal_host_in_any_spelling_is_forbidden_before_anything_is_queued
 
 @pytest.mark.parametrize("url", ["http://localhost/a.pdf", "http://127.1/a.pdf", "http://2130706433/a.pdf"])
 def test_a_host_that_is_an_address_is_never_handed_to_the_resolver(queue, url: str) -> None:
-    with pytest.raises(ScholarError):
+    with pytest.raises(ScholarError) as caught:
         _fetch_by_url(url)
+    assert (caught.value.code, caught.value.reason) == (FORBIDDEN, BLOCKED_ADDRESS)
     assert asked == []
 
 

@@ -163,8 +163,9 @@ def test_a_failed_body_is_synced_again_by_the_next_call_that_needs_it_once_per_i
     standards_aws.started.clear()
     # When calls need ISO, one on-demand sync of ISO is started, not one per call
     for _ in range(3):
-        with pytest.raises(ScholarError):
+        with pytest.raises(ScholarError) as err:
             call("get_standard", GetStandardInput(identifier="ISO 9001"))
+        assert (err.value.code, err.value.reason) == (UPSTREAM_ERROR, "not_synced")
     assert [p.get("bodies") for p in standards_aws.started] == [["ISO"]]
     # And once ISO answers again, that sync brings its data back without waiting for the schedule
     standards_aws.overrides.clear()

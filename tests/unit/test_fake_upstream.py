@@ -9,9 +9,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import fake_fixture, fake_upstream_fixture
 from tests.fakes.routes import Route, content_type_for, normalise_path, parse_provenance
 from tests.fakes.upstream import ROUTE_HEADER, FakeUpstream
+from tests.fixtures.servers import fake_fixture, fake_upstream_fixture
 from tests.fixtures_dir import fixtures_dir
 
 S2_TITLE = "upstream/semantic_scholar/paper_by_doi_fields_title.json"

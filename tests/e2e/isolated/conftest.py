@@ -8,7 +8,8 @@ the package's own modules, so its servers have closed before the package's serve
 
 from __future__ import annotations
 
-from tests.conftest import fake_upstream_fixture, local_server_fixture
+from tests.fixtures.servers import StackOptions, fake_upstream_fixture, local_server_fixture
 
 fake_upstream = fake_upstream_fixture(scope="module")
-local_server = local_server_fixture(scope="module", contact_email="research-e2e@example.org", retry_budget_s="1")
+local_server = local_server_fixture(StackOptions(contact_email="research-e2e@example.org", retry_budget_s="1"),
+                                    scope="module")

@@ -32,17 +32,18 @@ from mcp import Client
 from scholar.core.catalogue import all_tools
 from scholar.core.id_forms import TAKEN_BY
 from scholar.core.ids import PAPER_KINDS, IdKind, parse_paper_id
-from tests.conftest import Env, fake_upstream_fixture, local_server_fixture
 from tests.e2e.polling import FINISHED
 from tests.fakes.upstream import FakeUpstream
+from tests.fixtures.env import Env
+from tests.fixtures.servers import StackOptions, fake_upstream_fixture, local_server_fixture
 from tests.fixtures_dir import fixtures_dir
 from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH
 
 pytestmark = pytest.mark.e2e
 
 fake_upstream = fake_upstream_fixture(scope="module")
-local_server = local_server_fixture(scope="module", contact_email="matrix-e2e@example.org", retry_budget_s="0",
-                                    web=True)
+local_server = local_server_fixture(StackOptions(contact_email="matrix-e2e@example.org", retry_budget_s="0", web=True),
+                                    scope="module")
 
 PNAS_S2 = "db3720c812a462ef955d5654b65ca9189d4b8372"
 PNAS_DOI = "10.1073/pnas.1414271111"

@@ -14,14 +14,15 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.conftest import fake_upstream_fixture, local_server_fixture
 from tests.fakes.upstream import FakeUpstream
+from tests.fixtures.servers import StackOptions, fake_upstream_fixture, local_server_fixture
 from tests.review_corpus import CALL_BAR, CHARS_BAR, COLLECTION, PASA, PASA_TITLE, install, run_review
 
 pytestmark = pytest.mark.e2e
 
 fake_upstream = fake_upstream_fixture(scope="module")
-local_server = local_server_fixture(scope="module", contact_email="review-e2e@example.org", retry_budget_s="1")
+local_server = local_server_fixture(StackOptions(contact_email="review-e2e@example.org", retry_budget_s="1"),
+                                    scope="module")
 
 
 def test_a_literature_review_takes_six_calls_and_under_sixty_thousand_characters(local_server: Any,
