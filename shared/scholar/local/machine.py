@@ -1,0 +1,147 @@
+"""Scholar on one machine (issue 32): every store in one data folder, every function and execution in this process.
+
+``local_backend(home)`` makes this process run on the local backend until the block ends: the stores' tables in
+SQLite (WAL) and their artifacts in files under ``home`` (``scholar.store.local``), family calls in-process
+(``scholar.local.dispatch``), the PDF pipeline and the other state machines run from their own definitions on
+threads (``scholar.runtime.local_executions``). The gateway (``scholar.gateway.mcp``) and ``scholar.runtime.invoke``
+work unchanged inside it. On entry it takes over what a process that ended left behind: its executions are run
+again (or ended after ``MAX_RUNS``), and its tasks that no execution carries are failed, typed, never left
+"working". Like the embedded AWS stand-in (scholar.local.stack), it selects the backend through the environment
+it exports (``SCHOLAR_BACKEND=local``, the table names), restored on exit; it imports neither boto3 nor moto.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scholar.core.config import (
+    ARTIFACT_BUCKET_ENV,
+    AUTH_TABLE_ENV,
+    BACKEND_ENV,
+    CACHE_TABLE_ENV,
+    HOME_ENV,
+    LIBRARY_TABLE_ENV,
+    LOCAL_DISPATCH_ENV,
+    OAUTH_SIGNING_KEY_ENV,
+    PATENT_PDF_STATE_MACHINE_ARN_ENV,
+    PDF_STATE_MACHINE_ARN_ENV,
+    RETRY_STATE_MACHINE_ARN_ENV,
+    TASK_TABLE_ENV,
+    USAGE_TABLE_ENV,
+    get_settings,
+)
+from scholar.core.errors import UnavailableError
+from scholar.local import dispatch
+from scholar.runtime.local_executions import LocalStepFunctions, machine_arn
+from scholar.store import aws
+from scholar.store.local import LocalBackend, owners
+from scholar.store.local.backend import SIGNING_KEY_ID
+from scholar.store.tasks import ACTIVE, TaskStore, TaskTransitionError
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["STATEMACHINES", "LocalMachine", "local_backend"]
+
+# The state machines' definitions: the repository's statemachines/ folder (shared/scholar/local → the root).
+STATEMACHINES = Path(__file__).resolve().parents[3] / "statemachines"
+_TABLE_ENVS = {"cache_table": CACHE_TABLE_ENV, "task_table": TASK_TABLE_ENV, "library_table": LIBRARY_TABLE_ENV,
+               "usage_table": USAGE_TABLE_ENV, "auth_table": AUTH_TABLE_ENV, "artifact_bucket": ARTIFACT_BUCKET_ENV}
+_MACHINE_ENVS = {PDF_STATE_MACHINE_ARN_ENV: "pdf_pipeline", RETRY_STATE_MACHINE_ARN_ENV: "retry_task",
+                 PATENT_PDF_STATE_MACHINE_ARN_ENV: "patent_pdf"}
+
+
+@dataclass
+class LocalMachine:
+    """What ``local_backend`` yields: the open backend, its executions, and what it took over at the start."""
+
+    home: Path
+    backend: LocalBackend
+    executions: LocalStepFunctions
+    resumed: list[str] = field(default_factory=list)
+    ended: list[str] = field(default_factory=list)
+
+
+def _environment(home: Path) -> dict[str, str]:
+    names = LocalBackend.resource_names()
+    env = {BACKEND_ENV: "local", HOME_ENV: str(home), LOCAL_DISPATCH_ENV: "1"}
+    env |= {_TABLE_ENVS[name]: value for name, value in names.items()}
+    env |= {variable: machine_arn(name) for variable, name in _MACHINE_ENVS.items()}
+    if not os.environ.get(OAUTH_SIGNING_KEY_ENV):
+        env[OAUTH_SIGNING_KEY_ENV] = SIGNING_KEY_ID  # the key file under home/keys (scholar.store.local)
+    return env
+
+
+def _end_orphaned_tasks(machine: LocalMachine) -> list[str]:
+    """Fail, typed, every active task last written by a process that ended and carried by no running execution."""
+    with machine.backend.database.read() as db:
+        rows = db.execute(
+            "SELECT item, owner FROM items WHERE tbl = ? AND json_extract(item, '$.status.S') IN (?, ?)",
+            (LocalBackend.resource_names()["task_table"], *ACTIVE)).fetchall()
+    store = TaskStore()
+    error = UnavailableError("the process running this task ended before it finished", retryable=True,
+                             reason="interrupted", hint="Call the tool again to start it anew.").to_envelope()["error"]
+    ended: list[str] = []
+    for text, owner in rows:
+        item = json.loads(text)
+        if owner == machine.backend.owner or owners.alive(machine.home, owner):
+            continue
+        arn = item.get("execution_arn", {}).get("S")
+        if arn and machine.executions.describe_execution(executionArn=arn)["status"] == "RUNNING":
+            continue  # resumed above: its execution finishes it
+        try:
+            store.transition(item["task_id"]["S"], "failed", allowed_from=ACTIVE, error=error)
+            ended.append(item["task_id"]["S"])
+        except TaskTransitionError:
+            pass  # finished meanwhile by another process: the stored state wins
+    return ended
+
+
+@contextmanager
+def local_backend(home: Path | None = None, *, statemachines: Path = STATEMACHINES) -> Iterator[LocalMachine]:
+    """Run this process on one machine's stores under ``home`` (default ``SCHOLAR_HOME``) until the block ends.
+
+    Args:
+        home: the data folder; created if absent.
+        statemachines: the folder of the ``*.asl.json`` definitions the long jobs run from.
+
+    Raises:
+        UnavailableError: the folder is not writable, or its database is locked or corrupt (the message names the
+            path and what to do).
+    """
+    folder = (home or get_settings().home).expanduser().resolve()
+    backend = LocalBackend(folder)
+    lock = owners.hold(folder, backend.owner)
+    executions = LocalStepFunctions(backend.database, statemachines, backend.owner)
+    backend.register("stepfunctions", executions)
+    saved = {name: os.environ.get(name) for name in _environment(folder)}
+    os.environ.update(_environment(folder))
+    get_settings.cache_clear()
+    aws.reset_clients()
+    aws.use_local_clients(backend.client)
+    dispatch.install()
+    machine = LocalMachine(folder, backend, executions)
+    try:
+        backend.dynamodb.purge_expired()
+        machine.resumed, machine.ended = executions.recover()
+        machine.ended += _end_orphaned_tasks(machine)
+        if machine.resumed or machine.ended:
+            logger.info("took over %d execution(s) and ended %d task(s) a previous process left",
+                        len(machine.resumed), len(machine.ended))
+        yield machine
+    finally:
+        aws.use_local_clients(None)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        get_settings.cache_clear()
+        aws.reset_clients()
+        owners.release(folder, backend.owner, lock)
+        backend.close()
