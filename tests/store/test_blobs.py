@@ -1,12 +1,14 @@
 """Content-addressed artifacts (scholar.store.blobs)."""
 
 import hashlib
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
 from scholar.core.errors import UnavailableError
 from scholar.store.blobs import BlobStore
+from tests.store.backends import backend_of
 
 PDF = b"%PDF-1.7 synthetic bytes for a content-addressed key"
 
@@ -46,6 +48,10 @@ def test_presign_returns_a_get_url_for_the_key(aws):
     key = store.put_content("pdfs", PDF, ".pdf", "application/pdf")
     url = store.presign(key, expires_s=60)
     parts = urlsplit(url)
+    if backend_of(aws) == "local":  # on one machine the link is the file itself
+        assert parts.scheme == "file" and parts.path.endswith(key)
+        assert Path(parts.path).read_bytes() == PDF
+        return
     assert parts.scheme == "https"
     assert key in parts.path or key in parts.netloc + parts.path
     assert aws.bucket in url

@@ -14,6 +14,7 @@ from scholar.store.blobs import BlobStore
 from scholar.store.boundary import THROTTLING_CODES, boto_errors, translate
 from scholar.store.cache import UNPROCESSED_BACKOFF_S, Cache
 from scholar.store.tasks import TaskItem, TaskStore, TaskTransitionError
+from tests.store.backends import backend_of
 
 FOREIGN_CLASSES = [
     cls
@@ -170,7 +171,7 @@ def test_keys_still_unprocessed_after_the_backoff_budget_are_misses_not_a_loop(a
 
 def test_a_throttled_pace_table_falls_back_to_per_process_pacing_logged_and_counted(aws, monkeypatch, caplog):
     monkeypatch.setattr(limiter.aws, "dynamodb", lambda: FailingClient(client_error("ThrottlingException")))
-    source = "test-fallback-throttled"
+    source = f"test-fallback-throttled-{backend_of(aws)}"  # the fallback's pace is per process: one per backend
     before = limiter.fallback_counts().get(source, 0)
     with caplog.at_level(logging.WARNING, logger=limiter.__name__):
         assert limiter.reserve(source, 1.0) == 0

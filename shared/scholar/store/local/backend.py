@@ -45,7 +45,7 @@ class LocalBackend:
         self.owner = secrets.token_hex(8)
         self.database = Database(home)
         self.dynamodb = LocalDynamoDB(self.database, dict(TABLES.values()), owner=self.owner)
-        self.s3 = LocalS3(home / ARTIFACTS_FOLDER)
+        self.s3 = LocalS3(home / ARTIFACTS_FOLDER, self.database)
         self.kms = LocalKMS(home / KEYS_FOLDER)
         self._clients: dict[str, Any] = {"dynamodb": self.dynamodb, "s3": self.s3, "kms": self.kms}
 

@@ -29,6 +29,11 @@ SCHEMA = (
         tbl TEXT NOT NULL, h TEXT NOT NULL, r TEXT NOT NULL, item TEXT NOT NULL, expires_at REAL, owner TEXT,
         PRIMARY KEY (tbl, h, r)) WITHOUT ROWID""",
     "CREATE INDEX IF NOT EXISTS items_expiry ON items (expires_at) WHERE expires_at IS NOT NULL",
+    # What S3 keeps beside an object's bytes: its content type and tags (retention=cache|kept, scholar.store.blobs).
+    """CREATE TABLE IF NOT EXISTS objects (
+        bucket TEXT NOT NULL, key TEXT NOT NULL, content_type TEXT, tags TEXT, PRIMARY KEY (bucket, key))""",
+    # State machines created through the API (tests; a definition file needs none), by ARN.
+    "CREATE TABLE IF NOT EXISTS machines (arn TEXT PRIMARY KEY, definition TEXT NOT NULL)",
     # Step Functions executions run in this process (scholar.runtime.local_executions); owner is the process.
     """CREATE TABLE IF NOT EXISTS executions (
         arn TEXT PRIMARY KEY, machine TEXT NOT NULL, input TEXT NOT NULL, status TEXT NOT NULL, output TEXT,

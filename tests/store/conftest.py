@@ -1,0 +1,17 @@
+"""Every test here runs on both backends: ``aws`` is the contract fixture (tests.store.backends)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.store import backends
+
+
+@pytest.fixture(params=backends.BACKENDS)
+def aws(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """The stores' resources on the backend of this run (overrides the conftest's moto-only ``aws``)."""
+    yield from backends.resources(request, tmp_path)
