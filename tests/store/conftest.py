@@ -15,3 +15,9 @@ from tests.store import backends
 def aws(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     """The stores' resources on the backend of this run (overrides the conftest's moto-only ``aws``)."""
     yield from backends.resources(request, tmp_path)
+
+
+@pytest.fixture
+def library_table(request: pytest.FixtureRequest, aws: Any) -> str:
+    """The LibraryTable on the backend of this run (overrides the conftest's moto-only one); its name."""
+    return backends.library_table(request, aws)
