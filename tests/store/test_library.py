@@ -1,4 +1,4 @@
-"""LibraryStore on both backends (moto and local): per-caller isolation, idempotent writes, revisions, the change log, limits."""
+"""LibraryStore on both backends: per-caller isolation, idempotent writes, revisions, the change log, limits."""
 
 from __future__ import annotations
 

@@ -116,7 +116,11 @@ def local_backend(home: Path | None = None, *, statemachines: Path = STATEMACHIN
     """
     folder = (home or get_settings().home).expanduser().resolve()
     backend = LocalBackend(folder)
-    lock = owners.hold(folder, backend.owner)
+    try:
+        lock = owners.hold(folder, backend.owner)
+    except BaseException:
+        backend.close()
+        raise
     executions = LocalStepFunctions(backend.database, statemachines, backend.owner)
     backend.register("stepfunctions", executions)
     saved = {name: os.environ.get(name) for name in _environment(folder)}

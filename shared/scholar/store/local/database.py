@@ -79,8 +79,9 @@ def sqlite_errors(path: Path) -> Iterator[None]:
 class Database:
     """The SQLite file under ``home``: one connection per thread, WAL, writes as immediate transactions."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> None:
         self.home = home
+        self.busy_timeout_ms = busy_timeout_ms
         self.path = home / DATABASE_FILE
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
@@ -89,23 +90,28 @@ class Database:
             home.mkdir(parents=True, exist_ok=True)
         if not os.access(home, os.W_OK):
             raise describe(PermissionError(errno.EACCES, "not writable"), home)
-        with self.write() as db:
-            for statement in SCHEMA:
-                db.execute(statement)
+        try:
+            with self.write() as db:
+                for statement in SCHEMA:
+                    db.execute(statement)
+        except BaseException:
+            self.close()
+            raise
 
     def connection(self) -> sqlite3.Connection:
         """This thread's connection (opened on first use)."""
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
         if db is None:
             with sqlite_errors(self.path):
-                db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                db = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None,
                                      check_same_thread=False)
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: a commit survives a process kill
-                db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            self._local.db = db
             with self._lock:
                 self._connections.append(db)
+            with sqlite_errors(self.path):
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: a commit survives a process kill
+                db.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
+            self._local.db = db
         return db
 
     @contextmanager
@@ -122,7 +128,8 @@ class Database:
             try:
                 yield db
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:  # SQLite has already rolled back after some errors (a full disk)
+                    db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
 

@@ -1,0 +1,70 @@
+"""Run as ``python -m tests.local_backend.machine_script HOME ACTION``: one process on the local backend.
+
+Actions (each prints one JSON line on stdout):
+    seed     store a paper record and its DOI alias in the cache, a library item and a kept PDF, then exit.
+    call     answer get_paper for the seeded DOI through the MCP gateway (the SDK's in-memory client) and report
+             whether boto3 or moto were ever imported.
+    hold     begin a library write transaction, say so, and wait to be killed (SIGKILL mid-transaction).
+    pipeline queue a PDF job whose steps never end, say so, and wait to be killed (a job cut off mid-run).
+The payloads are synthetic (the shape of scholar.core.records.Paper), since nothing here reaches an upstream.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+DOI = "10.1000/synthetic.local.1"
+PAPER = {"paperId": "synthetic0000000000000000000000000000001", "title": "A synthetic paper kept on one machine",
+         "year": 2024, "externalIds": {"DOI": DOI}, "sources": ["s2"]}
+
+
+def seed(home: Path) -> dict:
+    from scholar.local.machine import local_backend
+    from scholar.store.blobs import BlobStore
+    from scholar.store.cache import Cache
+
+    with local_backend(home):
+        Cache().put("record", PAPER["paperId"], PAPER)
+        Cache().put("alias", f"doi:{DOI}", PAPER["paperId"])
+        key = BlobStore().put("pdfs/synthetic.pdf", b"%PDF-1.7 synthetic", "application/pdf")
+    return {"pdf": key}
+
+
+def call(home: Path) -> dict:
+    import anyio
+    from mcp import Client
+
+    from scholar.gateway.mcp.server import build_server
+    from scholar.local.machine import local_backend
+
+    async def get_paper() -> dict:
+        async with Client(build_server()) as client:
+            listed = await client.list_tools()
+            answer = await client.call_tool("get_paper", {"identifier": DOI})
+            return {"tools": len(listed.tools), "is_error": answer.is_error, "result": answer.structured_content}
+
+    with local_backend(home):
+        out = anyio.run(get_paper)
+    return out | {"boto3": "boto3" in sys.modules, "moto": "moto" in sys.modules}
+
+
+def hold(home: Path) -> dict:
+    from scholar.local.machine import local_backend
+
+    with local_backend(home) as machine:
+        db = machine.backend.database.connection()
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("UPDATE items SET item = ? WHERE tbl = 'cache'", ('{"broken": true}',))
+        db.execute("DELETE FROM items WHERE tbl = 'library'")
+        print(json.dumps({"holding": True}), flush=True)
+        time.sleep(600)  # killed long before: the transaction never commits
+    return {}
+
+
+ACTIONS = {"seed": seed, "call": call, "hold": hold}
+
+if __name__ == "__main__":
+    print(json.dumps(ACTIONS[sys.argv[2]](Path(sys.argv[1]))), flush=True)
