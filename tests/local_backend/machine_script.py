@@ -5,7 +5,8 @@ Actions (each prints one JSON line on stdout):
     call     answer get_paper for the seeded DOI through the MCP gateway (the SDK's in-memory client) and report
              whether boto3 or moto were ever imported.
     hold     begin a library write transaction, say so, and wait to be killed (SIGKILL mid-transaction).
-    pipeline queue a PDF job whose steps never end, say so, and wait to be killed (a job cut off mid-run).
+    job      start a long execution and two running tasks (one carried by it, one inline), say so, and wait to be
+             killed (a job cut off mid-run).
 The payloads are synthetic (the shape of scholar.core.records.Paper), since nothing here reaches an upstream.
 """
 
@@ -64,7 +65,30 @@ def hold(home: Path) -> dict:
     return {}
 
 
-ACTIONS = {"seed": seed, "call": call, "hold": hold}
+# A long job: a Wait far longer than the test, so the process is always killed inside it.
+LONG_JOB = {"StartAt": "Work", "States": {"Work": {"Type": "Wait", "Seconds": 600, "Next": "Done"},
+                                          "Done": {"Type": "Succeed"}}}
+
+
+def job(home: Path) -> dict:
+    from scholar.local.machine import local_backend
+    from scholar.store.tasks import TaskItem, TaskStore
+
+    with local_backend(home) as machine:
+        sfn = machine.executions
+        arn = sfn.create_state_machine(name="long_job", definition=json.dumps(LONG_JOB))["stateMachineArn"]
+        execution = sfn.start_execution(stateMachineArn=arn, name="run-1", input="{}")["executionArn"]
+        expires = int(time.time()) + 3600
+        TaskStore().create(TaskItem(task_id="queued-job", principal="local", tool="fetch_and_convert",
+                                    status="running", execution_arn=execution, expires_at=expires))
+        TaskStore().create(TaskItem(task_id="inline-job", principal="local", tool="search", status="running",
+                                    expires_at=expires))
+        print(json.dumps({"holding": True, "execution": execution}), flush=True)
+        time.sleep(600)  # killed long before
+    return {}
+
+
+ACTIONS = {"seed": seed, "call": call, "hold": hold, "job": job}
 
 if __name__ == "__main__":
     print(json.dumps(ACTIONS[sys.argv[2]](Path(sys.argv[1]))), flush=True)

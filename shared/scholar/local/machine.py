@@ -63,8 +63,9 @@ class LocalMachine:
     home: Path
     backend: LocalBackend
     executions: LocalStepFunctions
-    resumed: list[str] = field(default_factory=list)
-    ended: list[str] = field(default_factory=list)
+    resumed: list[str] = field(default_factory=list)  # executions run again here
+    ended_executions: list[str] = field(default_factory=list)  # executions cut off MAX_RUNS times: FAILED
+    ended_tasks: list[str] = field(default_factory=list)  # active tasks nothing carries any more: failed, typed
 
 
 def _environment(home: Path) -> dict[str, str]:
@@ -132,13 +133,14 @@ def local_backend(home: Path | None = None, *, statemachines: Path = STATEMACHIN
     machine = LocalMachine(folder, backend, executions)
     try:
         backend.dynamodb.purge_expired()
-        machine.resumed, machine.ended = executions.recover()
-        machine.ended += _end_orphaned_tasks(machine)
-        if machine.resumed or machine.ended:
-            logger.info("took over %d execution(s) and ended %d task(s) a previous process left",
-                        len(machine.resumed), len(machine.ended))
+        machine.resumed, machine.ended_executions = executions.recover()
+        machine.ended_tasks = _end_orphaned_tasks(machine)
+        if machine.resumed or machine.ended_executions or machine.ended_tasks:
+            logger.info("resumed %d execution(s), ended %d execution(s) and %d task(s) a previous process left",
+                        len(machine.resumed), len(machine.ended_executions), len(machine.ended_tasks))
         yield machine
     finally:
+        executions.close()  # a step under way finishes; what is left runs again at the next start
         aws.use_local_clients(None)
         for name, value in saved.items():
             if value is None:

@@ -51,15 +51,16 @@ class LocalStepFunctions:
         database: the local backend's database.
         folder: where the ``<name>.asl.json`` definitions are.
         owner: this process's token (scholar.store.local.owners).
-        sleep: how Retry and Wait states wait (tests pass a recorder).
+        sleep: how Retry and Wait states wait (tests pass a recorder); by default a wait ``close`` cuts short.
     """
 
     def __init__(self, database: Database, folder: Path, owner: str,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] | None = None) -> None:
         self.database = database
         self.folder = folder
         self.owner = owner
-        self.sleep = sleep
+        self._closing = threading.Event()
+        self.sleep = sleep or self._closing.wait
         self._threads: list[threading.Thread] = []
 
     def create_state_machine(self, *, name: str, definition: str, **_: Any) -> dict[str, Any]:
@@ -153,13 +154,13 @@ class LocalStepFunctions:
         prefix = get_settings().resources.function_prefix
         execution = statemachine.Execution(
             arn=arn, call=lambda function, event: invoke.dispatch_in_process(function.removeprefix(prefix), event),
-            sleep=self.sleep, stopped=lambda: self._status(arn) != "RUNNING")
+            sleep=self.sleep, stopped=lambda: self._closing.is_set() or self._status(arn) != "RUNNING")
         outcome: tuple[str, str | None, str | None, str | None]
         try:
             output = statemachine.run(self.definition(machine), json.loads(payload), execution)
             outcome = ("SUCCEEDED", json.dumps(output), None, None)
         except statemachine.Stopped:
-            return
+            return  # stopped (ABORTED is recorded) or this process is closing (left RUNNING: the next start resumes)
         except statemachine.ExecutionFailed as failure:
             outcome = ("FAILED", None, failure.error, failure.cause)
         except Exception as exc:  # noqa: BLE001  # the execution's thread: whatever ends it is recorded, not lost
@@ -173,3 +174,8 @@ class LocalStepFunctions:
         """Wait for the executions this process started (tests, and a command that must not exit before them)."""
         for worker in list(self._threads):
             worker.join(timeout_s)
+
+    def close(self, timeout_s: float = 5.0) -> None:
+        """Stop between states: every execution still running is left RUNNING for the next start to resume."""
+        self._closing.set()
+        self.join(timeout_s)

@@ -172,7 +172,9 @@ def _run_task(state: Mapping[str, Any], data: Any, context: Mapping[str, Any], e
             raise
         except Exception as exc:  # noqa: BLE001  # any failure of the step is a Task error, as Lambda reports it
             error = exc.error if isinstance(exc, ExecutionFailed) else type(exc).__name__
-            cause = exc.cause if isinstance(exc, ExecutionFailed) else str(exc)
+            # A Lambda Task's Cause is the function's error document (the finish steps read errorMessage back).
+            cause = exc.cause if isinstance(exc, ExecutionFailed) else json.dumps(
+                {"errorMessage": str(exc), "errorType": error})
             # The first retrier whose ErrorEquals names the error decides; past its MaxAttempts the error stands.
             retriers = state.get("Retry", [])
             index = next((i for i, r in enumerate(retriers) if _matches(r["ErrorEquals"], error)), None)
@@ -184,6 +186,8 @@ def _run_task(state: Mapping[str, Any], data: Any, context: Mapping[str, Any], e
             if retrier.get("JitterStrategy") == "FULL":
                 wait = random.uniform(0, wait)  # noqa: S311  # spreading retries, not security
             execution.sleep(wait)
+            if execution.stopped():
+                raise Stopped(execution.arn) from exc
 
 
 def run(definition: Mapping[str, Any], payload: Any, execution: Execution) -> Any:
