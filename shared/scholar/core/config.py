@@ -12,7 +12,6 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from platformdirs import user_data_dir
 from pydantic import BaseModel, Field, SecretStr
 
 ENV_PREFIX = "SCHOLAR_"
@@ -175,9 +174,9 @@ class OAuthSettings(BaseModel):
 class Settings(BaseModel):
     contact_email: str | None = None
     backend: Literal["aws", "local"] = "aws"
-    # The local backend's data folder (tables in scholar.sqlite3, artifacts as files); the platform's user data
-    # folder unless SCHOLAR_HOME says otherwise.
-    home: Path = Field(default_factory=lambda: Path(user_data_dir("scholar", appauthor=False)))
+    # The local backend's data folder (tables in scholar.sqlite3, artifacts as files): SCHOLAR_HOME, else the
+    # platform's user data folder (``default_home``; None here, so a Lambda never computes it).
+    home: Path | None = None
     read_only: bool = False
     toolsets: frozenset[str] | None = None
     profile: str | None = None
@@ -317,6 +316,13 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         and not env.get(SAM_LOCAL_ENV)
         and not _flag(env, TRACE_DISABLED_ENV, False),
     )
+
+
+def default_home() -> Path:
+    """The platform's user data folder for Scholar (``~/.local/share/scholar`` on Linux): SCHOLAR_HOME's default."""
+    from platformdirs import user_data_dir  # noqa: PLC0415  # only the local backend needs it
+
+    return Path(user_data_dir("scholar", appauthor=False))
 
 
 @cache

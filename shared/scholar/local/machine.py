@@ -34,6 +34,7 @@ from scholar.core.config import (
     RETRY_STATE_MACHINE_ARN_ENV,
     TASK_TABLE_ENV,
     USAGE_TABLE_ENV,
+    default_home,
     get_settings,
 )
 from scholar.core.errors import UnavailableError
@@ -115,7 +116,7 @@ def local_backend(home: Path | None = None, *, statemachines: Path = STATEMACHIN
         UnavailableError: the folder is not writable, or its database is locked or corrupt (the message names the
             path and what to do).
     """
-    folder = (home or get_settings().home).expanduser().resolve()
+    folder = (home or get_settings().home or default_home()).expanduser().resolve()
     backend = LocalBackend(folder)
     try:
         lock = owners.hold(folder, backend.owner)
