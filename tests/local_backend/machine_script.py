@@ -5,6 +5,7 @@ Actions (each prints one JSON line on stdout):
     call     answer get_paper for the seeded DOI through the MCP gateway (the SDK's in-memory client) and report
              whether boto3 or moto were ever imported.
     hold     begin a library write transaction, say so, and wait to be killed (SIGKILL mid-transaction).
+    count    add 50 to a shared counter in the cache table, one update at a time.
     job      start a long execution and two running tasks (one carried by it, one inline), say so, and wait to be
              killed (a job cut off mid-run).
 The payloads are synthetic (the shape of scholar.core.records.Paper), since nothing here reaches an upstream.
@@ -88,7 +89,20 @@ def job(home: Path) -> dict:
     return {}
 
 
-ACTIONS = {"seed": seed, "call": call, "hold": hold, "job": job}
+def count(home: Path) -> dict:
+    """Add 50 to one shared counter, one conditioned read-modify-write at a time (the pace item's kind of race)."""
+    from scholar.local.machine import local_backend
+    from scholar.store import aws
+
+    with local_backend(home):
+        client = aws.client("dynamodb")
+        for _ in range(50):
+            client.update_item(TableName="cache", Key={"pk": {"S": "counter"}}, UpdateExpression="ADD n :one",
+                               ExpressionAttributeValues={":one": {"N": "1"}})
+    return {"added": 50}
+
+
+ACTIONS = {"seed": seed, "call": call, "hold": hold, "job": job, "count": count}
 
 if __name__ == "__main__":
     print(json.dumps(ACTIONS[sys.argv[2]](Path(sys.argv[1]))), flush=True)

@@ -69,6 +69,20 @@ def test_a_cached_get_paper_answers_through_the_gateway_in_a_later_process_witho
     assert (answer["boto3"], answer["moto"]) == (False, False)
 
 
+def test_two_processes_updating_one_item_on_one_folder_lose_no_update(tmp_path):
+    home = tmp_path / "home"
+    env = {**os.environ, "PYTHONPATH": f"{REPO / 'shared'}{os.pathsep}{REPO}"}
+    argv = [sys.executable, "-m", "tests.local_backend.machine_script", str(home), "count"]
+    run_script(home, "seed")  # the folder exists before both start
+    first, second = (subprocess.Popen(argv, stdout=subprocess.PIPE, env=env, cwd=REPO) for _ in range(2))
+    for process in (first, second):
+        process.communicate(timeout=120)
+        assert process.returncode == 0
+    with local_backend(home) as machine:
+        item = machine.backend.dynamodb.get_item(TableName="cache", Key={"pk": {"S": "counter"}})["Item"]
+    assert item["n"] == {"N": "100"}
+
+
 def test_a_process_killed_mid_transaction_loses_nothing_stored_before(tmp_path):
     home = tmp_path / "home"
     pdf = run_script(home, "seed")["pdf"]

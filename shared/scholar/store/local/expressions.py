@@ -127,6 +127,7 @@ class _Parser:
         return self.comparison()
 
     def comparison(self) -> Callable[[Item], bool]:
+        called = self.peek() in _FUNCTIONS and self.peek(1) == "("
         left = self.operand()
         op = (self.peek() or "").upper()
         if op == "BETWEEN":
@@ -148,6 +149,8 @@ class _Parser:
             self.take()
             right = self.operand()
             return lambda item: _compare(op, left(item), right(item))
+        if not called:
+            raise ValueError(f"a condition needs a comparison or a function, found {self.peek()!r}")
         return lambda item: bool(left(item))  # a function that is itself the condition
 
     def done(self) -> None:
