@@ -8,11 +8,11 @@ from botocore import exceptions as boto
 from botocore.exceptions import ClientError
 
 from scholar.core.errors import INTERNAL, UNAVAILABLE, ScholarError
-from scholar.store import cache as cache_module
-from scholar.store import limiter
+from scholar.store import batch, limiter
+from scholar.store.batch import UNPROCESSED_BACKOFF_S
 from scholar.store.blobs import BlobStore
 from scholar.store.boundary import THROTTLING_CODES, boto_errors, translate
-from scholar.store.cache import UNPROCESSED_BACKOFF_S, Cache
+from scholar.store.cache import Cache
 from scholar.store.tasks import TaskItem, TaskStore, TaskTransitionError
 from tests.store.backends import backend_of
 
@@ -153,7 +153,7 @@ class UnprocessedThenServed:
 
 def test_unprocessed_keys_are_asked_again_after_a_growing_backoff(aws, monkeypatch):
     waits: list[float] = []
-    monkeypatch.setattr(cache_module, "_sleep", waits.append)
+    monkeypatch.setattr(batch, "_sleep", waits.append)
     Cache(memory=False).put("record", "s2:a", {"a": 1})
     client = UnprocessedThenServed(aws.dynamodb, times=2)
     found = Cache(client=client, memory=False).get_many("record", ["s2:a"])
@@ -163,7 +163,7 @@ def test_unprocessed_keys_are_asked_again_after_a_growing_backoff(aws, monkeypat
 
 def test_keys_still_unprocessed_after_the_backoff_budget_are_misses_not_a_loop(aws, monkeypatch):
     waits: list[float] = []
-    monkeypatch.setattr(cache_module, "_sleep", waits.append)
+    monkeypatch.setattr(batch, "_sleep", waits.append)
     client = UnprocessedThenServed(aws.dynamodb, times=1_000)
     assert Cache(client=client, memory=False).get_many("record", ["s2:a"]) == {}
     assert waits == list(UNPROCESSED_BACKOFF_S)
