@@ -8,7 +8,6 @@ against the fake upstream; then a process killed mid-job is taken over at the ne
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,17 +20,17 @@ from scholar.runtime.invocation import Invocation
 from scholar.runtime.invoke import invoke_family
 from scholar.runtime.local_executions import MAX_RUNS
 from scholar.runtime.outcome import StepError, step_failure
-from scholar.store.tasks import TaskItem, TaskStore
+from scholar.store.tasks import TaskStore
 from scholar.web import fetch
 from tests.conftest import REPO, fake_fixture, fake_upstream_fixture
 from tests.fakes.upstream import FakeUpstream
 from tests.fakes.web import web_access
 from tests.fixtures_dir import fixtures_dir
 from tests.local_backend.test_machine import kill
+from tests.pdf.test_pipeline_machine import wait_task
 
 PDF_PIPELINE = STATEMACHINES / "pdf_pipeline.asl.json"
 FUNCTION = "scholar-pipeline"
-DEADLINE_S = 60.0
 
 
 def pipeline_definition() -> dict[str, Any]:
@@ -138,17 +137,6 @@ def machine(fake: FakeUpstream, env: Any, tmp_path: Path) -> Any:
             yield opened
     finally:
         fetch.set_web_access(None)
-
-
-def wait_task(task_id: str, principal: str) -> TaskItem:
-    tick = threading.Event()
-    for _ in range(int(DEADLINE_S / 0.05)):
-        task = TaskStore().get(task_id, principal)
-        assert task is not None
-        if task.status in ("completed", "failed", "cancelled"):
-            return task
-        tick.wait(0.05)
-    raise AssertionError(f"task {task_id} still active after {DEADLINE_S} s")
 
 
 def test_fetch_and_convert_runs_the_pipeline_in_process_and_keeps_the_pdf_as_a_file(machine, routes: FakeUpstream):

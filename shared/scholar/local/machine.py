@@ -20,23 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scholar.core.config import (
-    ARTIFACT_BUCKET_ENV,
-    AUTH_TABLE_ENV,
-    BACKEND_ENV,
-    CACHE_TABLE_ENV,
-    HOME_ENV,
-    LIBRARY_TABLE_ENV,
-    LOCAL_DISPATCH_ENV,
-    OAUTH_SIGNING_KEY_ENV,
-    PATENT_PDF_STATE_MACHINE_ARN_ENV,
-    PDF_STATE_MACHINE_ARN_ENV,
-    RETRY_STATE_MACHINE_ARN_ENV,
-    TASK_TABLE_ENV,
-    USAGE_TABLE_ENV,
-    default_home,
-    get_settings,
-)
+from scholar.core import config
+from scholar.core.config import default_home, get_settings
 from scholar.core.errors import UnavailableError
 from scholar.local import dispatch
 from scholar.runtime.local_executions import LocalStepFunctions, machine_arn
@@ -51,10 +36,10 @@ __all__ = ["STATEMACHINES", "LocalMachine", "local_backend"]
 
 # The state machines' definitions: the repository's statemachines/ folder (shared/scholar/local → the root).
 STATEMACHINES = Path(__file__).resolve().parents[3] / "statemachines"
-_TABLE_ENVS = {"cache_table": CACHE_TABLE_ENV, "task_table": TASK_TABLE_ENV, "library_table": LIBRARY_TABLE_ENV,
-               "usage_table": USAGE_TABLE_ENV, "auth_table": AUTH_TABLE_ENV, "artifact_bucket": ARTIFACT_BUCKET_ENV}
-_MACHINE_ENVS = {PDF_STATE_MACHINE_ARN_ENV: "pdf_pipeline", RETRY_STATE_MACHINE_ARN_ENV: "retry_task",
-                 PATENT_PDF_STATE_MACHINE_ARN_ENV: "patent_pdf"}
+# Resources field → the variable that names it (its name upper-cased: SCHOLAR_CACHE_TABLE …).
+_TABLE_ENVS = {field: getattr(config, f"{field.upper()}_ENV") for field in LocalBackend.resource_names()}
+_MACHINE_ENVS = {config.PDF_STATE_MACHINE_ARN_ENV: "pdf_pipeline", config.RETRY_STATE_MACHINE_ARN_ENV: "retry_task",
+                 config.PATENT_PDF_STATE_MACHINE_ARN_ENV: "patent_pdf"}
 
 
 @dataclass
@@ -71,11 +56,11 @@ class LocalMachine:
 
 def _environment(home: Path) -> dict[str, str]:
     names = LocalBackend.resource_names()
-    env = {BACKEND_ENV: "local", HOME_ENV: str(home), LOCAL_DISPATCH_ENV: "1"}
+    env = {config.BACKEND_ENV: "local", config.HOME_ENV: str(home), config.LOCAL_DISPATCH_ENV: "1"}
     env |= {_TABLE_ENVS[name]: value for name, value in names.items()}
     env |= {variable: machine_arn(name) for variable, name in _MACHINE_ENVS.items()}
-    if not os.environ.get(OAUTH_SIGNING_KEY_ENV):
-        env[OAUTH_SIGNING_KEY_ENV] = SIGNING_KEY_ID  # the key file under home/keys (scholar.store.local)
+    if not os.environ.get(config.OAUTH_SIGNING_KEY_ENV):
+        env[config.OAUTH_SIGNING_KEY_ENV] = SIGNING_KEY_ID  # the key file under home/keys (scholar.store.local)
     return env
 
 

@@ -11,7 +11,7 @@ silent pass. Top-level attribute names only (our items have no nested paths in e
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -85,34 +85,39 @@ class _Parser:
         attribute = self.name()
         return lambda item: item.get(attribute)
 
-    def function(self) -> Callable[[Item], Any]:
-        fn = self.take()
+    def operands(self) -> list[Callable[[Item], Any]]:
+        """``( operand, operand … )``: a function's arguments, or IN's options."""
         self.take("(")
-        args = [self.operand()]
+        found = [self.operand()]
         while self.peek() == ",":
             self.take(",")
-            args.append(self.operand())
+            found.append(self.operand())
         self.take(")")
+        return found
+
+    def function(self) -> Callable[[Item], Any]:
+        fn = self.take()
+        args = self.operands()
         if fn == "if_not_exists":
             return lambda item: args[0](item) if args[0](item) is not None else args[1](item)
         return lambda item: _call(fn, [arg(item) for arg in args])
 
-    # condition := disjunct (OR disjunct)*; disjunct := conjunct (AND conjunct)*; conjunct := NOT? primary
+    # condition := conjunction (OR conjunction)*; conjunction := negation (AND negation)*; negation := NOT? primary
     def condition(self) -> Callable[[Item], bool]:
-        left = self.conjunction()
-        while (self.peek() or "").upper() == "OR":
-            self.take()
-            parts = (left, self.conjunction())
-            left = lambda item, parts=parts: parts[0](item) or parts[1](item)  # noqa: E731  # a closure per node
-        return left
+        return self._joined("OR", self.conjunction, any)
 
     def conjunction(self) -> Callable[[Item], bool]:
-        left = self.negation()
-        while (self.peek() or "").upper() == "AND":
+        return self._joined("AND", self.negation, all)
+
+    def _joined(self, keyword: str, part: Callable[[], Callable[[Item], bool]],
+                combine: Callable[[Iterable[bool]], bool]) -> Callable[[Item], bool]:
+        parts = [part()]
+        while (self.peek() or "").upper() == keyword:
             self.take()
-            parts = (left, self.negation())
-            left = lambda item, parts=parts: parts[0](item) and parts[1](item)  # noqa: E731  # a closure per node
-        return left
+            parts.append(part())
+        if len(parts) == 1:
+            return parts[0]
+        return lambda item: combine(p(item) for p in parts)  # short-circuits as the generator is consumed
 
     def negation(self) -> Callable[[Item], bool]:
         if (self.peek() or "").upper() == "NOT":
@@ -138,12 +143,7 @@ class _Parser:
             return lambda item: _between(scalar(left(item)), scalar(low(item)), scalar(high(item)))
         if op == "IN":
             self.take()
-            self.take("(")
-            options = [self.operand()]
-            while self.peek() == ",":
-                self.take(",")
-                options.append(self.operand())
-            self.take(")")
+            options = self.operands()
             return lambda item: any(_compare("=", left(item), option(item)) for option in options)
         if op in ("=", "<>", "<", "<=", ">", ">="):
             self.take()
