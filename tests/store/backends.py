@@ -17,8 +17,10 @@ import pytest
 
 from scholar.local.machine import LocalMachine, local_backend
 from scholar.store.local import LocalBackend
+from tests.aws_tables import create_library_table
 
 BACKENDS = ("moto", "local")
+MOTO_AUTH_TABLE = "scholar-test-auth"
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,15 @@ def library_table(request: pytest.FixtureRequest, aws: Any) -> str:
     return request.getfixturevalue("library_table")
 
 
-__all__ = ["BACKENDS", "LocalResources", "backend_of", "library_table", "resources"]
+def auth_table(aws: Any) -> str:
+    """The AuthTable on the backend ``aws`` runs on (created in moto: ``pk``/``sk`` as template.yaml's); its name."""
+    if isinstance(aws, LocalResources):
+        return LocalBackend.resource_names()["auth_table"]
+    create_library_table(aws.dynamodb, MOTO_AUTH_TABLE)  # the same key schema as the AuthTable: pk (S), sk (S)
+    return MOTO_AUTH_TABLE
+
+
+__all__ = ["BACKENDS", "LocalResources", "auth_table", "backend_of", "library_table", "resources"]
 
 
 def backend_of(aws: Any) -> str:

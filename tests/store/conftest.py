@@ -21,3 +21,11 @@ def aws(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
 def library_table(request: pytest.FixtureRequest, aws: Any) -> str:
     """The LibraryTable on the backend of this run (overrides the conftest's moto-only one); its name."""
     return backends.library_table(request, aws)
+
+
+@pytest.fixture
+def auth_table(request: pytest.FixtureRequest, aws: Any, env: Any) -> str:
+    """The AuthTable (AuthMode=OAuth) on the backend of this run, configured as SCHOLAR_AUTH_TABLE; its name."""
+    name = backends.auth_table(aws)
+    env.set(SCHOLAR_AUTH_TABLE=name)
+    return name

@@ -37,6 +37,9 @@ __all__ = ["STATEMACHINES", "LocalMachine", "local_backend"]
 # The state machines' definitions: the repository's statemachines/ folder (shared/scholar/local → the root).
 STATEMACHINES = Path(__file__).resolve().parents[3] / "statemachines"
 # Resources field → the variable that names it (its name upper-cased: SCHOLAR_CACHE_TABLE …).
+# Powertools' metrics print CloudWatch EMF lines on stdout at each handler's end: on one machine there is no
+# CloudWatch to read them, and stdout may be an MCP stdio stream. Off unless the user set the variable.
+METRICS_DISABLED_ENV = "POWERTOOLS_METRICS_DISABLED"
 _TABLE_ENVS = {field: getattr(config, f"{field.upper()}_ENV") for field in LocalBackend.resource_names()}
 _MACHINE_ENVS = {config.PDF_STATE_MACHINE_ARN_ENV: "pdf_pipeline", config.RETRY_STATE_MACHINE_ARN_ENV: "retry_task",
                  config.PATENT_PDF_STATE_MACHINE_ARN_ENV: "patent_pdf"}
@@ -59,6 +62,8 @@ def _environment(home: Path) -> dict[str, str]:
     env = {config.BACKEND_ENV: "local", config.HOME_ENV: str(home), config.LOCAL_DISPATCH_ENV: "1"}
     env |= {_TABLE_ENVS[name]: value for name, value in names.items()}
     env |= {variable: machine_arn(name) for variable, name in _MACHINE_ENVS.items()}
+    if not os.environ.get(METRICS_DISABLED_ENV):
+        env[METRICS_DISABLED_ENV] = "true"
     if not os.environ.get(config.OAUTH_SIGNING_KEY_ENV):
         env[config.OAUTH_SIGNING_KEY_ENV] = SIGNING_KEY_ID  # the key file under home/keys (scholar.store.local)
     return env
