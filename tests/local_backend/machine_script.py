@@ -27,12 +27,21 @@ def seed(home: Path) -> dict:
     from scholar.local.machine import local_backend
     from scholar.store.blobs import BlobStore
     from scholar.store.cache import Cache
+    from scholar.store.library.table import LibraryStore
 
     with local_backend(home):
         Cache().put("record", PAPER["paperId"], PAPER)
         Cache().put("alias", f"doi:{DOI}", PAPER["paperId"])
         key = BlobStore().put("pdfs/synthetic.pdf", b"%PDF-1.7 synthetic", "application/pdf")
+        LibraryStore("local").put(library_item())
     return {"pdf": key}
+
+
+def library_item():
+    from scholar.store.library.models import LibraryItem, item_id_for
+
+    return LibraryItem(item_id=item_id_for(f"doi:{DOI}"), ids=[f"doi:{DOI}"], paper=PAPER, tags=["kept"],
+                       added_at="2026-12-01T00:00:00Z", updated_at="2026-12-01T00:00:00Z")
 
 
 def call(home: Path) -> dict:

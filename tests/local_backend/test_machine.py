@@ -21,6 +21,7 @@ from scholar.core.errors import UNAVAILABLE, UnavailableError
 from scholar.local.machine import local_backend
 from scholar.store.blobs import BlobStore
 from scholar.store.cache import Cache, forget_memory
+from scholar.store.library.table import LibraryStore
 from scholar.store.local import database as database_module
 from scholar.store.local.database import DATABASE_FILE, Database
 from scholar.store.local.signing_key import KEY_FILE, LocalKMS
@@ -93,6 +94,24 @@ def test_a_process_killed_mid_transaction_loses_nothing_stored_before(tmp_path):
         forget_memory()
         assert Cache().get("record", machine_script.PAPER["paperId"]) == machine_script.PAPER
         assert BlobStore().get(pdf) == b"%PDF-1.7 synthetic"
+        kept = LibraryStore("local").get(machine_script.library_item().item_id)
+        assert kept is not None and kept.tags == ["kept"] and kept.paper == machine_script.PAPER
+
+
+def test_an_artifact_write_cut_off_midway_leaves_the_old_object_whole_and_no_partial_file(tmp_path):
+    with local_backend(tmp_path / "home") as machine:
+        key = BlobStore().put("md/paper.md", b"# the first conversion", "text/markdown")
+        s3 = machine.backend.s3
+
+        def half_then_fail(out) -> None:
+            out.write(b"# a second conversion, cut off")
+            raise OSError(28, "No space left on device")
+
+        with pytest.raises(UnavailableError) as caught:
+            s3._write(s3.path("bucket", key), half_then_fail)
+        assert caught.value.reason == "store_disk_full"
+        assert BlobStore().get(key) == b"# the first conversion"
+        assert [p.name for p in s3.path("bucket", key).parent.iterdir()] == ["paper.md"]
 
 
 def test_a_second_process_waiting_on_a_held_write_gets_a_typed_locked_error_naming_the_file(tmp_path):
