@@ -17,7 +17,7 @@ from scholar.core.errors import UNAVAILABLE, UPSTREAM_ERROR, UpstreamError
 from scholar.local.machine import STATEMACHINES, local_backend
 from scholar.runtime import statemachine
 from scholar.runtime.invocation import Invocation
-from scholar.runtime.invoke import invoke_family
+from scholar.runtime.invoke import dispatch_in_process, invoke_family
 from scholar.runtime.local_executions import MAX_RUNS
 from scholar.runtime.outcome import StepError, step_failure
 from scholar.store.tasks import TaskStore
@@ -217,3 +217,32 @@ def test_a_second_process_does_not_take_over_the_jobs_of_a_live_one(tmp_path):
         finally:
             other.close()
         assert sfn.describe_execution(executionArn=execution)["status"] == "RUNNING"
+
+
+# -- the standards sync ------------------------------------------------------------------------------------------
+
+def test_the_standards_sync_runs_in_process_and_publishes_its_catalogue_as_a_file(upstream, env, tmp_path):
+    from scholar.families.standards import retry, service  # noqa: PLC0415  # the standards family's own state
+    from scholar.families.standards.storage import IndexStore  # noqa: PLC0415
+    from tests.standards.test_sync import SCHEDULED_EVENT  # noqa: PLC0415
+    from tests.standards.upstream_routes import mount  # noqa: PLC0415
+
+    env.set(SCHOLAR_RETRY_BUDGET_S="0")  # a recorded 5xx is final here, as in tests/standards
+    mount(upstream, fixtures_dir() / "upstream")
+    retry.reset()
+    service.set_holder(service.CatalogueHolder(directory=tmp_path / "catalogue"))
+    try:
+        with local_backend(tmp_path / "home") as machine:
+            # When the sync function's handler runs in this process, as the local backend runs every function
+            summary = dispatch_in_process("standards_sync", SCHEDULED_EVENT)
+            # Then it publishes a catalogue into the local store, which the standards family reads back
+            assert summary["published"] is True
+            pointer = IndexStore().read_pointer()
+            assert pointer is not None and pointer.version == summary["version"]
+            assert list((machine.home / "artifacts" / "bucket" / "standards").glob("*.sqlite"))
+            catalogue = service.holder().get()
+            assert catalogue is not None
+            assert catalogue.resolve("ISO 27001").record.identifier == "ISO/IEC 27001:2022"
+    finally:
+        retry.reset()
+        service.set_holder(None)

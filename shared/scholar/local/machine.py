@@ -34,8 +34,10 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["STATEMACHINES", "LocalMachine", "local_backend"]
 
-# The state machines' definitions: the repository's statemachines/ folder (shared/scholar/local → the root).
-STATEMACHINES = Path(__file__).resolve().parents[3] / "statemachines"
+# The state machines' definitions: shipped inside the package (scholar/statemachines/, when a build copies them
+# there) or, in a checkout, the repository's statemachines/ folder (shared/scholar/local → the root).
+_SHIPPED = Path(__file__).resolve().parents[1] / "statemachines"
+STATEMACHINES = _SHIPPED if _SHIPPED.is_dir() else Path(__file__).resolve().parents[3] / "statemachines"
 # Resources field → the variable that names it (its name upper-cased: SCHOLAR_CACHE_TABLE …).
 # Powertools' metrics print CloudWatch EMF lines on stdout at each handler's end: on one machine there is no
 # CloudWatch to read them, and stdout may be an MCP stdio stream. Off unless the user set the variable.
