@@ -189,3 +189,20 @@ def test_the_backend_is_chosen_once_and_left_on_exit(tmp_path):
         assert get_settings().resources.cache_table
     assert get_settings().backend == "aws"
 
+
+
+def test_an_access_token_signed_on_one_machine_verifies_with_the_key_files_public_half(tmp_path):
+    from scholar.core import aio  # noqa: PLC0415  # OAuth mode only
+    from scholar.core.config import get_settings  # noqa: PLC0415
+    from scholar.gateway.auth.minting import mint_access_token  # noqa: PLC0415
+    from scholar.gateway.bearer.verify import load_key, verify_access_token  # noqa: PLC0415
+
+    with local_backend(tmp_path / "home") as machine:
+        key_id = get_settings().oauth.signing_key
+        token, claims = aio.run(mint_access_token(key_id=key_id, issuer="http://127.0.0.1:3000",
+                                                  principal="oidc:" + "a" * 32, audience="http://127.0.0.1:3000/mcp",
+                                                  client_id="c", scope="mcp", fid="f", ttl_s=600))
+        load_key(key_id)
+        assert verify_access_token(token, key_id=key_id, issuer="http://127.0.0.1:3000",
+                                   audience="http://127.0.0.1:3000/mcp") == claims
+        assert stat.S_IMODE((machine.home / "keys" / KEY_FILE).stat().st_mode) == 0o600

@@ -12,6 +12,7 @@ it exports (``SCHOLAR_BACKEND=local``, the table names), restored on exit; it im
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -67,7 +68,9 @@ def _environment(home: Path) -> dict[str, str]:
     if not os.environ.get(METRICS_DISABLED_ENV):
         env[METRICS_DISABLED_ENV] = "true"
     if not os.environ.get(config.OAUTH_SIGNING_KEY_ENV):
-        env[config.OAUTH_SIGNING_KEY_ENV] = SIGNING_KEY_ID  # the key file under home/keys (scholar.store.local)
+        # The key file under home/keys (scholar.store.local); one id per folder, so a public key read once per
+        # process (scholar.store.signing) is never another folder's.
+        env[config.OAUTH_SIGNING_KEY_ENV] = f"{SIGNING_KEY_ID}-{hashlib.sha256(str(home).encode()).hexdigest()[:12]}"
     return env
 
 
