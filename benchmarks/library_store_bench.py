@@ -49,7 +49,7 @@ def main(fixtures: Path) -> None:
               f"({size / load_s:.0f} items/s)", flush=True)
         counter = iter(range(size, size + 10_000))
         report(f"library: put one item into {size}", timed(lambda: store.put(item(next(counter))), repeat=30))
-        report(f"library: list a page of 50 of {size}", timed(lambda: store.list(limit=50), repeat=30))
+        report(f"library: list a page of 50 of {size}", timed(lambda: store.list_items(limit=50), repeat=30))
         report(f"library: get_many of 50 of {size}",
                timed(lambda: store.get_many([item_id_for(f"bench:{n}") for n in range(50)]), repeat=30))
 

@@ -6,7 +6,7 @@ import time
 
 from scholar.services.health.history import close_hours, last_call_at, windows
 from scholar.services.health.records import record_of, rows_of
-from scholar.store.usage import RETENTION_S, UsageStore, forget_markers, hour_of, hours_between
+from scholar.store.usage import RETENTION_S, UsageStore, forget_markers, hour_of
 from tests.health.conftest import USAGE_TABLE
 from tests.health.synthetic import synthetic_call, synthetic_history
 
@@ -102,10 +102,6 @@ def test_without_a_table_nothing_is_written_or_read(env):
     store = UsageStore()
     store.put(rows_of(synthetic_call("s2", NOW)))
     assert store.rows("s2", NOW - 60, NOW + 60) == []
-
-
-def test_hours_between_covers_both_ends():
-    assert hours_between(7200.0, 7200.0 + 3 * 3600 - 1) == ["1970-01-01T02", "1970-01-01T03", "1970-01-01T04"]
 
 
 def test_a_warm_function_writes_an_hour_s_marker_once(usage, aws):

@@ -13,6 +13,7 @@ from scholar.store.blobs import BlobStore
 from scholar.store.library.models import PdfVersion
 from scholar.store.library.table import LibraryStore
 from tests.fallbacks import answer_nothing
+from tests.store.content import put_pdf
 
 pytestmark = pytest.mark.usefixtures("library_table")
 
@@ -156,7 +157,7 @@ def test_the_markdown_of_a_kept_pdf_becomes_the_item_s_even_when_the_pdf_was_kep
 
 
 def test_a_kept_pdf_and_its_markdown_leave_the_cache_s_expiry(paperqa, aws):
-    pdf_key = BlobStore().put_content("pdfs", b"%PDF-1.7 a kept paper (synthetic bytes)", ".pdf", "application/pdf")
+    pdf_key = put_pdf(b"%PDF-1.7 a kept paper (synthetic bytes)")
     sha = pdf_key.removeprefix("pdfs/").removesuffix(".pdf")
     md_key = BlobStore().put(f"md/{sha}.md", b"# A kept paper", "text/markdown")
     aio.run(keep_pdf("alice", identifier="arXiv:2312.07559", pdf=_pdf(sha), md_path=md_key))

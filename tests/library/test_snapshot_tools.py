@@ -9,6 +9,7 @@ from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND
 from scholar.store.library.table import LibraryStore
 from tests.library.corpus import items
 from tests.library.tools import call, fresh_index  # noqa: F401  (fixture)
+from tests.store.content import put_pdf
 
 pytestmark = pytest.mark.usefixtures("library_table", "fresh_index")
 ALICE, BOB = "apikey:alice", "apikey:bob"
@@ -63,10 +64,9 @@ def test_a_bad_line_names_its_number_and_nothing_is_written():
 
 
 def test_an_imported_item_s_pdf_stored_in_this_deployment_is_kept_not_left_to_the_cache(aws):
-    from scholar.store.blobs import BlobStore  # noqa: PLC0415
     from scholar.store.library.models import PdfVersion  # noqa: PLC0415
 
-    key = BlobStore().put_content("pdfs", b"%PDF-1.7 an imported paper (synthetic bytes)", ".pdf", "application/pdf")
+    key = put_pdf(b"%PDF-1.7 an imported paper (synthetic bytes)")
     sha = key.removeprefix("pdfs/").removesuffix(".pdf")
     pdf = PdfVersion(pdf_path=key, sha256=sha, size_bytes=44, version="published", pdf_source="url",
                      source_url="https://example.org/paper.pdf", kept_at="2026-12-01T12:00:00Z")

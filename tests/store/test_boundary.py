@@ -8,12 +8,13 @@ from botocore import exceptions as boto
 from botocore.exceptions import ClientError
 
 from scholar.core.errors import INTERNAL, UNAVAILABLE, ScholarError
-from scholar.store import cache as cache_module
-from scholar.store import limiter
+from scholar.store import batch, limiter
+from scholar.store.batch import UNPROCESSED_BACKOFF_S
 from scholar.store.blobs import BlobStore
 from scholar.store.boundary import THROTTLING_CODES, boto_errors, translate
-from scholar.store.cache import UNPROCESSED_BACKOFF_S, Cache
+from scholar.store.cache import Cache
 from scholar.store.tasks import TaskItem, TaskStore, TaskTransitionError
+from tests.store.backends import backend_of
 
 FOREIGN_CLASSES = [
     cls
@@ -152,7 +153,7 @@ class UnprocessedThenServed:
 
 def test_unprocessed_keys_are_asked_again_after_a_growing_backoff(aws, monkeypatch):
     waits: list[float] = []
-    monkeypatch.setattr(cache_module, "_sleep", waits.append)
+    monkeypatch.setattr(batch, "_sleep", waits.append)
     Cache(memory=False).put("record", "s2:a", {"a": 1})
     client = UnprocessedThenServed(aws.dynamodb, times=2)
     found = Cache(client=client, memory=False).get_many("record", ["s2:a"])
@@ -162,7 +163,7 @@ def test_unprocessed_keys_are_asked_again_after_a_growing_backoff(aws, monkeypat
 
 def test_keys_still_unprocessed_after_the_backoff_budget_are_misses_not_a_loop(aws, monkeypatch):
     waits: list[float] = []
-    monkeypatch.setattr(cache_module, "_sleep", waits.append)
+    monkeypatch.setattr(batch, "_sleep", waits.append)
     client = UnprocessedThenServed(aws.dynamodb, times=1_000)
     assert Cache(client=client, memory=False).get_many("record", ["s2:a"]) == {}
     assert waits == list(UNPROCESSED_BACKOFF_S)
@@ -170,7 +171,7 @@ def test_keys_still_unprocessed_after_the_backoff_budget_are_misses_not_a_loop(a
 
 def test_a_throttled_pace_table_falls_back_to_per_process_pacing_logged_and_counted(aws, monkeypatch, caplog):
     monkeypatch.setattr(limiter.aws, "dynamodb", lambda: FailingClient(client_error("ThrottlingException")))
-    source = "test-fallback-throttled"
+    source = f"test-fallback-throttled-{backend_of(aws)}"  # the fallback's pace is per process: one per backend
     before = limiter.fallback_counts().get(source, 0)
     with caplog.at_level(logging.WARNING, logger=limiter.__name__):
         assert limiter.reserve(source, 1.0) == 0

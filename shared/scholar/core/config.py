@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from functools import cache
+from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr
 
@@ -20,6 +22,11 @@ TOOLSETS_ENV = "SCHOLAR_TOOLSETS"
 PROFILE_ENV = "SCHOLAR_PROFILE"
 CONTACT_EMAIL_ENV = "SCHOLAR_CONTACT_EMAIL"
 HOST_ENV = "SCHOLAR_HOST"
+# Where the stores live (issue 32): "aws" (DynamoDB/S3, Lambda, Step Functions) or "local" (SQLite + files under
+# SCHOLAR_HOME, everything in this process: scholar.local.machine). Chosen once per process; families never know.
+BACKEND_ENV = "SCHOLAR_BACKEND"
+HOME_ENV = "SCHOLAR_HOME"
+BACKENDS = ("aws", "local")
 PORT_ENV = "SCHOLAR_PORT"
 CACHE_TABLE_ENV = "SCHOLAR_CACHE_TABLE"
 TASK_TABLE_ENV = "SCHOLAR_TASK_TABLE"
@@ -166,6 +173,10 @@ class OAuthSettings(BaseModel):
 
 class Settings(BaseModel):
     contact_email: str | None = None
+    backend: Literal["aws", "local"] = "aws"
+    # The local backend's data folder (tables in scholar.sqlite3, artifacts as files): SCHOLAR_HOME, else the
+    # platform's user data folder (``default_home``; None here, so a Lambda never computes it).
+    home: Path | None = None
     read_only: bool = False
     toolsets: frozenset[str] | None = None
     profile: str | None = None
@@ -239,8 +250,14 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         for name, value in env.items()
         if name.startswith(ENV_PREFIX) and name.endswith("_URL") and len(name) > len(ENV_PREFIX) + 4 and value
     }
+    backend = (env.get(BACKEND_ENV) or "aws").strip().lower()
+    if backend not in BACKENDS:
+        raise ValueError(f"{BACKEND_ENV} must be one of {', '.join(BACKENDS)} (got {backend!r})")
+    home = {"home": Path(env[HOME_ENV]).expanduser()} if env.get(HOME_ENV) else {}
     return Settings(
         contact_email=env.get(CONTACT_EMAIL_ENV) or None,
+        backend=backend,
+        **home,
         read_only=_flag(env, READ_ONLY_ENV, False),
         toolsets=frozenset(t.strip() for t in toolsets.split(",") if t.strip()) if toolsets else None,
         profile=(env.get(PROFILE_ENV) or "").strip() or None,
@@ -299,6 +316,13 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         and not env.get(SAM_LOCAL_ENV)
         and not _flag(env, TRACE_DISABLED_ENV, False),
     )
+
+
+def default_home() -> Path:
+    """The platform's user data folder for Scholar (``~/.local/share/scholar`` on Linux): SCHOLAR_HOME's default."""
+    from platformdirs import user_data_dir  # noqa: PLC0415  # only the local backend needs it
+
+    return Path(user_data_dir("scholar", appauthor=False))
 
 
 @cache

@@ -36,6 +36,15 @@ def _dispatcher() -> InProcessDispatcher:
     return _in_process
 
 
+def dispatch_in_process(family: str, payload: dict[str, Any]) -> Any:
+    """What ``family``'s handler returns for ``payload``, run in this process (the local backend's executions).
+
+    Raises:
+        InternalError: no in-process dispatcher is installed.
+    """
+    return _dispatcher()(family, payload)
+
+
 def function_name(family: str) -> str:
     return f"{get_settings().resources.function_prefix}{family}"
 

@@ -14,6 +14,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from scholar.core.aio import BLOCKING_WORKERS
+from scholar.core.config import get_settings
+from scholar.core.errors import UnavailableError
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -29,8 +31,32 @@ INVOKE_READ_TIMEOUT_S = 70
 _reset_hooks: list[Callable[[], object]] = []
 H = TypeVar("H", bound=Callable[[], object])
 
-@cache
+# The clients of the local backend (scholar.store.local), while one is in use: service name → client.
+_local_clients: Callable[[str], Any] | None = None
+
+
+def use_local_clients(clients: Callable[[str], Any] | None) -> None:
+    """Answer every ``client(service)`` with ``clients(service)`` (the local backend), or boto3 again (None)."""
+    global _local_clients
+    _local_clients = clients
+
+
 def client(service: str) -> Any:
+    """The client for ``service``: the local backend's while one is in use, else boto3's (built once, shared).
+
+    Raises:
+        UnavailableError: ``SCHOLAR_BACKEND=local`` but no local backend is open (scholar.local.machine).
+    """
+    if _local_clients is not None:
+        return _local_clients(service)
+    if get_settings().backend == "local":
+        raise UnavailableError("SCHOLAR_BACKEND=local but no local backend is open", retryable=False,
+                               reason="local_backend", hint="Run inside scholar.local.machine.local_backend().")
+    return _boto_client(service)
+
+
+@cache
+def _boto_client(service: str) -> Any:
     """A boto3 client for ``service`` (shared: boto3 clients are thread-safe)."""
     import boto3  # noqa: PLC0415  # deliberately lazy: the heaviest import of a family function
     from botocore.config import Config  # noqa: PLC0415  # lazy with boto3
@@ -62,4 +88,4 @@ def reset_clients() -> None:
     """Forget the clients (the environment changed: another endpoint, another stack) and what they read."""
     for hook in _reset_hooks:
         hook()
-    client.cache_clear()
+    _boto_client.cache_clear()

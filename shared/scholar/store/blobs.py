@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -22,10 +21,6 @@ def _tagging(key: str) -> dict[str, str]:
     return {"Tagging": CACHED} if key.startswith(_RETAINABLE) else {}
 
 
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 class BlobStore(Store):
     """Objects in one bucket; keys are returned to callers as artifact references."""
 
@@ -40,13 +35,6 @@ class BlobStore(Store):
     @property
     def bucket(self) -> str:
         return self._required()
-
-    def put_content(self, prefix: str, data: bytes, suffix: str, content_type: str) -> str:
-        """Store ``data`` under its SHA-256 (a second put of the same bytes is skipped); return the key."""
-        key = f"{prefix}/{sha256_hex(data)}{suffix}"
-        if not self.exists(key):
-            self.put(key, data, content_type)
-        return key
 
     def put(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> str:
         with boto_errors("storing an artifact"):

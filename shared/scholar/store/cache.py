@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from scholar.core.config import CACHE_TABLE_ENV
 from scholar.core.errors import NotFoundError
-from scholar.store import aws
+from scholar.store import aws, batch
 from scholar.store.base import Store, awaitable
 from scholar.store.blobs import BlobStore
 from scholar.store.boundary import boto_errors
@@ -40,12 +40,6 @@ NAMESPACE_TTL: dict[str, int | None] = {
 # and a record that appears upstream shows up within the hour.
 NEGATIVE_TTL_S = 3600
 SPILL_BYTES = 350 * 1024
-_BATCH_GET = 100
-_BATCH_WRITE = 25
-# DynamoDB hands back UnprocessedKeys when it throttles a batch: back off before asking for them again,
-# a bounded number of times; keys still unprocessed after that are cache misses (the caller fetches them).
-UNPROCESSED_BACKOFF_S = (0.05, 0.1, 0.2, 0.4, 0.8)
-_sleep = time.sleep  # tests replace it: no real waiting
 # A warm function keeps recent values in memory for a short while: a repeated call costs no round trip.
 MEMORY_TTL_S = 300.0
 MEMORY_ENTRIES = 2048
@@ -161,7 +155,7 @@ class Cache(Store):
         return None
 
     def get_many(self, namespace: str, keys: Iterable[str]) -> dict[str, Any]:
-        """Cached values for many keys at once (BatchGetItem, 100 keys a request)."""
+        """Cached values for many keys at once (BatchGetItem, scholar.store.batch)."""
         wanted = {self.pk(namespace, k): k for k in dict.fromkeys(keys)}
         found: dict[str, Any] = {}
         table = self.table
@@ -171,22 +165,15 @@ class Cache(Store):
             value = _recall(table, pk)
             if value is not None:
                 found[wanted.pop(pk)] = value
-        pks = list(wanted)
-        for start in range(0, len(pks), _BATCH_GET):
-            request = {table: {"Keys": [{"pk": {"S": pk}} for pk in pks[start : start + _BATCH_GET]]}}
-            for backoff in (*UNPROCESSED_BACKOFF_S, None):
-                with boto_errors("reading the cache"):
-                    out = self.client.batch_get_item(RequestItems=request)
-                    for item in out.get("Responses", {}).get(table, []):
-                        value = self._value(item)
-                        if value is not None:
-                            found[wanted[item["pk"]["S"]]] = value
-                            if self._memory:
-                                _remember(table, item["pk"]["S"], value, _expiry(item))
-                request = out.get("UnprocessedKeys") or {}
-                if not request or backoff is None:
-                    break
-                _sleep(backoff)
+        with boto_errors("reading the cache"):
+            # Keys still unprocessed after the batch backoff are misses: the caller fetches them.
+            items, _ = batch.get_items(self.client, table, [{"pk": {"S": pk}} for pk in wanted])
+        for item in items:
+            value = self._value(item)
+            if value is not None:
+                found[wanted[item["pk"]["S"]]] = value
+                if self._memory:
+                    _remember(table, item["pk"]["S"], value, _expiry(item))
         return found
 
     def put(self, namespace: str, key: str, value: Any, ttl_s: int | None = None) -> None:
@@ -211,10 +198,10 @@ class Cache(Store):
             _remember(self.table, pk, value, _expiry(item))
 
     def put_many(self, namespace: str, values: dict[str, Any], ttl_s: int | None = None) -> None:
-        """Store many small values at once (BatchWriteItem, 25 a request); ``ttl_s`` as in ``put``.
+        """Store many small values at once (BatchWriteItem, scholar.store.batch); ``ttl_s`` as in ``put``.
 
         For values well under the spill size (records, not documents): one that would spill is stored alone
-        through ``put``. Items DynamoDB leaves unprocessed are sent again with the same backoff as ``get_many``.
+        through ``put``.
         """
         table = self.table
         if not table or not values:
@@ -234,14 +221,9 @@ class Cache(Store):
             items.append(item)
             if self._memory:
                 _remember(table, item["pk"]["S"], value, _expiry(item))
-        for start in range(0, len(items), _BATCH_WRITE):
-            request = {table: [{"PutRequest": {"Item": item}} for item in items[start : start + _BATCH_WRITE]]}
-            for backoff in (*UNPROCESSED_BACKOFF_S, None):
-                with boto_errors("writing the cache"):
-                    request = self.client.batch_write_item(RequestItems=request).get("UnprocessedItems") or {}
-                if not request or backoff is None:
-                    break
-                _sleep(backoff)
+        with boto_errors("writing the cache"):
+            # Items still unprocessed after the batch backoff are not cached: a later call fetches them again.
+            batch.write_items(self.client, table, [{"PutRequest": {"Item": item}} for item in items])
 
     def delete(self, namespace: str, key: str) -> None:
         if self.table:

@@ -24,20 +24,18 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from scholar.core.config import USAGE_TABLE_ENV
-from scholar.store import aws
+from scholar.store import aws, batch
 from scholar.store.base import Store
 
 logger = logging.getLogger(__name__)
 
 RETENTION_S = 30 * 86_400
-_BATCH_WRITE = 25  # DynamoDB's BatchWriteItem limit
-_UNPROCESSED_ROUNDS = 3
 _HOUR = "%Y-%m-%dT%H"
 # Hour markers this process has written: a warm function writes each (table, source, hour) once.
 _marked: set[tuple[str, str, str]] = set()
@@ -70,17 +68,6 @@ class UsageReadError(Exception):
 def hour_of(at: float) -> str:
     """The UTC hour label of an epoch time, e.g. ``2026-12-01T09``."""
     return datetime.fromtimestamp(at, UTC).strftime(_HOUR)
-
-
-def hours_between(since: float, until: float) -> list[str]:
-    """Every hour label from the one holding ``since`` to the one holding ``until``, oldest first."""
-    start = datetime.fromtimestamp(since, UTC).replace(minute=0, second=0, microsecond=0)
-    end = datetime.fromtimestamp(until, UTC)
-    labels = []
-    while start <= end:
-        labels.append(start.strftime(_HOUR))
-        start += timedelta(hours=1)
-    return labels
 
 
 def hour_start(label: str) -> float:
@@ -124,10 +111,11 @@ class UsageStore(Store):
             markers = {key: at for key, at in markers.items() if key not in _marked}
         requests += [{"PutRequest": {"Item": _marker_item(s, h, at)}} for (_, s, h), at in markers.items()]
         try:
-            for start in range(0, len(requests), _BATCH_WRITE):
-                self._write({table: requests[start : start + _BATCH_WRITE]})
+            left = batch.write_items(self.client, table, requests)
         except (ClientError, BotoCoreError) as exc:
             raise UsageWriteError(f"usage batch refused: {type(exc).__name__}") from exc
+        if left:
+            raise UsageWriteError(f"{len(left)} usage items left unprocessed")
         with _marked_lock:
             _marked.update(markers)
 
@@ -144,13 +132,6 @@ class UsageStore(Store):
                 _writer = threading.Thread(target=_write_queued, name="scholar-usage", daemon=True)
                 _writer.start()
             _queue_changed.notify_all()
-
-    def _write(self, request: dict[str, Any]) -> None:
-        for _ in range(_UNPROCESSED_ROUNDS):
-            request = self.client.batch_write_item(RequestItems=request).get("UnprocessedItems") or {}
-            if not request:
-                return
-        raise UsageWriteError(f"{sum(len(v) for v in request.values())} usage items left unprocessed")
 
     def rows(self, source: str, since: float, until: float, hours: Iterable[str] | None = None) -> list[UsageRow]:
         """The rows of ``source`` with ``since <= at < until``, oldest first (one query per hour with items).
@@ -250,7 +231,7 @@ def _write_queued() -> None:
             table, client, rows, on_error = _queued.popleft()
             handlers = [on_error]
             while (_queued and _queued[0][:2] == (table, client)
-                   and len(rows) + len(_queued[0][2]) <= _BATCH_WRITE):
+                   and len(rows) + len(_queued[0][2]) <= batch.BATCH_WRITE):
                 *_, more, handler = _queued.popleft()
                 rows = rows + more
                 handlers.append(handler)

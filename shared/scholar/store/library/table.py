@@ -14,7 +14,6 @@ item count, the byte count and the change log exact.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -22,6 +21,7 @@ from botocore.exceptions import ClientError
 
 from scholar.core.config import LIBRARY_TABLE_ENV
 from scholar.core.errors import InternalError, InvalidArgumentError, NotFoundError, UnavailableError
+from scholar.store import batch
 from scholar.store.base import Store, awaitable
 from scholar.store.boundary import boto_errors, error_code
 from scholar.store.library.actions import FULL_BYTES, FULL_ITEMS, delete_actions, key, plan_writes
@@ -49,9 +49,6 @@ from scholar.store.library.transact import transact
 __all__ = ["FULL_BYTES", "FULL_ITEMS", "ItemExistsError", "LibraryStore", "now_iso"]
 
 # DynamoDB's limit: 100 keys per BatchGetItem.
-_BATCH_GET = 100
-UNPROCESSED_ROUNDS = 6
-_sleep = time.sleep  # tests replace it: no real waiting
 
 
 class ItemExistsError(Exception):
@@ -138,9 +135,9 @@ class LibraryStore(Store):
         """
         return {item_id: stored.item for item_id, stored in self._stored_many(item_ids).items()}
 
-    def list(self, *, collection: str | None = None, tag: str | None = None, limit: int = 50,
-             cursor: str | None = None, year_start: int | None = None,
-             year_end: int | None = None) -> tuple[list[LibraryItem], str | None]:
+    def list_items(self, *, collection: str | None = None, tag: str | None = None, limit: int = 50,
+                   cursor: str | None = None, year_start: int | None = None,
+                   year_end: int | None = None) -> tuple[list[LibraryItem], str | None]:
         """A page of the caller's items (in item id order) passing every filter given, and the next cursor.
 
         Raises:
@@ -344,10 +341,10 @@ class LibraryStore(Store):
         self.create_collection(new)
         moved = 0
         while True:
-            batch, _ = self.list(collection=old, limit=100)
-            if not batch:
+            page, _ = self.list_items(collection=old, limit=100)
+            if not page:
                 break
-            for item in batch:
+            for item in page:
                 self.update(item.item_id, lambda i: i.model_copy(update={"collection": new}))
                 moved += 1
         self._delete_empty_collection(old, missing_ok=True)
@@ -393,31 +390,22 @@ class LibraryStore(Store):
         if len(item_ids) == 1:
             one = self._stored(item_ids[0])
             return {item_ids[0]: one} if one else {}
-        table = self.table
+        wanted = [self._key(ITEM + i) for i in dict.fromkeys(item_ids)]
+        with boto_errors("reading library items"):
+            rows, left = batch.get_items(self.client, self.table, wanted, consistent=True)
+        if left:
+            raise UnavailableError("the library is throttling reads; some items could not be read",
+                                   retryable=True, reason="storage_throttled", hint="Retry in a few seconds.")
         found: dict[str, Stored] = {}
-        wanted = list(dict.fromkeys(item_ids))
-        for start in range(0, len(wanted), _BATCH_GET):
-            keys = [self._key(ITEM + i) for i in wanted[start : start + _BATCH_GET]]
-            for attempt in range(UNPROCESSED_ROUNDS):
-                with boto_errors("reading library items"):
-                    out = self.client.batch_get_item(RequestItems={table: {"Keys": keys, "ConsistentRead": True}})
-                for row in out.get("Responses", {}).get(table, []):
-                    stored = decode(row)
-                    found[stored.item.item_id] = stored
-                keys = out.get("UnprocessedKeys", {}).get(table, {}).get("Keys", [])
-                if not keys:
-                    break
-                # DynamoDB hands back UnprocessedKeys when it throttles a batch: back off, then ask for those.
-                _sleep(min(0.8, 0.05 * 2**attempt))
-            if keys:
-                raise UnavailableError("the library is throttling reads; some items could not be read",
-                                       retryable=True, reason="storage_throttled", hint="Retry in a few seconds.")
+        for row in rows:
+            stored = decode(row)
+            found[stored.item.item_id] = stored
         return found
 
     ausage = awaitable(usage)
     aget = awaitable(get)
     aget_many = awaitable(get_many)
-    alist = awaitable(list)
+    alist_items = awaitable(list_items)
     acollections = awaitable(collections)
     aput = awaitable(put)
     aupdate = awaitable(update)

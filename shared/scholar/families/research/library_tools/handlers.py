@@ -88,7 +88,7 @@ async def library_list(args: LibraryListInput, ctx: CallContext) -> LibraryListR
     store = LibraryStore(ctx.principal)
     filters = {"collection": args.collection, "tag": args.tag, "year_start": args.year_start,
                "year_end": args.year_end}
-    items, cursor = await store.alist(limit=args.limit, cursor=args.cursor, **filters)
+    items, cursor = await store.alist_items(limit=args.limit, cursor=args.cursor, **filters)
     total, _ = await store.ausage()
     entries = [_dump(entry_of(i)) for i in items]
     kept, truncated = fit(entries)

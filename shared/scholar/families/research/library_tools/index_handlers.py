@@ -106,7 +106,7 @@ def _items(store: LibraryStore, collection: str | None) -> list[LibraryItem]:
     found: list[LibraryItem] = []
     cursor = None
     while True:
-        page, cursor = store.list(collection=collection, limit=_LIST_PAGE, cursor=cursor)
+        page, cursor = store.list_items(collection=collection, limit=_LIST_PAGE, cursor=cursor)
         found += page
         if cursor is None:
             return found

@@ -92,7 +92,7 @@ def resources_list(event: dict[str, Any]) -> ResourceListing:
         InvalidArgumentError: a cursor this listing did not hand out (field ``cursor``).
     """
     request = _request(ListRequest, event)
-    items, cursor = LibraryStore(request.principal).list(limit=PAGE_SIZE, cursor=request.cursor)
+    items, cursor = LibraryStore(request.principal).list_items(limit=PAGE_SIZE, cursor=request.cursor)
     return ResourceListing(resources=[_listed(item) for item in items], next_cursor=cursor)
 
 

@@ -1,4 +1,4 @@
-"""LibraryStore against moto: per-caller isolation, idempotent writes, revisions, the change log, limits."""
+"""LibraryStore on both backends: per-caller isolation, idempotent writes, revisions, the change log, limits."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def test_an_empty_library_has_revision_zero_and_no_usage():
     store = LibraryStore("alice")
     assert store.revision() == 0
     assert store.usage() == (0, 0)
-    assert store.list() == ([], None)
+    assert store.list_items() == ([], None)
     assert store.changes_since(0) == ([], 0)
 
 
@@ -44,7 +44,7 @@ def test_caller_b_cannot_get_list_update_or_delete_caller_a_items():
     item = alice.put(recorded_item(0))
     assert bob.get(item.item_id) is None
     assert bob.get_many([item.item_id]) == {}
-    assert bob.list() == ([], None)
+    assert bob.list_items() == ([], None)
     assert list(bob.iter_items()) == []
     with pytest.raises(NotFoundError) as caught:
         bob.update(item.item_id, lambda i: i.model_copy(update={"notes": "mine now"}))
@@ -163,25 +163,25 @@ def test_list_filters_by_collection_and_tag_and_pages_with_a_cursor():
     store = LibraryStore("alice")
     store.put_many([recorded_item(n, collection="thesis" if n % 2 else "inbox", tags=("ml",) if n < 6 else ())
                     for n in range(12)])
-    thesis, cursor = store.list(collection="thesis", limit=4)
+    thesis, cursor = store.list_items(collection="thesis", limit=4)
     assert len(thesis) == 4 and cursor
-    rest, last = store.list(collection="thesis", limit=4, cursor=cursor)
+    rest, last = store.list_items(collection="thesis", limit=4, cursor=cursor)
     assert len(rest) == 2 and last is None
     assert {i.collection for i in thesis + rest} == {"thesis"}
     assert len({i.item_id for i in thesis + rest}) == 6
-    tagged, _ = store.list(tag="ml", limit=50)
+    tagged, _ = store.list_items(tag="ml", limit=50)
     assert len(tagged) == 6
-    both, _ = store.list(collection="thesis", tag="ml")
+    both, _ = store.list_items(collection="thesis", tag="ml")
     assert len(both) == 3
 
 
 def test_a_cursor_from_other_filters_or_garbage_is_an_invalid_argument():
     store = LibraryStore("alice")
     store.put_many([recorded_item(n) for n in range(3)])
-    _, cursor = store.list(limit=1)
+    _, cursor = store.list_items(limit=1)
     for bad in (cursor, "not-a-cursor"):
         with pytest.raises(InvalidArgumentError) as caught:
-            store.list(collection="inbox", cursor=bad)
+            store.list_items(collection="inbox", cursor=bad)
         assert caught.value.code == INVALID_ARGUMENT and caught.value.field == "cursor"
 
 
@@ -199,7 +199,7 @@ def test_renaming_a_collection_moves_its_items_and_keeps_the_others():
     assert store.rename_collection("draft", "thesis") == 3
     counts = {c.name: c.items for c in store.collections()}
     assert counts == {"inbox": 2, "thesis": 3}
-    assert {i.collection for i in store.list(collection="thesis")[0]} == {"thesis"}
+    assert {i.collection for i in store.list_items(collection="thesis")[0]} == {"thesis"}
 
 
 def test_renaming_onto_an_existing_collection_or_from_a_missing_one_is_refused():
@@ -259,8 +259,8 @@ def test_a_record_over_dynamodbs_item_size_is_too_large_and_nothing_is_written()
 def test_a_page_that_holds_the_last_item_hands_out_no_cursor():
     store = LibraryStore("alice")
     store.put_many([recorded_item(n) for n in range(3)])
-    items, cursor = store.list(limit=3)
+    items, cursor = store.list_items(limit=3)
     assert len(items) == 3 and cursor is None
-    first, cursor = store.list(limit=2)
-    rest, last = store.list(limit=2, cursor=cursor)
+    first, cursor = store.list_items(limit=2)
+    rest, last = store.list_items(limit=2, cursor=cursor)
     assert len(first) == 2 and len(rest) == 1 and last is None
