@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -101,9 +101,17 @@ def with_params(uri: str, params: dict[str, str | None]) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, query_string, parts.fragment))
 
 
+# Characters a URI may hold as they are (RFC 3986 reserved and unreserved, and "%" of what is encoded already).
+_URI_CHARS = ":/?#[]@!$&'()*+,;=-._~%"
+
+
 def redirect(location: str) -> Response:
-    """A 302 to ``location`` that is never cached (it carries codes or errors)."""
-    return Response(status_code=302, headers={"location": location, **NO_STORE})
+    """A 302 to ``location`` that is never cached (it carries codes or errors).
+
+    Anything outside a URI's characters is percent-encoded (as UTF-8): a header carries Latin-1 at most, and a
+    redirect URI stored before the ASCII rule (``scholar.gateway.auth.redirects``) must still get an answer.
+    """
+    return Response(status_code=302, headers={"location": quote(location, safe=_URI_CHARS), **NO_STORE})
 
 
 def source_ip(request: Request) -> str:
