@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from scholar.core.config import get_settings
 from scholar.core.errors import ScholarError
+from scholar.core.numerals import ascii_int
 from scholar.gateway.auth.errors import INVALID_CLIENT, OAuthError
 from scholar.gateway.auth.redirects import check_redirect_uri
 from scholar.sources.http import user_agent
@@ -116,8 +117,8 @@ async def _download(url: str) -> tuple[dict[str, Any], int]:
             try:
                 if response.status_code != 200:
                     raise OAuthError(INVALID_CLIENT, f"the client metadata document answered {response.status_code}")
-                declared = response.headers.get("content-length", "")
-                if declared.isdigit() and int(declared) > MAX_BYTES:
+                declared = ascii_int(response.headers.get("content-length", ""))
+                if declared is not None and declared > MAX_BYTES:
                     raise OAuthError(INVALID_CLIENT, f"the client metadata document is over {MAX_BYTES} bytes")
                 body = b""
                 async for chunk in response.aiter_bytes():

@@ -9,6 +9,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 from starlette.requests import Request
 from starlette.responses import Response
 
+from scholar.core.numerals import ascii_int
 from scholar.gateway.auth.errors import INVALID_REQUEST, OAuthError
 from scholar.gateway.bearer import urls
 
@@ -32,8 +33,8 @@ async def read_body(request: Request) -> bytes:
     Raises:
         OAuthError: invalid_request.
     """
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+    declared = ascii_int(request.headers.get("content-length", ""))
+    if declared is not None and declared > MAX_BODY_BYTES:
         raise OAuthError(INVALID_REQUEST, f"the request body is over {MAX_BODY_BYTES} bytes", status=413)
     body = b""
     async for chunk in request.stream():
