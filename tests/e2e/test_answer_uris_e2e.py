@@ -42,10 +42,12 @@ def test_every_uri_an_answer_hands_out_is_readable_by_its_caller(local_server, w
                   content_type="application/pdf")
 
     async def body(client: Client) -> tuple[dict[str, set[str]], dict[str, Any]]:
-        queued = await call_ok(client, "download_paper", {"identifier": PNAS_DOI, "collection": "uris"})
-        done = await finished(client, queued["task_id"], within_s=30.0)
-        assert done["status"] == "completed", done
-        item_id = done["result"]["item_id"]
+        first = await call_ok(client, "download_paper", {"identifier": PNAS_DOI, "collection": "uris"})
+        if first.get("queued"):  # a PDF another test already kept answers at once
+            done = await finished(client, first["task_id"], within_s=30.0)
+            assert done["status"] == "completed", done
+            first = done["result"]
+        item_id = first["item_id"]
         calls = {
             "fetch by DOI": ("fetch", {"id": PNAS_DOI}),
             "fetch by item": ("fetch", {"id": item_id}),
