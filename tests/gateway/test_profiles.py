@@ -11,6 +11,7 @@ from functions.gateway.app import lambda_handler
 from scholar.core.catalogue import ALL_PROFILE, DEFAULT_PROFILE, MAX_RESULT_CHARS, all_tools, profile_tools
 from scholar.core.config import get_settings
 from scholar.core.errors import INVALID_ARGUMENT
+from scholar.families.standards.spec import RESULT_CHARS as STANDARD_RESULT_CHARS
 from scholar.gateway.mcp.dispatch import TOOL_NOT_LISTED, UNKNOWN_PROFILE
 from scholar.gateway.mcp.tools import MAX_RESULT_META, visible_tools
 from scholar.services.fulltext.read_options import READ_RESULT_CHARS
@@ -130,5 +131,6 @@ def test_tools_with_long_answers_carry_their_result_size_on_the_wire(lambda_cont
 
     assert tools["read_paper"]["_meta"][MAX_RESULT_META] == READ_RESULT_CHARS
     assert tools["search"]["_meta"][MAX_RESULT_META] == MAX_RESULT_CHARS
-    assert tools["get_task_result"]["_meta"][MAX_RESULT_META] == READ_RESULT_CHARS  # it relays read_paper's answer
+    # It relays whatever was queued: read_paper's pages, get_standard's whole text.
+    assert tools["get_task_result"]["_meta"][MAX_RESULT_META] == max(READ_RESULT_CHARS, STANDARD_RESULT_CHARS)
     assert "_meta" not in tools["get_paper"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scholar.core.numerals import ascii_int
 from scholar.core.records import Author, Bibliographic, Journal, OpenAccessPdf, Paper
 
 # The Semantic Scholar fields of a full paper record (get_paper's "full" set; what the library stores).
@@ -137,7 +138,7 @@ def from_arxiv_entry(entry: Any) -> Paper:
     external = {"ArXiv": entry.base_id}
     if entry.doi:
         external["DOI"] = entry.doi.lower()
-    year = int(entry.published[:4]) if entry.published[:4].isdigit() else None
+    year = ascii_int(entry.published[:4])
     return Paper(
         title=entry.title or None,
         year=year,
@@ -184,9 +185,9 @@ def from_europepmc(result: dict[str, Any]) -> Paper:
     cited = str(result.get("citedByCount", ""))
     return Paper(
         title=(result.get("title") or "").rstrip(".") or None,
-        year=int(year) if year.isdigit() else None,
+        year=ascii_int(year),
         venue=journal,
-        citationCount=int(cited) if cited.isdigit() else None,
+        citationCount=ascii_int(cited),
         authors=authors or None,
         externalIds=external or None,
         abstract=result.get("abstractText"),
@@ -216,7 +217,7 @@ def from_inspire(hit: dict[str, Any]) -> Paper:
         external["INSPIRE"] = str(control)
     pub = (meta.get("publication_info") or [{}])[0]
     dates = [str(d) for d in (meta.get("preprint_date"), (meta.get("imprints") or [{}])[0].get("date")) if d]
-    year = pub.get("year") or (int(dates[0][:4]) if dates and dates[0][:4].isdigit() else None)
+    year = pub.get("year") or (ascii_int(dates[0][:4]) if dates else None)
     categories = [c.get("term") for c in meta.get("inspire_categories") or [] if c.get("term")]
     pages = "-".join(str(p) for p in (pub.get("page_start"), pub.get("page_end")) if p) or pub.get("artid")
     journal = Journal(name=pub["journal_title"], volume=pub.get("journal_volume"), pages=pages or None) \

@@ -9,7 +9,6 @@ nonce, a JWKS), so ``scholar.gateway.auth.upstream`` runs exactly as against Cog
 
 from __future__ import annotations
 
-import base64
 import hmac
 import secrets
 import time
@@ -26,8 +25,10 @@ from starlette.routing import Route
 
 from scholar.core.config import get_settings
 from scholar.gateway.auth.authorize import s256
+from scholar.gateway.auth.clients import basic_credentials
+from scholar.gateway.auth.errors import OAuthError
 from scholar.gateway.auth.pages import page
-from scholar.gateway.auth.wire import query, read_form, redirect, with_params
+from scholar.gateway.auth.wire import error_response, query, read_form, redirect, with_params
 
 PREFIX = "/local-oidc"
 CODE_TTL_S = 120
@@ -68,12 +69,14 @@ class LocalOidcProvider:
         self._kid = secrets.token_hex(8)
 
     def app(self) -> Starlette:
+        """The stand-in's endpoints; a malformed request (body too large, not a form, bad Basic credentials) is
+        answered with OAuth's error and status (400, 401, 413) as the real endpoints answer it, never a 500."""
         return Starlette(routes=[
             Route(f"{PREFIX}/.well-known/openid-configuration", self._discovery, methods=["GET"]),
             Route(f"{PREFIX}/authorize", self._authorize, methods=["GET", "POST"]),
             Route(f"{PREFIX}/token", self._token, methods=["POST"]),
             Route(f"{PREFIX}/jwks", self._jwks, methods=["GET"]),
-        ])
+        ], exception_handlers={OAuthError: _oauth_error})
 
     async def _discovery(self, request: Request) -> Response:
         _local_only(request)
@@ -117,11 +120,13 @@ class LocalOidcProvider:
         return redirect(with_params(params["redirect_uri"], {"code": code, "state": params.get("state")}))
 
     def _client_ok(self, request: Request) -> bool:
-        header = request.headers.get("authorization", "")
-        if not header.lower().startswith("basic "):
+        """Whether the request carries this client's Basic credentials (a malformed header is OAuthError 401)."""
+        credentials = basic_credentials(request.headers.get("authorization"))
+        if credentials is None:
             return False
-        user, _, password = base64.b64decode(header[6:]).decode().partition(":")
-        return hmac.compare_digest(user, self.client_id) and hmac.compare_digest(password, self.client_secret)
+        user, password = credentials
+        return hmac.compare_digest(user.encode(), self.client_id.encode()) and \
+            hmac.compare_digest(password.encode(), self.client_secret.encode())
 
     async def _token(self, request: Request) -> Response:
         _local_only(request)
@@ -140,6 +145,12 @@ class LocalOidcProvider:
         id_token = jwt.encode(claims, self._key, algorithm="RS256", headers={"kid": self._kid})
         return JSONResponse({"id_token": id_token, "access_token": secrets.token_urlsafe(24), "token_type": "Bearer",
                              "expires_in": ID_TOKEN_TTL_S}, headers={"cache-control": "no-store"})
+
+
+async def _oauth_error(request: Request, exc: Exception) -> Response:
+    if not isinstance(exc, OAuthError):  # registered for OAuthError only
+        raise exc
+    return error_response(exc)
 
 
 def _local_only(request: Request) -> None:

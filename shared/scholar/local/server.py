@@ -8,6 +8,7 @@ unless a test passes its own factory.
 from __future__ import annotations
 
 import errno
+import json
 import logging
 import os
 import secrets
@@ -36,6 +37,7 @@ logger = logging.getLogger(__name__)
 __all__ = ["LocalServer", "PathRouter", "default_template", "listening_socket", "oauth_settings", "serve"]
 
 AppFactory = Callable[[], Any]
+Guard = Callable[[dict[str, Any]], Any]  # a scope → a refusal (with .status and .message), or None
 STARTUP_TIMEOUT_S = 30.0
 OAUTH_MODE = "OAuth"
 LOCAL_OIDC_PATH = "/local-oidc"
@@ -64,6 +66,7 @@ def _gateway_app() -> Any:
         return gateway
     from scholar.gateway.auth.app import create_auth_app  # noqa: PLC0415  # OAuth mode only
     from scholar.gateway.auth.metadata import CALLBACK_PATH  # noqa: PLC0415
+    from scholar.gateway.mcp.checks import rebinding_refusal  # noqa: PLC0415  # with the gateway (imports mcp)
     from scholar.local.oidc import LocalOidcProvider  # noqa: PLC0415
 
     base = settings.oauth.public_url or f"http://{settings.host}:{settings.port}"
@@ -73,27 +76,42 @@ def _gateway_app() -> Any:
                                  client_secret=secret.get_secret_value() if secret else "",
                                  redirect_uri=f"{base}{CALLBACK_PATH}")
     return PathRouter(gateway, {"/.well-known/": create_auth_app(local=True), "/oauth/": create_auth_app(local=True),
-                                f"{LOCAL_OIDC_PATH}/": provider.app()})
+                                f"{LOCAL_OIDC_PATH}/": provider.app()}, guard=rebinding_refusal)
 
 
 class PathRouter:
     """An ASGI app that sends HTTP requests by path prefix, and everything else (lifespan) to the gateway.
 
     Locally one server stands in for API Gateway's routes: ``/.well-known/*`` and ``/oauth/*`` to the
-    authorization server, ``/local-oidc/*`` to the OpenID stand-in, the rest to the gateway.
+    authorization server, ``/local-oidc/*`` to the OpenID stand-in, the rest to the gateway. ``guard`` (the
+    gateway's exact Host/Origin check, ``scholar.gateway.mcp.checks.rebinding_refusal``) runs before every
+    prefixed app, as the gateway runs it before its own paths: one guard on every path of the local server.
     """
 
-    def __init__(self, default: Any, prefixes: Mapping[str, Any]) -> None:
+    def __init__(self, default: Any, prefixes: Mapping[str, Any], *, guard: Guard | None = None) -> None:
         self.default = default
         self.prefixes = dict(prefixes)
+        self.guard = guard
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             for prefix, app in self.prefixes.items():
                 if scope["path"].startswith(prefix):
+                    if self.guard is not None and (refusal := self.guard(scope)) is not None:
+                        await _refuse(send, refusal.status, refusal.message)
+                        return
                     await app(scope, receive, send)
                     return
         await self.default(scope, receive, send)
+
+
+async def _refuse(send: Any, status: int, message: str) -> None:
+    """OAuth's error shape (these paths speak OAuth, not JSON-RPC), with the guard's status (421 or 403)."""
+    body = json.dumps({"error": "invalid_request", "error_description": message}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"cache-control", b"no-store")]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def oauth_settings(public_url: str) -> tuple[dict[str, str], dict[str, str]]:

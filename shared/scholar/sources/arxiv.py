@@ -3,7 +3,9 @@
 arXiv throttles in two ways: HTTP 429, and an HTTP 200 whose whole body is "Rate exceeded." (no Atom at
 all). Both become ``RateLimitedError`` (reason ``rate_limited``) once the retry budget is spent, never
 an empty result. A request arXiv refuses (HTTP 400, or an Atom feed holding an ``api/errors`` entry)
-becomes ``InvalidArgumentError`` with reason ``invalid_request`` and arXiv's own explanation.
+becomes ``InvalidArgumentError`` with reason ``invalid_request`` and arXiv's own explanation; a 404 is
+``NotFoundError``. A refusal of our own pacer (``paced_past_deadline``: arXiv was never asked) passes through
+as it is, never re-worded as a 429 arXiv did not send.
 """
 
 from __future__ import annotations
@@ -167,6 +169,8 @@ async def _get_api(params: dict[str, Any]) -> httpx.Response:
                 API, "GET", QUERY_PATH, params=params, budget_s=max(0.0, deadline - time.monotonic())
             )
         except RateLimitedError as exc:
+            if exc.status != 429:
+                raise  # our own pacer's refusal (paced_past_deadline): arXiv was not asked, so it sent no 429
             raise _rate_limited("arXiv is rate limiting us (HTTP 429)", 429, exc.retry_after_s) from exc
         if not response.content.lstrip().startswith(_RATE_EXCEEDED):
             return response
@@ -186,10 +190,13 @@ async def query(params: dict[str, Any], *, field: str = "query") -> Feed:
 
     Raises:
         RateLimitedError: reason ``rate_limited`` after the retry budget.
-        InvalidArgumentError: reason ``invalid_request`` (HTTP 4xx other than 429, or an error feed).
+        NotFoundError: HTTP 404 (arXiv has no such paper).
+        InvalidArgumentError: reason ``invalid_request`` (HTTP 4xx other than 404 and 429, or an error feed).
         UpstreamError: 5xx after the budget, or a body that is not Atom.
     """
     response = await _get_api(params)
+    if response.status_code == 404:
+        http.raise_for_status(API, response, what="such paper")  # not_found: not the caller's syntax
     if 400 <= response.status_code < 500:
         try:
             parse_feed(response.content, field=field)

@@ -33,6 +33,7 @@ from scholar.core.errors import (
     UpstreamError,
     UpstreamTimeoutError,
 )
+from scholar.core.numerals import ascii_int
 from scholar.web.ssrf import Resolver, VettedTarget, vet_url
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
@@ -242,7 +243,7 @@ def _raise_for_status(response: httpx.Response, target: VettedTarget) -> None:
             f"{target.host} is throttling downloads (429)",
             status=status,
             reason=HTTP_ERROR,
-            retry_after_s=float(retry_after) if retry_after.isdigit() else None,
+            retry_after_s=None if (seconds := ascii_int(retry_after)) is None else float(seconds),
             details=details,
         )
     raise UpstreamError(
@@ -259,9 +260,9 @@ async def _save(
     redirects: list[str],
 ) -> DownloadedPdf:
     content_type = response.headers.get("Content-Type")
-    declared = response.headers.get("Content-Length", "")
-    if declared.isdigit() and int(declared) > max_bytes:
-        raise _too_large(int(declared), max_bytes)
+    declared = ascii_int(response.headers.get("Content-Length", ""))
+    if declared is not None and declared > max_bytes:
+        raise _too_large(declared, max_bytes)
     hasher = hashlib.sha256()
     size = 0
     head = b""
@@ -288,7 +289,7 @@ async def _save(
         # Content-Length counts the bytes on the wire, which are the decoded bytes unless a coding was applied.
         identity = response.headers.get("Content-Encoding", "identity").strip().lower() in ("", "identity")
         received = size if identity else response.num_bytes_downloaded
-        if declared.isdigit() and received != int(declared):
+        if declared is not None and received != declared:
             raise UpstreamError(
                 f"{target.host} sent {received} of the {declared} bytes it announced",
                 reason=TRUNCATED,

@@ -7,7 +7,16 @@ from scholar.core.errors import InvalidArgumentError
 from scholar.core.id_forms import refuse_other_forms
 from scholar.core.ids import InvalidIdError, parse_isbn
 from scholar.families.books import lookup, search
-from scholar.families.books.models import BookExcerpt, BookList, BookRecommendations, BookResult
+from scholar.families.books.models import (
+    EXCERPT_AUTHORS,
+    EXCERPT_SNIPPET_CHARS,
+    EXCERPT_TEXT_CHARS,
+    EXCERPT_TITLE_CHARS,
+    BookExcerpt,
+    BookList,
+    BookRecommendations,
+    BookResult,
+)
 from scholar.families.books.spec import GetBookExcerptInput, GetBookInput, RecommendBooksInput, SearchBooksInput
 from scholar.sources import google_books
 
@@ -20,6 +29,10 @@ async def get_book(args: GetBookInput, ctx: CallContext) -> BookResult:
     return await lookup.get_book(args)
 
 
+def _cut(text: str | None, cap: int) -> str | None:
+    return None if text is None else text[:cap]
+
+
 async def get_book_excerpt(args: GetBookExcerptInput, ctx: CallContext) -> BookExcerpt:
     refuse_other_forms(args.isbn, tool="get_book_excerpt", field="isbn", accepts={"isbn"}, takes="an ISBN-10/13")
     try:
@@ -27,12 +40,14 @@ async def get_book_excerpt(args: GetBookExcerptInput, ctx: CallContext) -> BookE
     except InvalidIdError as exc:
         raise InvalidArgumentError(exc.message, field="isbn") from exc
     volume = await google_books.volume_by_isbn(isbn13)
+    cut = (len(volume.description or "") > EXCERPT_TEXT_CHARS or len(volume.snippet or "") > EXCERPT_SNIPPET_CHARS)
     return BookExcerpt(
         isbn=isbn13,
-        title=volume.title,
-        authors=volume.authors,
-        description=volume.description,
-        snippet=volume.snippet,
+        title=_cut(volume.title, EXCERPT_TITLE_CHARS),
+        authors=[name[:EXCERPT_TITLE_CHARS] for name in volume.authors[:EXCERPT_AUTHORS]],
+        description=_cut(volume.description, EXCERPT_TEXT_CHARS),
+        snippet=_cut(volume.snippet, EXCERPT_SNIPPET_CHARS),
+        truncated=cut,
         preview_available=volume.preview_available,
         viewability=volume.viewability,
         preview_link=volume.preview_link,

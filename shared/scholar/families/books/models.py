@@ -101,6 +101,16 @@ class BookRecommendations(BaseModel):
     sources: list[str] = Field(default_factory=lambda: ["openlibrary"])
 
 
+# get_book_excerpt's answer holds Google Books' own texts, which have no length of their own: each is cut here, so
+# the answer's advertised size (EXCERPT_RESULT_CHARS) is a cap the handler keeps.
+EXCERPT_TEXT_CHARS = 20_000  # the description; the snippet is a sentence or two
+EXCERPT_SNIPPET_CHARS = 2_000
+EXCERPT_TITLE_CHARS = 1_000
+EXCERPT_AUTHORS = 50
+# The texts, their escaping in JSON, the authors and the links.
+EXCERPT_RESULT_CHARS = 2 * (EXCERPT_TEXT_CHARS + EXCERPT_SNIPPET_CHARS + EXCERPT_TITLE_CHARS) + 20_000
+
+
 class BookExcerpt(BaseModel):
     """get_book_excerpt's answer."""
 
@@ -114,4 +124,7 @@ class BookExcerpt(BaseModel):
     preview_link: str | None = None
     google_books_id: str | None = None
     google_books_url: str | None = None
+    truncated: bool = Field(default=False, description="True when Google Books' text was longer than this "
+                            f"answer holds (description {EXCERPT_TEXT_CHARS:,} characters, snippet "
+                            f"{EXCERPT_SNIPPET_CHARS:,}); preview_link reads the rest")
     sources: list[str] = Field(default_factory=lambda: ["google_books"])

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from scholar.core.catalogue import READ_ONLY_OPEN, WRITE_OPEN, ToolSpec
-from scholar.families.books.models import BookExcerpt, BookList, BookRecommendations, BookResult
+from scholar.families.books.models import EXCERPT_RESULT_CHARS, BookExcerpt, BookList, BookRecommendations, BookResult
 
 Limit = Annotated[int, Field(ge=1, le=50)]
 Text = Annotated[str, Field(min_length=1, max_length=300)]
@@ -93,6 +93,7 @@ TOOLS = (
         "not_found when Google Books has no such volume.",
         input_model=GetBookExcerptInput,
         output_model=BookExcerpt,
+        max_result_chars=EXCERPT_RESULT_CHARS,  # handlers.get_book_excerpt cuts each text to its cap
         annotations=WRITE_OPEN,
         tags=frozenset({"write"}),
         queue_on_rate_limit=True,

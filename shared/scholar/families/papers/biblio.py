@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scholar.core.numerals import ascii_int
 from scholar.core.records import Bibliographic, PersonName
 
 
@@ -58,7 +59,7 @@ def from_openalex(work: dict[str, Any]) -> Bibliographic:
     first, last = biblio.get("first_page"), biblio.get("last_page")
     pages = f"{first}-{last}" if first and last and first != last else first
     date = work.get("publication_date") or ""
-    month = int(date[5:7]) if len(date) >= 7 and date[5:7].isdigit() else None
+    month = ascii_int(date[5:7]) if len(date) >= 7 else None
     return Bibliographic(
         type=work.get("type_crossref") or work.get("type"),
         container_title=source.get("display_name"),

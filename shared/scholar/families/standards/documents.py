@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
+from scholar.core.numerals import ascii_int
 from scholar.families.standards.records import StandardRecord
 from scholar.families.standards.w3c_html import CONVERTER_NAME as HTML_CONVERTER
 
@@ -51,7 +52,7 @@ def _nist(record: StandardRecord) -> Document | None:
     name, series = match.group(1), match.group(2)
     if series == "IR":
         year = (record.published or "")[:4]
-        if not year.isdigit():
+        if ascii_int(year) is None:
             return None
         folder = f"ir/{year}"
     else:

@@ -16,6 +16,7 @@ from scholar.core.errors import ScholarError, TooLargeError, UpstreamError
 from scholar.families.standards import texts
 from scholar.families.standards.documents import Document, document_for
 from scholar.families.standards.records import StandardRecord
+from scholar.families.standards.spec import WHOLE_TEXT_CHARS
 from scholar.families.standards.w3c_html import html_to_markdown
 from scholar.sources import http, rfc_editor
 from scholar.store.cache import Cache
@@ -95,8 +96,12 @@ def needs_task(record: StandardRecord) -> bool:
 
 
 def page(text: str, offset: int, max_chars: int | None) -> dict[str, Any]:
-    """One page of ``text`` and the paging facts (seed 001: text_offset … next_offset)."""
-    chunk = text[offset : offset + max_chars] if max_chars is not None else text[offset:]
+    """One page of ``text`` and the paging facts (seed 001: text_offset … next_offset).
+
+    ``max_chars`` None is "the rest at once", up to ``WHOLE_TEXT_CHARS``: the answer's advertised size
+    (``_meta["anthropic/maxResultSizeChars"]``) is a cap the code keeps, so a longer text goes on at next_offset.
+    """
+    chunk = text[offset : offset + (WHOLE_TEXT_CHARS if max_chars is None else max_chars)]
     end = offset + len(chunk)
     next_offset = end if end < len(text) else None
     return {

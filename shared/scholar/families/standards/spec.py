@@ -11,6 +11,11 @@ from scholar.families.standards.records import BODIES, StandardRecord
 from scholar.families.standards.runs import SyncRun
 
 MAX_TEXT_CHARS = 20_000
+# max_chars null: the rest of the text at once, up to this much (a longer text goes on at next_offset).
+WHOLE_TEXT_CHARS = 400_000
+# The most characters of one get_standard answer as sent: the text, its escaping in JSON (newlines, quotes) and the
+# record (dates, URLs, other versions). Advertised as the tool's result size.
+RESULT_CHARS = WHOLE_TEXT_CHARS + 40_000
 BodyFilter = Annotated[
     str,
     Field(
@@ -59,8 +64,8 @@ class GetStandardInput(BaseModel):
     text_offset: Annotated[int, Field(ge=0, le=50_000_000, description="Pass next_offset")] = 0
     max_chars: Annotated[int, Field(ge=1, le=MAX_TEXT_CHARS)] | None = Field(
         default=MAX_TEXT_CHARS,
-        description="Text characters per page; null returns the rest of the text at once (only for a client that "
-        "takes a whole document)",
+        description="Text characters per page; null returns the rest of the text at once, up to "
+        f"{WHOLE_TEXT_CHARS:,} characters (only for a client that takes a whole document)",
     )
 
 
@@ -155,6 +160,7 @@ TOOLS = (
         output_model=StandardResult,
         annotations=Annotations(open_world=True),  # full text is fetched from the body on request
         task_support="optional",
+        max_result_chars=RESULT_CHARS,  # fulltext.page keeps the text within WHOLE_TEXT_CHARS
     ),
     ToolSpec(
         name="get_sync_status",

@@ -3,9 +3,10 @@
 The document is fetched through the same SSRF guard as a caller's PDF URL (``scholar.web.ssrf`` via
 ``scholar.web.download.send_vetted``: http(s) only, every resolved address vetted, the connection made to
 the vetted address): no redirects, at most ``MAX_BYTES`` and ``TIMEOUT_S``. It must name itself
-(``client_id`` equal to the URL, byte for byte), list its ``redirect_uris``, and be a public client (it cannot
-hold a secret). It is cached in the AuthTable for as long as its HTTP caching headers allow (``no-store``: not
-at all), within ``[0, MAX_CACHE_S]``; a failed fetch is never cached.
+(``client_id`` equal to the URL, byte for byte), list its ``redirect_uris`` (each following the rule DCR
+follows, ``scholar.gateway.auth.redirects``; one that breaks it refuses the whole document), and be a public
+client (it cannot hold a secret). It is cached in the AuthTable for as long as its HTTP caching headers allow
+(``no-store``: not at all), within ``[0, MAX_CACHE_S]``; a failed fetch is never cached.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from scholar.core.config import get_settings
 from scholar.core.errors import ScholarError
+from scholar.core.numerals import ascii_int
 from scholar.gateway.auth.errors import INVALID_CLIENT, OAuthError
+from scholar.gateway.auth.redirects import check_redirect_uri
 from scholar.sources.http import user_agent
 from scholar.store.auth import AuthStore, CachedDocument
 from scholar.web.download import guarded_client, send_vetted
@@ -114,8 +117,8 @@ async def _download(url: str) -> tuple[dict[str, Any], int]:
             try:
                 if response.status_code != 200:
                     raise OAuthError(INVALID_CLIENT, f"the client metadata document answered {response.status_code}")
-                declared = response.headers.get("content-length", "")
-                if declared.isdigit() and int(declared) > MAX_BYTES:
+                declared = ascii_int(response.headers.get("content-length", ""))
+                if declared is not None and declared > MAX_BYTES:
                     raise OAuthError(INVALID_CLIENT, f"the client metadata document is over {MAX_BYTES} bytes")
                 body = b""
                 async for chunk in response.aiter_bytes():
@@ -143,7 +146,8 @@ def parse_document(url: str, document: dict[str, Any]) -> ClientDocument:
     """Check a fetched document against the URL it came from.
 
     Raises:
-        OAuthError: invalid_client (it names another client, has no redirect URIs, or claims a secret).
+        OAuthError: invalid_client (it names another client, has no redirect URIs or one that breaks the
+            redirect-URI rule, or claims a secret).
     """
     try:
         parsed = ClientDocument.model_validate(document)
@@ -157,6 +161,12 @@ def parse_document(url: str, document: dict[str, Any]) -> ClientDocument:
                                          "token_endpoint_auth_method none)")
     if not set(parsed.response_types) <= {"code"}:
         raise OAuthError(INVALID_CLIENT, "only the code response type is supported")
+    for uri in parsed.redirect_uris:
+        try:
+            check_redirect_uri(uri)
+        except OAuthError as exc:  # one bad URI refuses the whole document: it is not the client we would trust
+            raise OAuthError(INVALID_CLIENT, f"the client metadata document lists a redirect URI that breaks the "
+                                             f"rule: {exc.description}") from exc
     return parsed
 
 

@@ -71,7 +71,12 @@ async def find_client(client_id: str, store: AuthStore) -> Client:
                   secret_hash=record.secret_hash, grant_types=tuple(record.grant_types))
 
 
-def _basic(header: str | None) -> tuple[str, str] | None:
+def basic_credentials(header: str | None) -> tuple[str, str] | None:
+    """``(user, password)`` of an ``Authorization: Basic`` header, or None when it is not Basic.
+
+    Raises:
+        OAuthError: invalid_client (status 401): not base64, not UTF-8, or no ``:``.
+    """
     if not header or not header.lower().startswith("basic "):
         return None
     try:
@@ -90,7 +95,7 @@ async def authenticate_client(form: dict[str, str], authorization: str | None, s
     Raises:
         OAuthError: invalid_client (status 401): unknown client, missing or wrong secret, two methods at once.
     """
-    basic = _basic(authorization)
+    basic = basic_credentials(authorization)
     if basic and "client_secret" in form:
         raise OAuthError(INVALID_CLIENT, "use one client authentication method", status=401)
     client_id, secret = basic if basic else (form.get("client_id", ""), form.get("client_secret"))

@@ -1,9 +1,8 @@
 """Dynamic client registration (RFC 7591) for clients without a client metadata document, rate-limited per source.
 
-Redirect URIs must be https, http on a loopback address (native apps, RFC 8252 §7.3), or a private-use scheme
-(RFC 8252 §7.1: ``cursor://…``); never a fragment, never ``javascript:``-like schemes. A confidential client
-(``client_secret_post`` / ``client_secret_basic``) gets a secret once, stored only as its hash. Registrations
-expire after ``CLIENT_TTL_S`` (a client whose registration expired registers again).
+Redirect URIs follow the one rule of ``scholar.gateway.auth.redirects`` (client metadata documents follow it too).
+A confidential client (``client_secret_post`` / ``client_secret_basic``) gets a secret once, stored only as its
+hash. Registrations expire after ``CLIENT_TTL_S`` (a client whose registration expired registers again).
 """
 
 from __future__ import annotations
@@ -12,43 +11,20 @@ import json
 import secrets
 import time
 from typing import Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from starlette.requests import Request
 from starlette.responses import Response
 
 from scholar.core.config import get_settings
-from scholar.gateway.auth.errors import INVALID_CLIENT_METADATA, INVALID_REDIRECT_URI, OAuthError
+from scholar.gateway.auth.errors import INVALID_CLIENT_METADATA, OAuthError
+from scholar.gateway.auth.redirects import check_redirect_uri
 from scholar.gateway.auth.wire import json_response, read_body, source_ip
 from scholar.gateway.bearer import scopes
 from scholar.store.auth import AuthStore, ClientRecord, token_hash
 
 CLIENT_TTL_S = 180 * 86400
 RATE_WINDOW_S = 3600
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
-REFUSED_SCHEMES = frozenset({"javascript", "data", "file", "vbscript", "about", "blob", "ftp", "ws", "wss", "mailto"})
-
-
-def check_redirect_uri(uri: str) -> str:
-    """A registrable redirect URI, unchanged.
-
-    Raises:
-        OAuthError: invalid_redirect_uri.
-    """
-    parts = urlsplit(uri)
-    scheme = parts.scheme.lower()
-    if not scheme or parts.fragment or len(uri) > 2000 or any(ord(c) < 0x21 for c in uri):
-        raise OAuthError(INVALID_REDIRECT_URI, f"not an absolute redirect URI without a fragment: {uri[:100]!r}")
-    if scheme == "https":
-        if not parts.hostname:
-            raise OAuthError(INVALID_REDIRECT_URI, "an https redirect URI needs a host")
-    elif scheme == "http":
-        if (parts.hostname or "").lower() not in LOOPBACK_HOSTS:
-            raise OAuthError(INVALID_REDIRECT_URI, "plain http redirect URIs must be on a loopback address")
-    elif scheme in REFUSED_SCHEMES:
-        raise OAuthError(INVALID_REDIRECT_URI, f"the {scheme}: scheme is not a redirect target")
-    return uri
 
 
 class RegistrationRequest(BaseModel):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from starlette.requests import Request
 from starlette.responses import Response
 
+from scholar.core.numerals import ascii_int
 from scholar.gateway.auth.errors import INVALID_REQUEST, OAuthError
 from scholar.gateway.bearer import urls
 
@@ -32,8 +33,8 @@ async def read_body(request: Request) -> bytes:
     Raises:
         OAuthError: invalid_request.
     """
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+    declared = ascii_int(request.headers.get("content-length", ""))
+    if declared is not None and declared > MAX_BODY_BYTES:
         raise OAuthError(INVALID_REQUEST, f"the request body is over {MAX_BODY_BYTES} bytes", status=413)
     body = b""
     async for chunk in request.stream():
@@ -101,9 +102,17 @@ def with_params(uri: str, params: dict[str, str | None]) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, query_string, parts.fragment))
 
 
+# Characters a URI may hold as they are (RFC 3986 reserved and unreserved, and "%" of what is encoded already).
+_URI_CHARS = ":/?#[]@!$&'()*+,;=-._~%"
+
+
 def redirect(location: str) -> Response:
-    """A 302 to ``location`` that is never cached (it carries codes or errors)."""
-    return Response(status_code=302, headers={"location": location, **NO_STORE})
+    """A 302 to ``location`` that is never cached (it carries codes or errors).
+
+    Anything outside a URI's characters is percent-encoded (as UTF-8): a header carries Latin-1 at most, and a
+    redirect URI stored before the ASCII rule (``scholar.gateway.auth.redirects``) must still get an answer.
+    """
+    return Response(status_code=302, headers={"location": quote(location, safe=_URI_CHARS), **NO_STORE})
 
 
 def source_ip(request: Request) -> str:

@@ -1,5 +1,9 @@
 """Verify an access token offline: signature by our KMS key's public half, claims, audience, issuer, lifetime.
 
+A token must state when it was issued (``iat``), and its lifetime (``exp - iat``) may not pass what we issue
+(``SCHOLAR_OAUTH_ACCESS_TTL_S``) plus ``LEEWAY_S``: a token signed by our key but made to last ten years (a key
+misused once, a minting bug) is refused, not honoured for a decade.
+
 The algorithm is pinned (RS256) and the key is an RSA public key object, so ``alg: none``, HS256 with the public
 key as an HMAC secret (key confusion) and every other algorithm are refused by PyJWT before any claim is read;
 the header must also name our key (``kid``) and the token type (``at+jwt``). The public key is fetched from KMS
@@ -13,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from scholar.core.config import get_settings
 from scholar.gateway.bearer.claims import ALGORITHM, TOKEN_TYPE, AccessClaims
 from scholar.store.signing import public_key_der
 
@@ -59,7 +64,8 @@ def verify_access_token(token: str, *, key_id: str, issuer: str, audience: str) 
         audience: the expected ``aud`` (this MCP URL, RFC 8707).
 
     Raises:
-        TokenRefused: malformed, wrong algorithm, type or key, bad signature, expired, another issuer or audience.
+        TokenRefused: malformed, wrong algorithm, type or key, bad signature, expired, another issuer or audience,
+            or a lifetime longer than we issue.
         UnavailableError: the public key could not be read (first use in this environment only).
     """
     import jwt  # noqa: PLC0415  # deliberately lazy: only OAuth deployments read tokens
@@ -88,6 +94,9 @@ def verify_access_token(token: str, *, key_id: str, issuer: str, audience: str) 
     except jwt.PyJWTError as exc:
         raise TokenRefused("signature") from exc
     try:
-        return AccessClaims.model_validate(claims)
+        parsed = AccessClaims.model_validate(claims)
     except ValidationError as exc:
         raise TokenRefused("claims") from exc
+    if parsed.exp - parsed.iat > get_settings().oauth.access_ttl_s + LEEWAY_S:
+        raise TokenRefused("lifetime")
+    return parsed

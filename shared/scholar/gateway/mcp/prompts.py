@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 from scholar.core.catalogue import ALL_PROFILE, Selection, ToolSpec, all_tools, families
 from scholar.core.config import Settings
 from scholar.core.errors import InvalidArgumentError
+from scholar.core.numerals import ascii_int
 from scholar.core.validation import validate_arguments
 from scholar.gateway.mcp.tools import visible
 
@@ -271,9 +272,10 @@ def _values(prompt: Prompt, given: Mapping[str, str] | None) -> dict[str, Any]:
         if len(raw) > MAX_ARGUMENT_CHARS:
             raise _invalid(f"argument {arg.name!r} is longer than {MAX_ARGUMENT_CHARS} characters", arg.name)
         if arg.kind == "integer":
-            if not raw.isdigit():
-                raise _invalid(f"argument {arg.name!r} must be a whole number, not {raw!r}", arg.name)
-            values[arg.name] = int(raw)
+            if (number := ascii_int(raw)) is None:  # "²" passes isdigit() and fails int()
+                raise _invalid(f"argument {arg.name!r} must be a whole number in ASCII digits, not {raw!r}",
+                               arg.name)
+            values[arg.name] = number
         elif arg.kind == "list":
             values[arg.name] = [part for part in _LIST_SEPARATOR.split(raw) if part]
         else:

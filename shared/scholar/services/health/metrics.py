@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from aws_lambda_powertools.metrics import EphemeralMetrics
 
+from scholar.core.numerals import ascii_int
 from scholar.runtime.observability import NAMESPACE, SERVICE
 from scholar.services.health.records import NO_SOURCE, UsageRecord
 
@@ -43,4 +44,4 @@ def count_write_failure() -> None:
 
 
 def _server_errors(statuses: dict[str, int]) -> int:
-    return sum(n for code, n in statuses.items() if code.isdigit() and int(code) >= 500)
+    return sum(n for code, n in statuses.items() if (ascii_int(code) or 0) >= 500)

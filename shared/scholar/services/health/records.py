@@ -12,6 +12,7 @@ import hmac
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from scholar.core.numerals import ascii_int
 from scholar.store.usage import UsageRow
 
 # Marks a call that asked no upstream (a cached answer, a local tool): its record goes under this name.
@@ -23,7 +24,8 @@ _HASH_CHARS = 16
 
 def is_failure(status: str) -> bool:
     """Whether an attempt's status (an HTTP code, or 'timeout' / 'connect') counts as the source failing."""
-    return not status.isdigit() or int(status) == 429 or int(status) >= 500
+    code = ascii_int(status)
+    return code is None or code == 429 or code >= 500
 
 
 def hash_principal(principal: str, salt: str) -> str:

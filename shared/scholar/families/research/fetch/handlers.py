@@ -39,6 +39,15 @@ def _converted(identifier: str) -> ReadPaperResult | None:
     return answer if isinstance(answer, ReadPaperResult) else None
 
 
+def _markdown_uri(identifier: str) -> str | None:
+    """The paper_markdown URI of the conversion found under ``identifier``, only when resources/read answers it.
+
+    A library item's id is no paper id (``scholar://paper/lib_…/markdown`` names nothing), so the URI is built from
+    the id the text was found by, and checked the way resources/read looks it up: no answer hands out a dead URI.
+    """
+    return PAPER_MARKDOWN.uri(id=identifier) if jobs.converted_markdown(identifier) is not None else None
+
+
 def _url(paper: Paper) -> str:
     if landing := paper.landing_url():
         return landing
@@ -66,7 +75,7 @@ async def fetch(args: FetchInput, ctx: CallContext) -> FetchResult:
     if read is not None and read.markdown:
         metadata = FetchMetadata(
             text_source="full_text", page_count=read.page_count, pages_returned=read.pages_returned,
-            next_pages=read.next_pages, markdown_uri=PAPER_MARKDOWN.uri(id=identifier),
+            next_pages=read.next_pages, markdown_uri=await off_loop(_markdown_uri, stored_as),
             note=(f"Pages {read.next_pages} were left out for length: read_paper(identifier, pages) reads them."
                   if read.next_pages else None),
             **facts)
