@@ -82,6 +82,10 @@ RERANK_MODEL_ENV = "SCHOLAR_RERANK_MODEL"
 # or SAM local; off elsewhere, so the X-Ray SDK (~0.25 s of import) is never loaded where it cannot trace.
 TRACE_DISABLED_ENV = "POWERTOOLS_TRACE_DISABLED"
 LAMBDA_TASK_ROOT_ENV = "LAMBDA_TASK_ROOT"
+# One machine (issue 32): which stores back the entry points (aws | local; unset: the entry point's default) and
+# the data folder of the local backend, keys and client registrations (default: the platform's user data folder).
+BACKEND_ENV = "SCHOLAR_BACKEND"
+HOME_ENV = "SCHOLAR_HOME"
 SAM_LOCAL_ENV = "AWS_SAM_LOCAL"
 
 # Secrets: the value itself (local) or the name of an SSM parameter holding it (deployed).
@@ -208,6 +212,9 @@ class Settings(BaseModel):
     oauth: OAuthSettings = Field(default_factory=OAuthSettings)
     # Inside a Lambda execution environment (LAMBDA_TASK_ROOT): what only the local stack may do is off.
     in_lambda: bool = False
+    # Unset: the entry point chooses (Lambda: aws; the command line, stdio and ``scholar serve``: local).
+    backend: str | None = None
+    home: str | None = None
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -295,6 +302,8 @@ def load_settings(env: Mapping[str, str]) -> Settings:
             test_ca_file=env.get(TEST_CA_FILE_ENV) or None,
         ),
         in_lambda=bool(env.get(LAMBDA_TASK_ROOT_ENV)),
+        backend=(env.get(BACKEND_ENV) or "").strip().lower() or None,
+        home=env.get(HOME_ENV) or None,
         tracing=bool(env.get(LAMBDA_TASK_ROOT_ENV))
         and not env.get(SAM_LOCAL_ENV)
         and not _flag(env, TRACE_DISABLED_ENV, False),
@@ -305,3 +314,22 @@ def load_settings(env: Mapping[str, str]) -> Settings:
 def get_settings() -> Settings:
     """The settings of this execution environment (cached; ``get_settings.cache_clear()`` re-reads)."""
     return load_settings(os.environ)
+
+
+def get_environ(name: str) -> str | None:
+    """One variable of this process as it is now (for an entry point that sets it for a while and puts it back)."""
+    return os.environ.get(name)
+
+
+def set_environment(values: Mapping[str, str | None]) -> None:
+    """Set (or, for ``None``, remove) variables of this process and re-read the settings.
+
+    For entry points that turn their own options into settings (``scholar mcp --profile``): the child processes
+    they start and the families they run in-process then see the same values.
+    """
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    get_settings.cache_clear()
