@@ -18,7 +18,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from typing import Any, TextIO
 
 from scholar.core.errors import (
@@ -60,8 +60,9 @@ def exit_code(err: ScholarError) -> int:
     return EXIT_CODES.get(err.code, EXIT_CODES[INTERNAL])
 
 
-def print_error(err: ScholarError, out: TextIO = sys.stderr) -> None:
-    """``error [code]: message`` and, when the envelope has one, the recovery hint."""
+def print_error(err: ScholarError, out: TextIO | None = None) -> None:
+    """``error [code]: message`` and, when the envelope has one, the recovery hint (on stderr by default)."""
+    out = out or sys.stderr
     body = err.to_envelope()["error"]
     out.write(f"error [{body['code']}]: {body['message']}\n")
     hint = (body.get("recovery") or {}).get("hint")
@@ -80,7 +81,8 @@ def answer_stream() -> Iterator[TextIO]:
     os.dup2(2, 1)
     answer = open(saved, "w", encoding="utf-8", closefd=False)  # noqa: SIM115  # closed below, after the block
     try:
-        yield answer
+        with redirect_stdout(sys.stderr):  # print() to a sys.stdout that is not fd 1 (a test's capture)
+            yield answer
     finally:
         sys.stdout.flush()
         answer.flush()
@@ -140,9 +142,9 @@ class ProgressLine:
     """The state of a queued task on stderr after each poll: one rewritten line on a terminal, else one line per
     change of status (a log or CI keeps a readable trail)."""
 
-    def __init__(self, out: TextIO = sys.stderr) -> None:
-        self.out = out
-        self.tty = out.isatty()
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out or sys.stderr
+        self.tty = self.out.isatty()
         self._status = ""
         self._width = 0
 
