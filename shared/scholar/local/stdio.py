@@ -2,10 +2,10 @@
 
 The same server as on HTTP (``scholar.gateway.mcp.server.build_server``: every tool, resource, prompt and
 completion, the task utility); with no HTTP request behind a message, the caller is ``local`` and the listing is
-the one ``--profile`` / ``--toolsets`` choose (they become ``SCHOLAR_PROFILE`` / ``SCHOLAR_TOOLSETS``, as the URL's
-``?profile=`` / ``?toolsets=`` do on HTTP). stdout carries only MCP: the SDK's transport points fd 1 at stderr while
-it serves, and the backend is entered inside it, so whatever starts it prints (moto, a handler's log) goes to
-stderr too.
+the one ``--profile`` / ``--toolsets`` choose, read as a pair in place of ``SCHOLAR_PROFILE`` / ``SCHOLAR_TOOLSETS``
+exactly as a URL's ``?profile=`` / ``?toolsets=`` are on HTTP. stdout carries only MCP: the SDK's transport points
+fd 1 at stderr while it serves, and the backend is entered inside it, so whatever starts it prints (moto, a
+handler's log) goes to stderr too.
 """
 
 from __future__ import annotations
@@ -25,12 +25,11 @@ def serve_stdio(*, profile: str | None = None, toolsets: str | None = None) -> N
         profile: the profile tools/list shows (default ``SCHOLAR_PROFILE``, else ``default``).
         toolsets: only these families, comma-separated (default ``SCHOLAR_TOOLSETS``).
     """
-    chosen = {PROFILE_ENV: profile, TOOLSETS_ENV: toolsets}
-    set_environment({name: value for name, value in chosen.items() if value is not None})
-    anyio.run(_serve)
+    selection = {PROFILE_ENV: profile, TOOLSETS_ENV: toolsets} if profile or toolsets else None
+    anyio.run(_serve, selection)
 
 
-async def _serve() -> None:
+async def _serve(selection: dict[str, str | None] | None) -> None:
     from mcp.server.stdio import stdio_server  # noqa: PLC0415  # the SDK (~0.7 s): only when serving MCP
 
     from scholar.gateway.mcp.server import build_server  # noqa: PLC0415
@@ -40,4 +39,6 @@ async def _serve() -> None:
         # Entered while the transport holds fd 1: nothing the backend prints on start reaches the wire. It blocks the
         # loop until it is up, which is what the client waits for anyway.
         with entry_backend():
+            if selection is not None:  # as on a URL: naming either replaces the pair (after the stand-in's template)
+                set_environment(selection)
             await server.run(read, write, server.create_initialization_options())
