@@ -72,3 +72,12 @@ def test_text_is_the_default_and_reads_as_an_outline(held, capfd):
     assert status == EXIT_OK
     assert out.startswith("paperId: ")
     assert f"  DOI: {DOI}" in out.splitlines()
+
+
+def test_sync_standards_syncs_the_bodies_named_in_any_case(held, capfd):
+    status = main(["sync-standards", "--bodies", "ietf"])
+
+    summary = json.loads(capfd.readouterr().out)
+    assert [run["body"] for run in summary["runs"]] == ["IETF"]
+    assert status == EXIT_OK and summary["published"] is True, summary["runs"]
+    assert main(["sync-standards", "--bodies", "nope"]) == EXIT_CODES["invalid_argument"]

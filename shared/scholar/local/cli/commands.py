@@ -13,6 +13,8 @@ import json
 import sys
 from typing import Any
 
+from scholar.core.errors import InvalidArgumentError
+
 __all__ = ["add_commands"]
 
 CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode", "codex")
@@ -42,11 +44,16 @@ def _doctor(args: argparse.Namespace) -> int:
 
 def _sync_standards(args: argparse.Namespace) -> int:
     from scholar.families.standards.jobs import handle_sync_event  # noqa: PLC0415  # the sync's loaders
+    from scholar.families.standards.records import BODIES  # noqa: PLC0415
     from scholar.local.backend import entry_backend  # noqa: PLC0415
 
-    sys.stderr.write("syncing the standards catalogue (IETF, NIST, W3C, ETSI) …\n")
+    bodies = [body.upper() for body in args.bodies or ()]
+    unknown = sorted(set(bodies) - set(BODIES))
+    if unknown:
+        raise InvalidArgumentError(f"unknown bodies {', '.join(unknown)}; one of {', '.join(BODIES)}", field="bodies")
+    sys.stderr.write(f"syncing the standards catalogue ({', '.join(bodies or BODIES)}) …\n")
     with entry_backend():
-        summary = handle_sync_event({"bodies": args.bodies} if args.bodies else {})
+        summary = handle_sync_event({"bodies": bodies} if bodies else {})
     sys.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
     return 0 if summary.get("published") else 1
 
@@ -86,7 +93,7 @@ def add_commands(subcommands: Any) -> None:
     doctor = subcommands.add_parser("doctor", help="probe every configured upstream now and print the findings")
     doctor.set_defaults(run=_doctor)
     sync = subcommands.add_parser("sync-standards", help="sync the standards catalogue now")
-    sync.add_argument("--bodies", nargs="+", help="only these bodies (ietf, nist, w3c, etsi)")
+    sync.add_argument("--bodies", nargs="+", help="only these bodies (IETF NIST W3C ETSI ISO IEC IEEE; any case)")
     sync.set_defaults(run=_sync_standards)
     for name, run, text in (("install", _install, "register Scholar with an MCP client"),
                             ("uninstall", _uninstall, "remove exactly what `scholar install` wrote")):
