@@ -69,3 +69,14 @@ def test_text_output_names_each_record_in_one_line_and_json_is_the_dict():
     assert "  1. Attention Is All You Need (2017)  [abc]" in text.splitlines()
     assert "  2. BERT  [def]" in text.splitlines()
     assert render(result, as_json=True).startswith("{\n")
+
+
+def test_the_command_line_and_the_api_load_neither_the_mcp_sdk_nor_the_aws_stand_in():
+    import subprocess
+    import sys
+
+    probe = ("import sys; from scholar.local.cli.main import build_parser; build_parser(); import scholar.local.api; "
+             "print(sorted(m for m in ('mcp', 'moto', 'boto3', 'uvicorn') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
+
+    assert done.stdout.strip() == "[]"  # `scholar get-paper` pays for pydantic and the catalogue, not ~0.7 s of SDK
