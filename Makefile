@@ -34,6 +34,8 @@ setup: $(VENV)/.installed $(TOOLS)/.installed $(CHECKOV)/.installed
 
 tools: $(TOOLS)/.installed
 
+# `scholar serve` on the local backend (SQLite + files under SCHOLAR_HOME: what you keep survives a restart);
+# SCHOLAR_BACKEND=aws make serve runs the embedded AWS stand-in (moto + template.yaml) instead.
 serve: $(VENV)/.installed
 	$(PY) -m scholar.local serve
 

@@ -12,5 +12,21 @@ floors below it (tests/unit/test_import_rules.py reads each module's floor from 
                 a caller's library, source health
     families/   one package per tool family (papers, arxiv, books, patents, standards, pdf, tasks, research)
     gateway/    the MCP protocol layer (mcp/), the OAuth authorization server (auth/), their token contract (bearer/)
-    local/      the embedded stand-in for AWS: `make serve` and the tests
+    local/      this machine's entry points (the `scholar` command line, stdio, `scholar serve`, the Python API,
+                client registration) and the embedded stand-in for AWS
+
+This package itself imports nothing: ``from scholar import Scholar`` (and ``AsyncScholar``) loads the Python API
+(scholar.local.api) only when asked for.
 """
+
+from __future__ import annotations
+
+__all__ = ["AsyncScholar", "Scholar"]
+
+
+def __getattr__(name: str) -> object:
+    if name in __all__:
+        from scholar.local import api  # noqa: PLC0415  # lazy: `import scholar` stays free (every Lambda imports it)
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'scholar' has no attribute {name!r}")

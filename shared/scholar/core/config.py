@@ -329,3 +329,22 @@ def default_home() -> Path:
 def get_settings() -> Settings:
     """The settings of this execution environment (cached; ``get_settings.cache_clear()`` re-reads)."""
     return load_settings(os.environ)
+
+
+def get_environ(name: str) -> str | None:
+    """One variable of this process as it is now (for an entry point that sets it for a while and puts it back)."""
+    return os.environ.get(name)
+
+
+def set_environment(values: Mapping[str, str | None]) -> None:
+    """Set (or, for ``None``, remove) variables of this process and re-read the settings.
+
+    For entry points that turn their own options into settings (``scholar mcp --profile``): the child processes
+    they start and the families they run in-process then see the same values.
+    """
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    get_settings.cache_clear()

@@ -44,7 +44,7 @@ from scholar.local.invoke import Handler, InvokeRouter
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_STACK_NAME", "LOCAL_PARAMETERS", "LocalStack"]
+__all__ = ["DEFAULT_STACK_NAME", "LOCAL_PARAMETERS", "LocalStack", "running"]
 
 DEFAULT_STACK_NAME = "scholar-local"
 REGION = "us-east-1"
@@ -229,6 +229,11 @@ class LocalStack:
         with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310  # loopback only
             text = response.read()
         return json.loads(text) if text else None
+
+
+def running() -> bool:
+    """Whether a LocalStack is running in this process (the entry points then use it rather than start one)."""
+    return bool(_ACTIVE)
 
 
 def _user_settings(environ: Mapping[str, str]) -> dict[str, str]:

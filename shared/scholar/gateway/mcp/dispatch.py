@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
 from typing import Any
 
 import anyio
@@ -14,10 +13,8 @@ from scholar.core.catalogue import ALL_PROFILE, Selection, ToolSpec, listing_of
 from scholar.core.config import get_settings
 from scholar.core.content import split_extra_content
 from scholar.core.errors import InternalError, InvalidArgumentError, ScholarError
-from scholar.core.validation import validate_arguments
-from scholar.gateway.mcp.tools import reachable
-from scholar.runtime.invocation import Invocation, Outcome
-from scholar.runtime.invoke import invoke_family
+from scholar.runtime.calls import reachable, run_tool
+from scholar.runtime.invocation import Outcome
 
 logger = logging.getLogger(__name__)
 
@@ -101,20 +98,10 @@ async def call_tool(
     if selection is not None and spec.name not in selection.tool_names():
         return error_result(not_listed(spec, selection))
     try:
-        args = validate_arguments(spec.input_model, arguments, tool=spec.name)
-    except InvalidArgumentError as err:
-        return error_result(err)
-    invocation = Invocation(
-        tool=spec.name,
-        arguments=args.model_dump(mode="json", exclude_unset=True),
-        principal=principal,
-        request_id=str(uuid.uuid4()),
-    )
-    try:
         if one_request_at_a_time:
-            outcome: Outcome = invoke_family(spec.family, invocation)  # a worker thread costs ~1 ms here
+            outcome: Outcome = run_tool(spec, arguments, principal)  # a worker thread costs ~1 ms here
         else:
-            outcome = await anyio.to_thread.run_sync(invoke_family, spec.family, invocation)
+            outcome = await anyio.to_thread.run_sync(run_tool, spec, arguments, principal)
     except ScholarError as err:
         return error_result(err)
     except Exception:  # the gateway never answers 5xx: a dispatch failure is a tool error

@@ -9,17 +9,10 @@ from mcp import types
 
 from scholar.core.catalogue import Selection, ToolSpec, all_tools, result_size_hint
 from scholar.core.config import Settings
+from scholar.runtime.calls import WRITE_TAG, reachable  # noqa: F401  # WRITE_TAG: re-exported for its users
 
-WRITE_TAG = "write"
 # Clients that honour it keep a tool's result whole up to this many characters (Claude Code; ceiling 500,000).
 MAX_RESULT_META = "anthropic/maxResultSizeChars"
-
-
-def reachable(spec: ToolSpec, settings: Settings) -> bool:
-    """Hidden from every listing: write tools in read-only mode and tools whose credentials are missing."""
-    if settings.read_only and WRITE_TAG in spec.tags:
-        return False
-    return all(settings.secrets.has(name) for name in spec.requires)
 
 
 def visible(spec: ToolSpec, settings: Settings, selection: Selection | None) -> bool:

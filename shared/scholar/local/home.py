@@ -1,0 +1,79 @@
+"""This machine's data folder (``SCHOLAR_HOME``, else the platform's user data folder) and safe file replacement.
+
+A file Scholar changes that someone else also keeps (a client's config) is replaced whole or not at all: a
+timestamped backup of the old one beside it, the new content written to a temporary file in the same folder, flushed
+to disk, then moved over the old one in one rename (``os.replace``); a crash leaves the old file or the new one,
+never half of either.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from scholar.core.config import get_environ, get_settings
+
+__all__ = ["backup", "replace_file", "scholar_home", "user_config_dir"]
+
+APP = "scholar"
+
+
+def user_config_dir(system: str = sys.platform, home: Path | None = None) -> Path:
+    """Where applications keep per-user settings: ``~/Library/Application Support`` (macOS), ``%APPDATA%``
+    (Windows), ``$XDG_CONFIG_HOME`` or ``~/.config`` (Linux and the rest)."""
+    home = home or Path.home()
+    if system == "darwin":
+        return home / "Library" / "Application Support"
+    if system == "win32":
+        return Path(get_environ("APPDATA") or home / "AppData" / "Roaming")
+    return Path(get_environ("XDG_CONFIG_HOME") or home / ".config")
+
+
+def scholar_home(system: str = sys.platform, home: Path | None = None) -> Path:
+    """The data folder: ``SCHOLAR_HOME``, else ``~/Library/Application Support/scholar`` (macOS),
+    ``%LOCALAPPDATA%\\scholar`` (Windows), ``$XDG_DATA_HOME/scholar`` or ``~/.local/share/scholar``."""
+    if configured := get_settings().home:
+        return Path(configured).expanduser()
+    home = home or Path.home()
+    if system == "darwin":
+        return home / "Library" / "Application Support" / APP
+    if system == "win32":
+        return Path(get_environ("LOCALAPPDATA") or home / "AppData" / "Local") / APP
+    return Path(get_environ("XDG_DATA_HOME") or home / ".local" / "share") / APP
+
+
+def backup(path: Path) -> Path | None:
+    """Copy ``path`` to ``<name>.<UTC time>.bak`` beside it (None when there is no file to keep)."""
+    if not path.is_file():
+        return None
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    target = path.with_name(f"{path.name}.{stamp}.bak")
+    n = 1
+    while target.exists():  # two runs in one second keep both backups
+        target = path.with_name(f"{path.name}.{stamp}-{n}.bak")
+        n += 1
+    replace_file(target, path.read_bytes())
+    return target
+
+
+def replace_file(path: Path, content: bytes, *, private: bool = False) -> None:
+    """Write ``content`` to ``path`` atomically (temporary file in the same folder, fsync, ``os.replace``).
+
+    Args:
+        private: readable by the user only (0600), as keys are.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(content)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temp, 0o600 if private else (path.stat().st_mode & 0o777 if path.exists() else 0o644))
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

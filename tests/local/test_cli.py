@@ -1,0 +1,83 @@
+"""``scholar`` as a user runs it: a child process whose stdout is the answer and whose exit status is the code;
+and, in this process on a backend held open, the library commands and the refusals."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from scholar.local.backend import entry_backend
+from scholar.local.cli import main
+from scholar.local.cli.output import EXIT_CODES, EXIT_OK
+from tests.local.conftest import Machine
+
+DOI = "10.1073/pnas.1414271111"  # recorded: semantic_scholar, crossref
+UNKNOWN_DOI = "10.9999/nope.nothing"
+TIMEOUT_S = 240
+
+
+def run(machine: Machine, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(machine.command(*args), env=machine.child_env(), capture_output=True, text=True,
+                          timeout=TIMEOUT_S, check=False)
+
+
+def test_get_paper_as_a_process_prints_only_the_json_dict_on_stdout(machine):
+    done = run(machine, "get-paper", DOI, "--json")
+
+    assert done.returncode == EXIT_OK, done.stderr[-2000:]
+    assert json.loads(done.stdout)["externalIds"]["DOI"] == DOI  # stdout parses whole: nothing else was printed
+
+
+def test_a_paper_no_source_knows_exits_with_the_not_found_status(machine):
+    done = run(machine, "get-paper", UNKNOWN_DOI)
+
+    assert done.returncode == EXIT_CODES["not_found"]
+    assert done.stdout == ""
+    assert "error [not_found]" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def held(machine: Machine) -> Iterator[None]:
+    """The backend entered once for this module's in-process commands (they use it rather than start their own)."""
+    with entry_backend():
+        yield
+
+
+def test_an_argument_out_of_bounds_exits_invalid_and_names_the_field(held, capfd):
+    status = main(["search-papers", "graphs", "--limit", "1000"])
+
+    err = capfd.readouterr().err
+    assert status == EXIT_CODES["invalid_argument"]
+    assert "error [invalid_argument]" in err and "'limit'" in err
+
+
+def test_a_paper_added_to_the_library_comes_back_in_the_bibtex_export(held, capfd):
+    added = main(["library", "add", DOI, "--tags", "cartilage", "--json"])
+    added_out = capfd.readouterr().out
+    exported = main(["library", "export", "--format", "bibtex"])
+    export_out = capfd.readouterr().out
+
+    assert added == EXIT_OK and exported == EXIT_OK
+    assert json.loads(added_out)["created"] is True
+    assert DOI in export_out and "@article" in export_out.lower()
+
+
+def test_text_is_the_default_and_reads_as_an_outline(held, capfd):
+    status = main(["get-paper", DOI])
+
+    out = capfd.readouterr().out
+    assert status == EXIT_OK
+    assert out.startswith("paperId: ")
+    assert f"  DOI: {DOI}" in out.splitlines()
+
+
+def test_sync_standards_syncs_the_bodies_named_in_any_case(held, capfd):
+    status = main(["sync-standards", "--bodies", "ietf"])
+
+    summary = json.loads(capfd.readouterr().out)
+    assert [run["body"] for run in summary["runs"]] == ["IETF"]
+    assert status == EXIT_OK and summary["published"] is True, summary["runs"]
+    assert main(["sync-standards", "--bodies", "nope"]) == EXIT_CODES["invalid_argument"]
