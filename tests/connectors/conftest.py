@@ -62,3 +62,31 @@ def store(connections_table: str) -> ConnectionStore:
 
 def run(coro: Any) -> Any:
     return asyncio.run(coro)
+
+
+class MemoryKeyring:
+    """An in-memory OS keyring (keyring's backend interface), so no test reads the machine's real one."""
+
+    priority = 1
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.entries.pop((service, username), None)
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring(monkeypatch: pytest.MonkeyPatch) -> MemoryKeyring:
+    import keyring  # noqa: PLC0415  # the local extra's package, only where a test needs it
+
+    backend = MemoryKeyring()
+    monkeypatch.setattr(keyring, "get_password", backend.get_password)
+    monkeypatch.setattr(keyring, "set_password", backend.set_password)
+    return backend

@@ -16,7 +16,7 @@ from scholar.core.catalogue import PROFILES, all_tools, families, listing_of, pr
 from scholar.core.errors import ErrorCode
 from scholar.core.reference import ToolReference, tool_reference
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "tools.md"
 COMMAND = "python -m scholar.core.docs_tools"
 ERROR_CODES: tuple[str, ...] = get_args(ErrorCode)
 OPEN_WORLD_CODES = ("not_found", "rate_limited", "upstream_error", "timeout")

@@ -103,7 +103,7 @@ class ConnectionStore(Store):
             with boto_errors("encrypting a connector key"):
                 blob = self.kms.encrypt(KeyId=key_id, Plaintext=key.get_secret_value().encode(),
                                         EncryptionContext=self._context())["CiphertextBlob"]
-            row["secret"] = {"B": blob}
+            row["sealed"] = {"B": blob}
         with boto_errors("storing a connection"):
             self.client.put_item(TableName=self.table, Item=row)
         return _connection(row)
@@ -117,8 +117,8 @@ class ConnectionStore(Store):
     def connections(self) -> list[Connection]:
         return [_connection(row) for row in self._query("conn#")]
 
-    def secret(self, target: str) -> SecretStr:
-        """The caller's key for ``target``, decrypted for one request.
+    def credentials(self, target: str) -> tuple[str, SecretStr]:
+        """The caller's library and key for ``target``, the key decrypted for one sync.
 
         Raises:
             ForbiddenError: no connection, a revoked one, or one without a key.
@@ -126,14 +126,14 @@ class ConnectionStore(Store):
         with boto_errors("reading a connection"):
             row = self.client.get_item(TableName=self.table, Key=_key(self.principal, f"conn#{target}"),
                                        ConsistentRead=True).get("Item")
-        if not row or row["status"]["S"] != "active" or "secret" not in row:
+        if not row or row["status"]["S"] != "active" or "sealed" not in row:
             state = "revoked" if row and row["status"]["S"] == "revoked" else "missing"
             raise ForbiddenError(f"no active {target} connection for this caller ({state})", source=target,
                                  reason=f"connection_{state}",
                                  hint="Connect the library on the server's connect page, then sync again.")
         with boto_errors("decrypting a connector key"):
-            plain = self.kms.decrypt(CiphertextBlob=row["secret"]["B"], EncryptionContext=self._context())
-        return SecretStr(plain["Plaintext"].decode())
+            plain = self.kms.decrypt(CiphertextBlob=row["sealed"]["B"], EncryptionContext=self._context())
+        return row["library"]["S"], SecretStr(plain["Plaintext"].decode())
 
     def revoke(self, target: str) -> bool:
         """Revoke the connection and drop its key; False when there was no active one."""
@@ -141,7 +141,7 @@ class ConnectionStore(Store):
             try:
                 self.client.update_item(
                     TableName=self.table, Key=_key(self.principal, f"conn#{target}"),
-                    UpdateExpression="SET #status = :revoked REMOVE secret",
+                    UpdateExpression="SET #status = :revoked REMOVE sealed",
                     # Only an active connection is revoked: a sync racing the revoke never writes it back.
                     ConditionExpression="#status = :active",
                     ExpressionAttributeNames={"#status": "status"},
@@ -195,7 +195,7 @@ class ConnectionStore(Store):
     aconnect = awaitable(connect)
     aconnection = awaitable(connection)
     aconnections = awaitable(connections)
-    asecret = awaitable(secret)
+    acredentials = awaitable(credentials)
     arevoke = awaitable(revoke)
     alinks = awaitable(links)
     aput_links = awaitable(put_links)
@@ -205,4 +205,4 @@ class ConnectionStore(Store):
 
 def _connection(row: dict[str, Any]) -> Connection:
     return Connection(target=row["sk"]["S"].removeprefix("conn#"), library=row["library"]["S"],
-                      status=row["status"]["S"], created_at=int(row["created_at"]["N"]), has_key="secret" in row)
+                      status=row["status"]["S"], created_at=int(row["created_at"]["N"]), has_key="sealed" in row)
