@@ -84,6 +84,10 @@ RERANK_MODEL_ENV = "SCHOLAR_RERANK_MODEL"
 ZOTERO_LIBRARY_ENV = "SCHOLAR_ZOTERO_LIBRARY"
 CONNECTIONS_TABLE_ENV = "SCHOLAR_CONNECTIONS_TABLE"
 CONNECTIONS_KEY_ENV = "SCHOLAR_CONNECTIONS_KEY"
+# The file targets on one machine: the folder of the .bib files (one per collection) and the Obsidian vault
+# folder (one subfolder per collection). Hosted, both come back as a download link instead.
+BIBTEX_DIR_ENV = "SCHOLAR_BIBTEX_DIR"
+OBSIDIAN_VAULT_ENV = "SCHOLAR_OBSIDIAN_VAULT"
 # Tracing (Powertools' rule): on inside a Lambda execution environment unless POWERTOOLS_TRACE_DISABLED
 # or SAM local; off elsewhere, so the X-Ray SDK (~0.25 s of import) is never loaded where it cannot trace.
 TRACE_DISABLED_ENV = "POWERTOOLS_TRACE_DISABLED"
@@ -216,6 +220,8 @@ class Settings(BaseModel):
     library_search_budget_s: float = Field(default=10.0, gt=0)
     oauth: OAuthSettings = Field(default_factory=OAuthSettings)
     zotero_library: str | None = Field(default=None, pattern=r"^(users|groups)/[0-9]{1,12}$")
+    bibtex_dir: str | None = None
+    obsidian_vault: str | None = None
     # Inside a Lambda execution environment (LAMBDA_TASK_ROOT): what only the local stack may do is off.
     in_lambda: bool = False
 
@@ -290,6 +296,8 @@ def load_settings(env: Mapping[str, str]) -> Settings:
             connections_key=env.get(CONNECTIONS_KEY_ENV) or None,
         ),
         zotero_library=(env.get(ZOTERO_LIBRARY_ENV) or "").strip().strip("/") or None,
+        bibtex_dir=env.get(BIBTEX_DIR_ENV) or None,
+        obsidian_vault=env.get(OBSIDIAN_VAULT_ENV) or None,
         library_max_items=int(env.get(LIBRARY_MAX_ITEMS_ENV) or 10_000),
         library_max_bytes=int(env.get(LIBRARY_MAX_BYTES_ENV) or 100 * 1024 * 1024),
         library_search_budget_s=float(env.get(LIBRARY_SEARCH_BUDGET_ENV) or 10.0),

@@ -44,6 +44,8 @@ class SyncReport(BaseModel):
     files: dict[str, int] = Field(default_factory=dict, description="PDF attachments: uploaded, exists, failed")
     results: list[ItemOutcome] = Field(default_factory=list, description="Every item that was not unchanged")
     requests: int = Field(default=0, description="Requests sent to the other side")
+    location: str | None = Field(default=None, description="bibtex / obsidian: the file or folder written, or (hosted) "
+                                 "a download link valid for 15 minutes")
 
     def count(self, outcome: ItemOutcome, *, notes: bool = False) -> None:
         """Add an outcome to the counts (conflicts count as failed) and, unless unchanged, to the results."""

@@ -173,13 +173,13 @@ def tags_from_zotero(data: dict[str, Any]) -> list[str]:
     return tags
 
 
-def identity(paper: Paper, library: str, key: str) -> str:
-    """The identity (``kind:value``) a pulled item is kept under: its DOI, else arXiv id, else the Zotero item."""
+def identity(paper: Paper, fallback: str) -> str:
+    """The identity (``kind:value``) a pulled item is kept under: its DOI, else arXiv id, else ``fallback``."""
     ext = paper.externalIds or {}
     for written in (ext.get("DOI"), f"arXiv:{ext['ArXiv']}" if ext.get("ArXiv") else None):
         if written:
             try:
                 return parse_paper_id(written).cache_key()
             except InvalidIdError:
-                continue  # a garbled id typed by hand in Zotero: fall through
-    return f"zotero:{library}/{key}"
+                continue  # a garbled id typed by hand: fall through
+    return fallback

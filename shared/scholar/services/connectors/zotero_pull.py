@@ -90,7 +90,7 @@ async def pull(client: ZoteroClient, store: ConnectionStore, library: LibrarySto
             report.count(ItemOutcome(item_id=link.item_id, key=key, title=data.get("title"), status="unchanged"))
             continue
         paper = paper_from_zotero(data)
-        item_id = scholar_id(data) or (link.item_id if link else item_id_for(identity(paper, zlib, key)))
+        item_id = scholar_id(data) or (link.item_id if link else item_id_for(identity(paper, f"zotero:{zlib}/{key}")))
         chosen[item_id] = (obj, written_ids(paper.externalIds or {}))
     existing = await library.aget_many(list(chosen))
     merged: list[LibraryItem] = []

@@ -24,6 +24,7 @@ from scholar.families.research.connectors.spec import (
 from scholar.runtime.invocation import Invocation
 from scholar.runtime.queue import enqueue_retry
 from scholar.services.connectors.credentials import machine_source, zotero_library
+from scholar.services.connectors.file_targets import pull_bibtex, push_bibtex, push_obsidian
 from scholar.services.connectors.outcome import SyncReport
 from scholar.services.connectors.zotero_pull import pull
 from scholar.services.connectors.zotero_push import push
@@ -76,6 +77,8 @@ def _answer(report: SyncReport) -> LibrarySyncResult:
 async def library_sync(args: LibrarySyncInput, ctx: CallContext) -> LibrarySyncResult | QueuedResult:
     """Push a collection to Zotero, or pull one (or the whole library) into ours."""
     items: list[LibraryItem] = []
+    if args.target in ("bibtex", "obsidian"):
+        return _answer(await _file_sync(args, ctx))
     if args.direction == "push":
         if args.target == LOCAL:
             raise InvalidArgumentError("target zotero_local is read-only (the desktop's local API): push with "
@@ -101,6 +104,20 @@ async def library_sync(args: LibrarySyncInput, ctx: CallContext) -> LibrarySyncR
         report = await pull(client, store, LibraryStore(ctx.principal), args.collection, into=into,
                             dry_run=args.dry_run)
     return _answer(report)
+
+
+async def _file_sync(args: LibrarySyncInput, ctx: CallContext) -> SyncReport:
+    if not args.collection:
+        raise InvalidArgumentError(f"collection is required for target {args.target}", field="collection")
+    if args.direction == "pull":
+        if args.target == "obsidian":
+            raise InvalidArgumentError("target obsidian is push only (the notes are yours to edit)", field="direction")
+        return await pull_bibtex(ctx.principal, args.collection, dry_run=args.dry_run)
+    items = await _collection_items(ctx.principal, args.collection)
+    if not items:
+        raise NotFoundError(f"your collection {args.collection!r} holds no items", reason="collection_not_found")
+    write = push_bibtex if args.target == "bibtex" else push_obsidian
+    return await write(ctx.principal, items, args.collection, dry_run=args.dry_run)
 
 
 async def library_connections(args: LibraryConnectionsInput, ctx: CallContext) -> LibraryConnectionsResult:

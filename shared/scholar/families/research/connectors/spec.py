@@ -24,7 +24,7 @@ CONNECTIONS_TOOL = "library_connections"
 # The most per-item results an answer lists (the counts always cover every item).
 MAX_RESULTS = 200
 
-Target = Literal["zotero", "zotero_local"]
+Target = Literal["zotero", "zotero_local", "bibtex", "obsidian"]
 
 _COLLECTION = re.compile(COLLECTION_PATTERN)
 _SYNC = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
@@ -69,8 +69,8 @@ class LibraryConnectionsResult(BaseModel):
 
 SYNC_SPEC = ToolSpec(
     name=SYNC_TOOL, family="research", title="Sync library with Zotero",
-    description="Push your collection to Zotero (items, notes, kept PDFs; changes only; Zotero-side edits kept as "
-    "conflicts) or pull a Zotero collection (none: all). Outcome per item. zotero_local: desktop, pull only.",
+    description="Push a collection to Zotero (items, notes, PDFs; changes only; Zotero-side edits kept as "
+    "conflicts), a .bib or an Obsidian vault; pull from Zotero (none: all) or a .bib. Per-item outcome.",
     input_model=LibrarySyncInput, output_model=LibrarySyncResult, annotations=_SYNC, task_support="optional",
 )
 TOOLS = (
