@@ -7,6 +7,9 @@
                                            with the versions and the digest of what was last written or read
     coll#<target>#<library>#<name>         the Zotero collection one of our collections maps to
 
+and, in a partition of its own, ``pk = connect#<sha256(token)>``: a one-time connect link (the principal it was
+issued to, its expiry), taken by a conditional delete so it works once.
+
 The non-obvious constraint: a key is stored only as KMS ciphertext whose encryption context names the principal,
 so a ciphertext copied into another caller's row does not decrypt; it is decrypted only to make a request and
 never returned by a listing. On one machine no key is stored here (it comes from the environment or the OS
@@ -17,6 +20,8 @@ cannot bring it back.
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 import time
 from collections.abc import Iterable
 from typing import Any, Literal
@@ -30,9 +35,12 @@ from scholar.store import aws
 from scholar.store.base import Store, awaitable
 from scholar.store.boundary import boto_errors, error_code
 
-__all__ = ["Connection", "ConnectionStore", "Link"]
+__all__ = ["CONNECT_PATH", "Connection", "ConnectionStore", "Link"]
 
 CONDITION_FAILED = "ConditionalCheckFailedException"
+# A connect link works once, for ten minutes; the page it opens (scholar.gateway.auth.connect).
+CONNECT_LINK_TTL_S = 600
+CONNECT_PATH = "/connect/zotero"
 _BATCH_WRITE = 25
 
 
@@ -62,6 +70,10 @@ class Link(BaseModel):
 
 def _key(principal: str, sk: str) -> dict[str, Any]:
     return {"pk": {"S": principal}, "sk": {"S": sk}}
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class ConnectionStore(Store):
@@ -152,6 +164,33 @@ class ConnectionStore(Store):
                 raise
         return True
 
+    # ------------------------------------------------------------------ one-time connect links
+    def issue_link(self, ttl_s: int = CONNECT_LINK_TTL_S) -> str:
+        """A one-time token for the connect page, bound to this caller (only its hash is stored)."""
+        token = secrets.token_urlsafe(32)
+        with boto_errors("issuing a connect link"):
+            self.client.put_item(TableName=self.table, Item={
+                **_key(f"connect#{_hash(token)}", "connect"), "principal": {"S": self.principal},
+                "expires_at": {"N": str(int(time.time()) + ttl_s)}})
+        return token
+
+    @classmethod
+    def redeem_link(cls, token: str, table: str | None = None, *, client: Any = None) -> str | None:
+        """The principal a connect token was issued to, once (the row is deleted); None when unknown or expired."""
+        store = cls("-", table, client=client)
+        with boto_errors("redeeming a connect link"):
+            try:
+                old = store.client.delete_item(TableName=store.table, Key=_key(f"connect#{_hash(token)}", "connect"),
+                                               ConditionExpression="attribute_exists(pk)",
+                                               ReturnValues="ALL_OLD").get("Attributes")
+            except ClientError as exc:
+                if error_code(exc) == CONDITION_FAILED:
+                    return None
+                raise
+        if not old or int(old["expires_at"]["N"]) <= time.time():
+            return None
+        return old["principal"]["S"]
+
     # ------------------------------------------------------------------ links and collections
     def links(self, target: str, library: str) -> dict[str, Link]:
         rows = self._query(f"link#{target}#{library}#")
@@ -197,6 +236,7 @@ class ConnectionStore(Store):
     aconnections = awaitable(connections)
     acredentials = awaitable(credentials)
     arevoke = awaitable(revoke)
+    aissue_link = awaitable(issue_link)
     alinks = awaitable(links)
     aput_links = awaitable(put_links)
     acollection_key = awaitable(collection_key)

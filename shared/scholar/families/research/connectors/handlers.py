@@ -30,12 +30,10 @@ from scholar.services.connectors.zotero_pull import pull
 from scholar.services.connectors.zotero_push import push
 from scholar.sources.zotero import BATCH, LOCAL, ZoteroClient
 from scholar.store.blobs import BlobStore
-from scholar.store.connections import ConnectionStore
+from scholar.store.connections import CONNECT_PATH, ConnectionStore
 from scholar.store.library.models import LibraryItem
 from scholar.store.library.table import LibraryStore
 from scholar.store.tasks import TaskStore, TaskTransitionError
-
-CONNECT_PATH = "/connect/zotero"
 
 
 async def _collection_items(principal: str, collection: str) -> list[LibraryItem]:
@@ -123,14 +121,17 @@ async def _file_sync(args: LibrarySyncInput, ctx: CallContext) -> SyncReport:
 async def library_connections(args: LibraryConnectionsInput, ctx: CallContext) -> LibraryConnectionsResult:
     """List the caller's connections, or revoke one."""
     settings = get_settings()
-    removed: bool | None = None
-    if args.remove is not None:
-        removed = await ConnectionStore(ctx.principal).arevoke(args.remove)
-    connections = await ConnectionStore(ctx.principal).aconnections() if settings.resources.connections_table else []
+    store = ConnectionStore(ctx.principal)
+    removed = await store.arevoke(args.remove) if args.remove is not None else None
+    hosted = bool(settings.resources.connections_table)
+    connections = await store.aconnections() if hosted else []
     public = settings.oauth.public_url
-    return LibraryConnectionsResult(connections=connections, removed=removed,
-                                    machine=None if settings.in_lambda else await machine_source(),
-                                    connect_url=f"{public}{CONNECT_PATH}" if public else None)
+    connect_url = None
+    if hosted and public and not any(c.target == "zotero" and c.status == "active" for c in connections):
+        # A one-time link for this caller only: the key is typed on our page, never into the chat.
+        connect_url = f"{public}{CONNECT_PATH}?t={await store.aissue_link()}"
+    return LibraryConnectionsResult(connections=connections, removed=removed, connect_url=connect_url,
+                                    machine=None if settings.in_lambda else await machine_source())
 
 
 HANDLERS: dict[str, Handler] = {

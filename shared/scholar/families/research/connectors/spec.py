@@ -64,7 +64,8 @@ class LibraryConnectionsResult(BaseModel):
     machine: str | None = Field(default=None, description=(
         "On one machine: where its Zotero key comes from (environment or keyring), when set"))
     removed: bool | None = None
-    connect_url: str | None = Field(default=None, description="Hosted: the page where you connect Zotero")
+    connect_url: str | None = Field(default=None, description=(
+        "Hosted, without an active Zotero connection: open it in a browser to connect (once, within 10 minutes)"))
 
 
 SYNC_SPEC = ToolSpec(
