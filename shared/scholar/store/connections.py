@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 from botocore.exceptions import ClientError
-from pydantic import BaseModel, SecretStr
+from pydantic import BaseModel, Field, SecretStr
 
 from scholar.core.config import CONNECTIONS_TABLE_ENV, get_settings
 from scholar.core.errors import ForbiddenError, UnavailableError
@@ -61,11 +61,12 @@ class Link(BaseModel):
     key: str
     version: int
     digest: str
+    # The child note (our notes) and the PDF attachment item, once written.
     note_key: str | None = None
     note_version: int | None = None
     note_digest: str | None = None
-    attachment_key: str | None = None
-    attachment_md5: str | None = None
+    attachment_key: str | None = Field(default=None, description="The attachment item holding the kept PDF")
+    attachment_md5: str | None = Field(default=None, description="MD5 of the file uploaded to it (Zotero's identity)")
 
 
 def _key(principal: str, sk: str) -> dict[str, Any]:

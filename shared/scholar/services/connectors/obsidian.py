@@ -64,13 +64,10 @@ def _ours(item: LibraryItem, citekey: str) -> str:
     }
     front = yaml.safe_dump({k: v for k, v in properties.items() if v not in (None, "", [])}, sort_keys=False,
                            allow_unicode=True, width=1000)
-    parts = [f"---\n{front}---", f"# {paper.title or citekey}"]
-    if paper.abstract:
-        parts.append(f"## Abstract\n\n{paper.abstract.strip()}")
-    if item.notes:
-        parts.append(f"## Notes\n\n{item.notes.strip()}")
-    if item.md_path:
-        parts.append(f"## Full text\n\n[Kept Markdown]({item.md_path})")
+    sections = (("Abstract", paper.abstract), ("Notes", item.notes),
+                ("Full text", f"[Kept Markdown]({item.md_path})" if item.md_path else None))
+    parts = [f"---\n{front}---", f"# {paper.title or citekey}",
+             *(f"## {heading}\n\n{text.strip()}" for heading, text in sections if text)]
     return "\n\n".join(parts) + "\n\n" + MARKER + "\n"
 
 
