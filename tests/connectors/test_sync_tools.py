@@ -12,13 +12,13 @@ import pytest
 from pydantic import SecretStr
 
 from functions.research.app import lambda_handler
-from scholar.core.catalogue import get_tool
+from scholar.core.catalogue import QueuedResult, get_tool
 from scholar.core.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR
 from scholar.runtime.queue import new_task
 from scholar.store.connections import ConnectionStore
 from scholar.store.library.table import LibraryStore
 from scholar.store.tasks import TaskStore
-from tests.connectors.items import epmc_items
+from tests.connectors.items import epmc_items, many_items
 from tests.fakes.zotero import PUBLIC_LIBRARY
 
 
@@ -29,7 +29,8 @@ def call(lambda_context, tool: str, arguments: dict[str, Any], principal: str = 
         event["task_id"] = task_id
     answer = lambda_handler(event, lambda_context)
     if answer.get("ok"):
-        get_tool(tool).output_model.model_validate(answer["result"])
+        model = QueuedResult if answer["result"].get("queued") else get_tool(tool).output_model
+        model.model_validate(answer["result"])
         return answer["result"]
     return answer
 
@@ -118,3 +119,22 @@ def test_on_one_machine_the_key_comes_from_the_environment_else_the_keyring(
     again = call(lambda_context, "library_sync", {"target": "zotero", "collection": "reading"})
     assert again["items"]["unchanged"] == 2
     assert call(lambda_context, "library_connections", {})["machine"] == "keyring"
+
+
+def test_a_long_push_called_directly_is_queued_with_the_same_arguments(alice, fake, lambda_context, monkeypatch):
+    from scholar.families.research.connectors import handlers  # noqa: PLC0415  # its one queue call is observed
+
+    queued: list[tuple[str, dict, str]] = []
+
+    def enqueue(spec, invocation, *, reason):
+        queued.append((invocation.tool, invocation.arguments, reason))
+        return QueuedResult(task_id="t" * 32, tool=invocation.tool, poll_after_s=5, reason=reason)
+
+    monkeypatch.setattr(handlers, "enqueue_retry", enqueue)
+    LibraryStore("alice").put_many(many_items(60, "big"))
+    answer = call(lambda_context, "library_sync", {"target": "zotero", "collection": "big"})
+    assert answer["queued"] is True and fake.log == []
+    assert queued == [("library_sync", {"target": "zotero", "collection": "big"}, "long_sync")]
+    # a dry run of the same push is answered inline: it writes nothing
+    dry = call(lambda_context, "library_sync", {"target": "zotero", "collection": "big", "dry_run": True})
+    assert dry["items"]["created"] == 60
