@@ -13,6 +13,7 @@ from scholar.store.connections import ConnectionStore
 from scholar.store.library.table import LibraryStore
 from tests.connectors.conftest import run
 from tests.connectors.items import epmc_items, many_items
+from tests.connectors.test_sync_tools import call
 from tests.fakes.zotero import PUBLIC_LIBRARY
 
 
@@ -83,3 +84,14 @@ def test_the_desktops_local_api_is_read_without_a_key_when_enabled(fake):
     desktop = ZoteroClient(ZoteroLibrary("zotero_local", "users/0"))
     assert run(desktop.items()) == []
     assert "zotero-api-key" not in fake.log[-1].headers
+
+
+def test_the_desktops_library_is_pulled_through_the_tool_without_a_key(fake, connections_table, lambda_context):
+    fake.libraries["users/0"] = fake.libraries[PUBLIC_LIBRARY]  # the desktop holds the recorded library
+    pulled = call(lambda_context, "library_sync", {"target": "zotero_local", "direction": "pull"})
+    assert pulled["library"] == "users/0" and pulled["items"]["created"] > 0
+    assert {s.source for s in fake.log} == {"zotero_local"}
+    assert all("zotero-api-key" not in s.headers for s in fake.log)
+    fake.local_enabled = False
+    refused = call(lambda_context, "library_sync", {"target": "zotero_local", "direction": "pull"})
+    assert refused["error"]["code"] == FORBIDDEN and refused["error"]["reason"] == "local_api_disabled"

@@ -90,6 +90,9 @@ def to_zotero(item: LibraryItem, collection_key: str) -> dict[str, Any]:
                  "pages": journal.pages or ""}
         if ext.get("ArXiv"):
             extra.append(f"arXiv: {ext['ArXiv']}")
+    if item_type == "book":
+        book = paper.book_metadata or {}
+        data |= {"ISBN": ext.get("ISBN") or book.get("isbn_13") or "", "publisher": book.get("publisher") or ""}
     if item_type == "preprint":
         data |= {"archiveID": f"arXiv:{ext['ArXiv']}", "repository": "arXiv"}
     if item_type in ("patent", "standard"):
