@@ -48,3 +48,13 @@ def test_an_obsidian_rerun_keeps_what_the_user_wrote_below_the_marker_and_rewrit
     after = note.read_text()
     assert "## Notes\n\nour new note" in after and "title: Retitled" in after
     assert after.endswith(MARKER + "\n\nMy own thoughts, [[links]] and all.\n")
+
+
+def test_an_obsidian_dry_run_counts_what_would_change_and_writes_nothing(tmp_path):
+    items = epmc_items(3)
+    write_vault(items[:1], tmp_path)
+    before = {p.name: p.read_text() for p in tmp_path.iterdir()}
+    changed = items[0].model_copy(update={"notes": "new"})
+    plan = write_vault([changed, *items[1:]], tmp_path, dry_run=True)
+    assert (len(plan.created), len(plan.updated), plan.unchanged) == (2, 1, [])
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == before

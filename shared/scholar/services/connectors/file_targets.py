@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import tempfile
 import zipfile
+from functools import partial
 from pathlib import Path
 
 from scholar.core.aio import off_loop
@@ -113,9 +114,7 @@ async def push_obsidian(principal: str, items: list[LibraryItem], collection: st
             report.location = await _link(principal, await off_loop(_zip_vault, items), "zip", "application/zip")
         return report
     folder = Path(vault) / collection
-    if dry_run:
-        return report
-    written = await off_loop(write_vault, items, folder)
+    written = await off_loop(partial(write_vault, items, folder, dry_run=dry_run))
     report.items.created, report.items.updated = len(written.created), len(written.updated)
     report.items.unchanged = len(written.unchanged)
     report.location = str(folder)

@@ -80,9 +80,13 @@ def _citekey(paper: Paper, taken: set[str]) -> str:
     return key
 
 
-def write_vault(items: list[LibraryItem], folder: Path) -> VaultReport:
-    """Write one note per item into ``folder``; the user's part of each note below the marker is kept."""
-    folder.mkdir(parents=True, exist_ok=True)
+def write_vault(items: list[LibraryItem], folder: Path, *, dry_run: bool = False) -> VaultReport:
+    """Write one note per item into ``folder``; the user's part of each note below the marker is kept.
+
+    ``dry_run`` reports what would be created or updated and writes nothing.
+    """
+    if not dry_run:
+        folder.mkdir(parents=True, exist_ok=True)
     notes = _existing(folder)
     taken = {p.stem.removeprefix("@") for p in folder.glob("@*.md")}
     report = VaultReport()
@@ -96,11 +100,10 @@ def write_vault(items: list[LibraryItem], folder: Path) -> VaultReport:
         # A note whose marker the user removed keeps all of its old text below ours: nothing of theirs is lost.
         users = "" if old is None else old.split(MARKER, 1)[1].removeprefix("\n") if MARKER in old else old
         text = _ours(item, path.stem.removeprefix("@")) + users
-        if old is None:
-            write_atomically(path, text)
-            report.created.append(path.name)
-        elif write_atomically(path, text):
-            report.updated.append(path.name)
-        else:
+        if old == text:
             report.unchanged.append(path.name)
+            continue
+        (report.created if old is None else report.updated).append(path.name)
+        if not dry_run:
+            write_atomically(path, text)
     return report
