@@ -135,9 +135,11 @@ def test_the_profile_parameter_offers_the_catalogues_profiles_and_defaults_to_th
 
 def test_both_tables_expire_items_on_expires_at() -> None:
     tables = _resources("AWS::DynamoDB::Table")
-    assert set(tables) == {"CacheTable", "TaskTable", "UsageTable", "LibraryTable", "AuthTable"}
-    user_data = tables.pop("LibraryTable")  # callers' libraries never expire (tests/library/test_library_template.py)
-    assert "TimeToLiveSpecification" not in user_data["Properties"]
+    assert set(tables) == {"CacheTable", "TaskTable", "UsageTable", "LibraryTable", "AuthTable", "ConnectionsTable"}
+    # callers' libraries (tests/library/test_library_template.py) and their connector links never expire
+    for name in ("LibraryTable", "ConnectionsTable"):
+        user_data = tables.pop(name)
+        assert "TimeToLiveSpecification" not in user_data["Properties"]
     for table in tables.values():
         props = table["Properties"]
         assert props["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}

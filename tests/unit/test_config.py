@@ -24,7 +24,8 @@ def test_the_proxy_base_serves_every_other_source_under_its_name():
 def test_without_overrides_each_source_uses_its_public_scheme_and_host(name):
     base = base_url(name, load_settings({}))
     assert base == SOURCES[name].default_base
-    assert base.startswith("https://")
+    # Zotero desktop's local API is the one source on this machine's loopback (plain HTTP, no public host).
+    assert base.startswith("https://") or base == "http://127.0.0.1:23119"
     assert base.count("/") == 2  # scheme + host only: the code appends the full public path
 
 

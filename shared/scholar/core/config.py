@@ -85,6 +85,16 @@ API_USAGE_PLAN_ENV = "SCHOLAR_API_USAGE_PLAN_ID"
 # loopback HTTPS server made in a test. Off by default; never set in template.yaml.
 TEST_CA_FILE_ENV = "SCHOLAR_TEST_CA_FILE"
 RERANK_MODEL_ENV = "SCHOLAR_RERANK_MODEL"
+# The Zotero connector (issue 30). On one machine the library (``users/<id>`` | ``groups/<id>``) and its key
+# (SCHOLAR_ZOTERO_API_KEY, a secret) come from here or the OS keyring; hosted, from the ConnectionsTable, where
+# the key is encrypted with the KMS key SCHOLAR_CONNECTIONS_KEY.
+ZOTERO_LIBRARY_ENV = "SCHOLAR_ZOTERO_LIBRARY"
+CONNECTIONS_TABLE_ENV = "SCHOLAR_CONNECTIONS_TABLE"
+CONNECTIONS_KEY_ENV = "SCHOLAR_CONNECTIONS_KEY"
+# The file targets on one machine: the folder of the .bib files (one per collection) and the Obsidian vault
+# folder (one subfolder per collection). Hosted, both come back as a download link instead.
+BIBTEX_DIR_ENV = "SCHOLAR_BIBTEX_DIR"
+OBSIDIAN_VAULT_ENV = "SCHOLAR_OBSIDIAN_VAULT"
 # Tracing (Powertools' rule): on inside a Lambda execution environment unless POWERTOOLS_TRACE_DISABLED
 # or SAM local; off elsewhere, so the X-Ray SDK (~0.25 s of import) is never loaded where it cannot trace.
 TRACE_DISABLED_ENV = "POWERTOOLS_TRACE_DISABLED"
@@ -101,6 +111,7 @@ SECRET_NAMES = (
     "VLM_API_KEY",
     "RERANK_API_KEY",
     "OIDC_CLIENT_SECRET",
+    "ZOTERO_API_KEY",
 )
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -151,6 +162,8 @@ class Resources(BaseModel):
     patent_pdf_state_machine_arn: str | None = None
     library_table: str | None = None
     auth_table: str | None = None  # AuthMode=OAuth only (scholar.store.auth)
+    connections_table: str | None = None  # connector links and hosted keys (scholar.store.connections)
+    connections_key: str | None = None  # the KMS key that encrypts hosted connector keys
 
 
 class OAuthSettings(BaseModel):
@@ -217,6 +230,9 @@ class Settings(BaseModel):
     # left over resumes on the next call (the answer meanwhile is a retryable timeout).
     library_search_budget_s: float = Field(default=10.0, gt=0)
     oauth: OAuthSettings = Field(default_factory=OAuthSettings)
+    zotero_library: str | None = Field(default=None, pattern=r"^(users|groups)/[0-9]{1,12}$")
+    bibtex_dir: str | None = None
+    obsidian_vault: str | None = None
     # Inside a Lambda execution environment (LAMBDA_TASK_ROOT): what only the local stack may do is off.
     in_lambda: bool = False
 
@@ -293,7 +309,12 @@ def load_settings(env: Mapping[str, str]) -> Settings:
             patent_pdf_state_machine_arn=env.get(PATENT_PDF_STATE_MACHINE_ARN_ENV) or None,
             library_table=env.get(LIBRARY_TABLE_ENV) or None,
             auth_table=env.get(AUTH_TABLE_ENV) or None,
+            connections_table=env.get(CONNECTIONS_TABLE_ENV) or None,
+            connections_key=env.get(CONNECTIONS_KEY_ENV) or None,
         ),
+        zotero_library=(env.get(ZOTERO_LIBRARY_ENV) or "").strip().strip("/") or None,
+        bibtex_dir=env.get(BIBTEX_DIR_ENV) or None,
+        obsidian_vault=env.get(OBSIDIAN_VAULT_ENV) or None,
         library_max_items=int(env.get(LIBRARY_MAX_ITEMS_ENV) or 10_000),
         library_max_bytes=int(env.get(LIBRARY_MAX_BYTES_ENV) or 100 * 1024 * 1024),
         library_search_budget_s=float(env.get(LIBRARY_SEARCH_BUDGET_ENV) or 10.0),

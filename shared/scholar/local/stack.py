@@ -30,6 +30,8 @@ from scholar.core.config import (
     ARTIFACT_BUCKET_ENV,
     AUTH_TABLE_ENV,
     CACHE_TABLE_ENV,
+    CONNECTIONS_KEY_ENV,
+    CONNECTIONS_TABLE_ENV,
     ENV_PREFIX,
     FUNCTION_PREFIX_ENV,
     LIBRARY_TABLE_ENV,
@@ -54,7 +56,7 @@ LOCAL_PARAMETERS = {"AuthMode": "None", "ReadOnly": "false"}
 # Variables that name what the stack created: always the stack's, whatever the environment held before.
 STACK_RESOURCE_ENVS = frozenset({CACHE_TABLE_ENV, TASK_TABLE_ENV, ARTIFACT_BUCKET_ENV, FUNCTION_PREFIX_ENV,
                                  RETRY_STATE_MACHINE_ARN_ENV, PDF_STATE_MACHINE_ARN_ENV, LIBRARY_TABLE_ENV,
-                                 AUTH_TABLE_ENV, OAUTH_SIGNING_KEY_ENV})
+                                 AUTH_TABLE_ENV, OAUTH_SIGNING_KEY_ENV, CONNECTIONS_TABLE_ENV, CONNECTIONS_KEY_ENV})
 MOTO_CONFIG = {"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
 # Credentials and endpoint for boto3; a real profile or session token must not leak in.
 _AWS_ENV_CLEARED = ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_DEFAULT_PROFILE")

@@ -90,6 +90,12 @@ SOURCES: dict[str, Source] = _sources(
     Source("relaton", "https://raw.githubusercontent.com", 0.1),
     Source("github_api", "https://api.github.com", 1.0),
     Source("docling", None, 0.0),
+    # Zotero's web API asks for no fixed pace (it throttles with 429 + Retry-After and slows clients with a
+    # Backoff header, both honoured by scholar.sources.zotero); uploads go to its file storage host; the
+    # desktop's local API answers on loopback only.
+    Source("zotero", "https://api.zotero.org", 0.0, concurrency=1),
+    Source("zotero_storage", "https://zoterofilestorage.s3.amazonaws.com", 0.0, concurrency=1),
+    Source("zotero_local", "http://127.0.0.1:23119", 0.0, concurrency=1),
     # An optional rerank service (SCHOLAR_RERANK_URL; no public default): the common /rerank request shape.
     Source("rerank", None, 0.0),
 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from scholar.core.catalogue import Handler
 from scholar.core.resource_actions import COMPLETE_ACTION, LIST_ACTION, READ_ACTION
+from scholar.families.research.connectors import handlers as connectors
 from scholar.families.research.fetch import handlers as fetch
 from scholar.families.research.keep import handlers as keep
 from scholar.families.research.library_tools import handlers as library
@@ -25,6 +26,7 @@ HANDLERS: dict[str, Handler] = {
     **keep.HANDLERS,
     **library.HANDLERS,
     **library_index.HANDLERS,
+    **connectors.HANDLERS,
     **operations.HANDLERS,
 }
 ACTIONS = {

@@ -6,6 +6,7 @@ search (federated search), read (read_paper), fetch (ChatGPT's connector contrac
 
 from __future__ import annotations
 
+from scholar.families.research.connectors import spec as connectors
 from scholar.families.research.fetch import spec as fetch
 from scholar.families.research.keep import spec as keep
 from scholar.families.research.library_tools import index_spec as library_index
@@ -21,5 +22,6 @@ TOOLS = (
     *keep.TOOLS,
     *library.TOOLS,
     *library_index.TOOLS,
+    *connectors.TOOLS,
     *operations.TOOLS,
 )

@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from scholar.core.config import get_settings
 from scholar.core.errors import ScholarError, UnavailableError
-from scholar.gateway.auth import authorize, register, revoke, token
+from scholar.gateway.auth import authorize, connect, register, revoke, token
 from scholar.gateway.auth.errors import SERVER_ERROR, TEMPORARILY_UNAVAILABLE, OAuthError
 from scholar.gateway.auth.metadata import (
     AUTHORIZE_PATH,
@@ -98,6 +98,8 @@ def routes(*, local: bool = False) -> list[Route]:
         Route(TOKEN_PATH, _guarded(token.token), methods=["POST", "OPTIONS"]),
         Route(REGISTER_PATH, _guarded(register.register), methods=["POST", "OPTIONS"]),
         Route(REVOKE_PATH, _guarded(revoke.revoke), methods=["POST", "OPTIONS"]),
+        Route(connect.CONNECT_PATH, _guarded(connect.connect_form), methods=["GET"]),
+        Route(connect.CONNECT_PATH, _guarded(connect.connect_submit), methods=["POST"]),
     ]
 
 

@@ -1,0 +1,83 @@
+"""library_sync and library_connections: a caller's library sent to Zotero and brought back (issue 30).
+
+Two tools rather than one per target: the target is an argument, so the listing grows by two schemas whatever
+connectors arrive. Neither is tagged ``write``: like the library tools they change only the caller's own data
+(their library, their Zotero). Neither is in the default profile (its listing budget is for find → read → cite →
+keep); both are in ``all`` and the research toolset. A key never travels through them: it is connected on the
+server's page (hosted) or set on the machine (environment or OS keyring).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from scholar.core.catalogue import Annotations, ToolSpec
+from scholar.services.connectors.outcome import SyncReport
+from scholar.store.connections import Connection
+from scholar.store.library.models import COLLECTION_PATTERN
+
+SYNC_TOOL = "library_sync"
+CONNECTIONS_TOOL = "library_connections"
+# The most per-item results an answer lists (the counts always cover every item).
+MAX_RESULTS = 200
+
+Target = Literal["zotero", "zotero_local", "bibtex", "obsidian"]
+
+_COLLECTION = re.compile(COLLECTION_PATTERN)
+_SYNC = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
+_CONNECTIONS = Annotations(read_only=False, destructive=True, idempotent=True, open_world=False)
+
+
+def _collection_name(value: str) -> str:
+    # Checked here rather than as a schema pattern: the listing of every tool has a budget (DESIGN §3).
+    if not _COLLECTION.fullmatch(value):
+        raise ValueError("a collection name: letters, digits, space and ._-/ up to 80 characters, starting with a "
+                         "letter or digit")
+    return value
+
+
+CollectionName = Annotated[str, AfterValidator(_collection_name)]
+
+
+class LibrarySyncInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+    target: Target
+    direction: Literal["push", "pull"] = "push"
+    collection: CollectionName | None = None
+    dry_run: bool = False
+
+
+class LibrarySyncResult(SyncReport):
+    truncated: bool | None = Field(default=None, description="results lists the first 200 items that changed")
+
+
+class LibraryConnectionsInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+    remove: Literal["zotero"] | None = None
+
+
+class LibraryConnectionsResult(BaseModel):
+    connections: list[Connection] = Field(description="Your connections (never their keys)")
+    machine: str | None = Field(default=None, description=(
+        "On one machine: where its Zotero key comes from (environment or keyring), when set"))
+    removed: bool | None = None
+    connect_url: str | None = Field(default=None, description=(
+        "Hosted, without an active Zotero connection: open it in a browser to connect (once, within 10 minutes)"))
+
+
+SYNC_SPEC = ToolSpec(
+    name=SYNC_TOOL, family="research", title="Sync library with Zotero",
+    description="Push a collection to Zotero (items, notes, PDFs; changes only; Zotero-side edits kept as "
+    "conflicts), a .bib or an Obsidian vault; pull from Zotero (none: all) or a .bib. Per-item outcome.",
+    input_model=LibrarySyncInput, output_model=LibrarySyncResult, annotations=_SYNC, task_support="optional",
+)
+TOOLS = (
+    SYNC_SPEC,
+    ToolSpec(
+        name=CONNECTIONS_TOOL, family="research", title="Library connections",
+        description="Your Zotero connections (never keys) and the page to connect one; remove revokes one.",
+        input_model=LibraryConnectionsInput, output_model=LibraryConnectionsResult, annotations=_CONNECTIONS),
+)

@@ -1,0 +1,115 @@
+"""A .bib file kept in step with a collection, and a .bib file read into one (bibtexparser).
+
+Stable citation keys: a LaTeX document cites by key, so a key once written never changes. Before writing, the file
+as it is is read and each of its entries is matched to one of our items (by DOI, else arXiv id, else title);
+a matched item keeps that entry's key, and only a new item gets a new one (``smith2020deep``, then ``…a``, ``…b``
+for a clash with any key already taken). The file is replaced atomically (a temporary file in the same folder,
+flushed, then renamed over it), so an editor or a LaTeX run never reads half a file; when nothing changed it is
+not touched at all.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import warnings
+from pathlib import Path
+
+import bibtexparser
+from bibtexparser.bparser import BibTexParser
+
+from scholar.core.records import Author, Journal, Paper
+from scholar.services.cite.bibtex import to_bibtex
+from scholar.services.cite.entry import build_entries, build_entry
+from scholar.store.library.models import LibraryItem
+
+__all__ = ["bib_text", "papers_from_bib", "write_atomically"]
+
+_SPACE = re.compile(r"\W+")
+
+
+def _title_key(title: str | None) -> str:
+    return _SPACE.sub(" ", (title or "").replace("{", "").replace("}", "")).strip().lower()
+
+
+def _match_keys(entries: list[dict[str, str]]) -> dict[str, str]:
+    """``doi:…`` / ``arxiv:…`` / ``title:…`` → the key an existing entry holds."""
+    keys: dict[str, str] = {}
+    for entry in entries:
+        key = entry.get("ID", "")
+        for name, value in (("doi", entry.get("doi", "").lower()), ("arxiv", entry.get("eprint", "")),
+                            ("title", _title_key(entry.get("title")))):
+            if value:
+                keys.setdefault(f"{name}:{value}", key)
+    return keys
+
+
+def _parse(text: str) -> list[dict[str, str]]:
+    with warnings.catch_warnings():
+        # bibtexparser 1.4 builds its grammar with pyparsing's old argument names (deprecated in pyparsing 3.3).
+        warnings.simplefilter("ignore", DeprecationWarning)
+        parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
+        return bibtexparser.loads(text, parser=parser).entries
+
+
+def bib_text(items: list[LibraryItem], existing: str | None) -> tuple[str, int]:
+    """The .bib text of ``items`` keeping the keys ``existing`` gave them; and how many keys are new."""
+    papers = [Paper.model_validate(i.paper) for i in items]
+    known = _match_keys(_parse(existing)) if existing else {}
+    taken: set[str] = set()
+    entries = []
+    new = 0
+    for paper in papers:
+        entry = build_entry(paper)
+        ext = paper.externalIds or {}
+        candidates = (f"doi:{(ext.get('DOI') or '').lower()}", f"arxiv:{ext.get('ArXiv') or ''}",
+                      f"title:{_title_key(paper.title)}")
+        kept = next((known[c] for c in candidates if c in known and known[c] not in taken), None)
+        if kept is None:
+            new += 1
+            (base,) = [e.key for e in build_entries([paper])]
+            kept = base
+            suffix = 0
+            while kept in taken or kept in known.values():
+                kept = f"{base}{chr(ord('a') + suffix % 26)}{'' if suffix < 26 else suffix}"
+                suffix += 1
+        entry.key = kept
+        taken.add(kept)
+        entries.append(entry)
+    return to_bibtex(entries), new
+
+
+def write_atomically(path: Path, text: str) -> bool:
+    """Replace ``path`` with ``text`` in one rename; False (and nothing written) when it already holds it."""
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return True
+
+
+def papers_from_bib(text: str) -> list[Paper]:
+    """The papers of a .bib file (title, authors, year, DOI, arXiv id, journal, volume, pages)."""
+    papers = []
+    for entry in _parse(text):
+        external = {k: v for k, v in (("DOI", entry.get("doi")), ("ArXiv", entry.get("eprint"))) if v}
+        authors = [Author(name=" ".join(reversed([p.strip() for p in name.split(",", 1)])))
+                   for name in re.split(r"\s+and\s+", entry.get("author", "")) if name.strip()]
+        year = entry.get("year", "")
+        venue = entry.get("journal") or entry.get("booktitle")
+        papers.append(Paper(
+            title=(entry.get("title") or "").replace("{", "").replace("}", "") or None,
+            authors=authors or None, year=int(year) if year.isdigit() else None, externalIds=external or None,
+            venue=venue, journal=Journal(name=venue, volume=entry.get("volume"), pages=entry.get("pages"))
+            if venue else None, sources=["bibtex"]))
+    return papers

@@ -1,0 +1,249 @@
+"""The ConnectionsTable: a caller's connector connections and what each sync remembers of the other side.
+
+``pk = <principal>`` always (no read or write reaches another caller's rows), sort keys:
+
+    conn#<target>                          a connection: library, status, the key encrypted with KMS (hosted)
+    link#<target>#<library>#<item_id>      the Zotero item (and child note / attachment) one of our items maps to,
+                                           with the versions and the digest of what was last written or read
+    coll#<target>#<library>#<name>         the Zotero collection one of our collections maps to
+
+and, in a partition of its own, ``pk = connect#<sha256(token)>``: a one-time connect link (the principal it was
+issued to, its expiry), taken by a conditional delete so it works once.
+
+The non-obvious constraint: a key is stored only as KMS ciphertext whose encryption context names the principal,
+so a ciphertext copied into another caller's row does not decrypt; it is decrypted only to make a request and
+never returned by a listing. On one machine no key is stored here (it comes from the environment or the OS
+keyring: scholar.services.connectors.credentials); the links and collections are kept all the same.
+Revoking is a conditional write (active → revoked), so a sync that read the connection before the revoke
+cannot bring it back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from botocore.exceptions import ClientError
+from pydantic import BaseModel, Field, SecretStr
+
+from scholar.core.config import CONNECTIONS_TABLE_ENV, get_settings
+from scholar.core.errors import ForbiddenError, UnavailableError
+from scholar.store import aws
+from scholar.store.base import Store, awaitable
+from scholar.store.boundary import boto_errors, error_code
+
+__all__ = ["CONNECT_PATH", "Connection", "ConnectionStore", "Link"]
+
+CONDITION_FAILED = "ConditionalCheckFailedException"
+# A connect link works once, for ten minutes; the page it opens (scholar.gateway.auth.connect).
+CONNECT_LINK_TTL_S = 600
+CONNECT_PATH = "/connect/zotero"
+_BATCH_WRITE = 25
+
+
+class Connection(BaseModel):
+    """A caller's connection to a target library, as listed (never the key)."""
+
+    target: str
+    library: str
+    status: Literal["active", "revoked"] = "active"
+    created_at: int
+    has_key: bool = False
+
+
+class Link(BaseModel):
+    """One of our items on the other side: its key and version there, and the digest of what we last agreed on."""
+
+    item_id: str
+    key: str
+    version: int
+    digest: str
+    # The child note (our notes) and the PDF attachment item, once written.
+    note_key: str | None = None
+    note_version: int | None = None
+    note_digest: str | None = None
+    attachment_key: str | None = Field(default=None, description="The attachment item holding the kept PDF")
+    attachment_md5: str | None = Field(default=None, description="MD5 of the file uploaded to it (Zotero's identity)")
+
+
+def _key(principal: str, sk: str) -> dict[str, Any]:
+    return {"pk": {"S": principal}, "sk": {"S": sk}}
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class ConnectionStore(Store):
+    """One caller's connections and links (``Store``: table and client resolution)."""
+
+    RESOURCE = "connections_table"
+    ENV = CONNECTIONS_TABLE_ENV
+    NOUN = "connections table"
+
+    def __init__(self, principal: str, table: str | None = None, *, client: Any = None, kms: Any = None) -> None:
+        super().__init__(table, client)
+        self.principal = principal
+        self._kms = kms
+
+    @property
+    def table(self) -> str:
+        return self._required()
+
+    @property
+    def kms(self) -> Any:
+        return self._kms or aws.client("kms")
+
+    def _context(self) -> dict[str, str]:
+        return {"principal": self.principal, "purpose": "scholar-connector"}
+
+    # ------------------------------------------------------------------ connections
+    def connect(self, target: str, library: str, key: SecretStr | None) -> Connection:
+        """Store (or replace) the caller's connection; a key is encrypted with the configured KMS key.
+
+        Raises:
+            UnavailableError: a key was given but no KMS key is configured (it is never stored in clear).
+        """
+        row = {**_key(self.principal, f"conn#{target}"), "library": {"S": library}, "status": {"S": "active"},
+               "created_at": {"N": str(int(time.time()))}}
+        if key is not None:
+            key_id = get_settings().resources.connections_key
+            if not key_id:
+                raise UnavailableError("no KMS key is configured for connector keys (SCHOLAR_CONNECTIONS_KEY)")
+            with boto_errors("encrypting a connector key"):
+                blob = self.kms.encrypt(KeyId=key_id, Plaintext=key.get_secret_value().encode(),
+                                        EncryptionContext=self._context())["CiphertextBlob"]
+            row["sealed"] = {"B": blob}
+        with boto_errors("storing a connection"):
+            self.client.put_item(TableName=self.table, Item=row)
+        return _connection(row)
+
+    def connection(self, target: str) -> Connection | None:
+        with boto_errors("reading a connection"):
+            row = self.client.get_item(TableName=self.table, Key=_key(self.principal, f"conn#{target}"),
+                                       ConsistentRead=True).get("Item")
+        return _connection(row) if row else None
+
+    def connections(self) -> list[Connection]:
+        return [_connection(row) for row in self._query("conn#")]
+
+    def credentials(self, target: str) -> tuple[str, SecretStr]:
+        """The caller's library and key for ``target``, the key decrypted for one sync.
+
+        Raises:
+            ForbiddenError: no connection, a revoked one, or one without a key.
+        """
+        with boto_errors("reading a connection"):
+            row = self.client.get_item(TableName=self.table, Key=_key(self.principal, f"conn#{target}"),
+                                       ConsistentRead=True).get("Item")
+        if not row or row["status"]["S"] != "active" or "sealed" not in row:
+            state = "revoked" if row and row["status"]["S"] == "revoked" else "missing"
+            raise ForbiddenError(f"no active {target} connection for this caller ({state})", source=target,
+                                 reason=f"connection_{state}",
+                                 hint="Connect the library on the server's connect page, then sync again.")
+        with boto_errors("decrypting a connector key"):
+            plain = self.kms.decrypt(CiphertextBlob=row["sealed"]["B"], EncryptionContext=self._context())
+        return row["library"]["S"], SecretStr(plain["Plaintext"].decode())
+
+    def revoke(self, target: str) -> bool:
+        """Revoke the connection and drop its key; False when there was no active one."""
+        with boto_errors("revoking a connection"):
+            try:
+                self.client.update_item(
+                    TableName=self.table, Key=_key(self.principal, f"conn#{target}"),
+                    UpdateExpression="SET #status = :revoked REMOVE sealed",
+                    # Only an active connection is revoked: a sync racing the revoke never writes it back.
+                    ConditionExpression="#status = :active",
+                    ExpressionAttributeNames={"#status": "status"},
+                    ExpressionAttributeValues={":revoked": {"S": "revoked"}, ":active": {"S": "active"}})
+            except ClientError as exc:
+                if error_code(exc) == CONDITION_FAILED:
+                    return False
+                raise
+        return True
+
+    # ------------------------------------------------------------------ one-time connect links
+    def issue_link(self, ttl_s: int = CONNECT_LINK_TTL_S) -> str:
+        """A one-time token for the connect page, bound to this caller (only its hash is stored)."""
+        token = secrets.token_urlsafe(32)
+        with boto_errors("issuing a connect link"):
+            self.client.put_item(TableName=self.table, Item={
+                **_key(f"connect#{_hash(token)}", "connect"), "principal": {"S": self.principal},
+                "expires_at": {"N": str(int(time.time()) + ttl_s)}})
+        return token
+
+    @classmethod
+    def redeem_link(cls, token: str, table: str | None = None, *, client: Any = None) -> str | None:
+        """The principal a connect token was issued to, once (the row is deleted); None when unknown or expired."""
+        store = cls("-", table, client=client)
+        with boto_errors("redeeming a connect link"):
+            try:
+                old = store.client.delete_item(TableName=store.table, Key=_key(f"connect#{_hash(token)}", "connect"),
+                                               ConditionExpression="attribute_exists(pk)",
+                                               ReturnValues="ALL_OLD").get("Attributes")
+            except ClientError as exc:
+                if error_code(exc) == CONDITION_FAILED:
+                    return None
+                raise
+        if not old or int(old["expires_at"]["N"]) <= time.time():
+            return None
+        return old["principal"]["S"]
+
+    # ------------------------------------------------------------------ links and collections
+    def links(self, target: str, library: str) -> dict[str, Link]:
+        rows = self._query(f"link#{target}#{library}#")
+        return {row["sk"]["S"].rsplit("#", 1)[1]: Link.model_validate_json(row["data"]["S"]) for row in rows}
+
+    def put_links(self, target: str, library: str, links: Iterable[Link]) -> None:
+        requests = [{"PutRequest": {"Item": {**_key(self.principal, f"link#{target}#{library}#{link.item_id}"),
+                                             "data": {"S": link.model_dump_json(exclude_none=True)}}}}
+                    for link in links]
+        for start in range(0, len(requests), _BATCH_WRITE):
+            pending = {self.table: requests[start:start + _BATCH_WRITE]}
+            with boto_errors("storing sync links"):
+                while pending:
+                    pending = self.client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+
+    def collection_key(self, target: str, library: str, name: str) -> str | None:
+        with boto_errors("reading a collection link"):
+            row = self.client.get_item(TableName=self.table,
+                                       Key=_key(self.principal, f"coll#{target}#{library}#{name}")).get("Item")
+        return row["key"]["S"] if row else None
+
+    def put_collection_key(self, target: str, library: str, name: str, key: str) -> None:
+        with boto_errors("storing a collection link"):
+            self.client.put_item(TableName=self.table, Item={
+                **_key(self.principal, f"coll#{target}#{library}#{name}"), "key": {"S": key}})
+
+    def _query(self, prefix: str) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = []
+        kwargs: dict[str, Any] = {
+            "TableName": self.table, "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": {":pk": {"S": self.principal}, ":prefix": {"S": prefix}},
+            "ConsistentRead": True}
+        with boto_errors("reading connections"):
+            while True:
+                page = self.client.query(**kwargs)
+                rows += page.get("Items", [])
+                if "LastEvaluatedKey" not in page:
+                    return rows
+                kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    aconnect = awaitable(connect)
+    aconnection = awaitable(connection)
+    aconnections = awaitable(connections)
+    acredentials = awaitable(credentials)
+    arevoke = awaitable(revoke)
+    aissue_link = awaitable(issue_link)
+    alinks = awaitable(links)
+    aput_links = awaitable(put_links)
+    acollection_key = awaitable(collection_key)
+    aput_collection_key = awaitable(put_collection_key)
+
+
+def _connection(row: dict[str, Any]) -> Connection:
+    return Connection(target=row["sk"]["S"].removeprefix("conn#"), library=row["library"]["S"],
+                      status=row["status"]["S"], created_at=int(row["created_at"]["N"]), has_key="sealed" in row)

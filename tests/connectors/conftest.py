@@ -1,0 +1,92 @@
+"""The connectors' fixtures: moto tables (library, connections), a KMS key, and the fake Zotero."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from scholar.sources import http, zotero
+from scholar.sources.zotero import ZoteroClient, ZoteroLibrary
+from scholar.store.connections import ConnectionStore
+from tests.aws_tables import create_library_table
+from tests.conftest import UPSTREAM_BASE, AwsResources, Env
+from tests.fakes.zotero import PUBLIC_LIBRARY, FakeZotero
+
+CONNECTIONS_TABLE = "scholar-test-connections"
+
+
+@pytest.fixture
+def connections_table(aws: AwsResources, library_table: str, env: Env) -> str:
+    """The ConnectionsTable (pk/sk, like the LibraryTable) and a KMS key, configured."""
+    create_library_table(aws.dynamodb, CONNECTIONS_TABLE)
+    key_id = aws.client("kms").create_key(Description="connector keys")["KeyMetadata"]["KeyId"]
+    env.set(SCHOLAR_CONNECTIONS_TABLE=CONNECTIONS_TABLE, SCHOLAR_CONNECTIONS_KEY=key_id)
+    return CONNECTIONS_TABLE
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The waits the Zotero client asked for (Retry-After, Backoff), recorded instead of slept."""
+    seen: list[float] = []
+
+    async def record(seconds: float) -> None:
+        seen.append(seconds)
+
+    monkeypatch.setattr(zotero, "_sleep", record)
+    return seen
+
+
+@pytest.fixture
+def fake(env: Env, waits: list[float]) -> Iterator[FakeZotero]:
+    """The fake Zotero behind the proxy base (no socket: the http layer's transport factory)."""
+    env.set(SCHOLAR_UPSTREAM_PROXY_BASE=UPSTREAM_BASE)
+    service = FakeZotero()
+    service.install()
+    yield service
+    http.set_transport_factory(None)
+
+
+@pytest.fixture
+def client(fake: FakeZotero) -> ZoteroClient:
+    return ZoteroClient(ZoteroLibrary("zotero", PUBLIC_LIBRARY, SecretStr(fake.api_key)))
+
+
+@pytest.fixture
+def store(connections_table: str) -> ConnectionStore:
+    return ConnectionStore("alice")
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+class MemoryKeyring:
+    """An in-memory OS keyring (keyring's backend interface), so no test reads the machine's real one."""
+
+    priority = 1
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.entries.pop((service, username), None)
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring(monkeypatch: pytest.MonkeyPatch) -> MemoryKeyring:
+    import keyring  # noqa: PLC0415  # the local extra's package, only where a test needs it
+
+    backend = MemoryKeyring()
+    monkeypatch.setattr(keyring, "get_password", backend.get_password)
+    monkeypatch.setattr(keyring, "set_password", backend.set_password)
+    return backend
