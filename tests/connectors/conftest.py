@@ -13,8 +13,10 @@ from scholar.sources import http, zotero
 from scholar.sources.zotero import ZoteroClient, ZoteroLibrary
 from scholar.store.connections import ConnectionStore
 from tests.aws_tables import create_library_table
-from tests.conftest import UPSTREAM_BASE, AwsResources, Env
+from tests.conftest import UPSTREAM_BASE
 from tests.fakes.zotero import PUBLIC_LIBRARY, FakeZotero
+from tests.fixtures.aws import AwsResources
+from tests.fixtures.env import Env
 
 CONNECTIONS_TABLE = "scholar-test-connections"
 

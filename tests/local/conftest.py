@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from scholar.core.config import get_settings
-from tests.conftest import REPO, fake_upstream_fixture
 from tests.fakes.upstream import FakeUpstream
+from tests.fixtures.servers import REPO, fake_upstream_fixture
 
-BACKENDS = ("aws",)
+BACKENDS = ("local",)
 
 fake_upstream = fake_upstream_fixture(scope="session")
 

@@ -18,7 +18,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.conftest import REPO
+from tests.fixtures.servers import REPO
 from tests.local.conftest import Machine
 
 NPX = shutil.which("npx")

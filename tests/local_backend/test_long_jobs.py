@@ -22,9 +22,9 @@ from scholar.runtime.local_executions import MAX_RUNS
 from scholar.runtime.outcome import StepError, step_failure
 from scholar.store.tasks import TaskStore
 from scholar.web import fetch
-from tests.conftest import REPO, fake_fixture, fake_upstream_fixture
 from tests.fakes.upstream import FakeUpstream
 from tests.fakes.web import web_access
+from tests.fixtures.servers import REPO, fake_fixture, fake_upstream_fixture
 from tests.fixtures_dir import fixtures_dir
 from tests.local_backend.test_machine import kill
 from tests.pdf.test_pipeline_machine import wait_task

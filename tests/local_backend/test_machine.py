@@ -25,7 +25,7 @@ from scholar.store.library.table import LibraryStore
 from scholar.store.local import database as database_module
 from scholar.store.local.database import DATABASE_FILE, Database
 from scholar.store.local.signing_key import KEY_FILE, LocalKMS
-from tests.conftest import REPO
+from tests.fixtures.servers import REPO
 from tests.local_backend import machine_script
 
 # A loopback port nothing listens on: an upstream asked is refused at once, never reached over the network.

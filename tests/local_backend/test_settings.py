@@ -11,7 +11,7 @@ from scholar.core.config import BACKEND_ENV, HOME_ENV, default_home, get_setting
 from scholar.core.errors import UnavailableError
 from scholar.store import aws
 from scholar.store.local.backend import TABLES
-from tests.conftest import REPO
+from tests.fixtures.servers import REPO
 
 # Resources field → template.yaml's logical id of the table.
 LOGICAL_IDS = {"cache_table": "CacheTable", "task_table": "TaskTable", "library_table": "LibraryTable",

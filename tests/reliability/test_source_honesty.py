@@ -20,8 +20,9 @@ from scholar.sources import arxiv
 from scholar.store import limiter
 from scholar.store.cache import Cache
 from tests.arxiv.helpers import feed
+from tests.fixtures.waiting import run
 from tests.research.helpers import ARXIV_QUERY as ARXIV
-from tests.research.helpers import args, route_all, run
+from tests.research.helpers import args, route_all
 
 
 def test_our_own_pacers_refusal_reaches_the_caller_as_ours_with_no_status(upstream, env):

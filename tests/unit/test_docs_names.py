@@ -22,6 +22,8 @@ REPO = Path(__file__).resolve().parents[2]
 ROOTS = {"scholar": REPO / "shared" / "scholar", "tests": REPO / "tests", "benchmarks": REPO / "benchmarks"}
 
 _DOTTED = re.compile(r"(?<![\w./@-])(scholar|tests|benchmarks)((?:\.[A-Za-z_]\w*)+)")
+# A dotted name ending in one of these is a file's name (``scholar.sqlite3`` in SCHOLAR_HOME), not a module.
+FILE_SUFFIXES = frozenset({"sqlite3", "json", "md", "pem", "toml", "txt", "yaml", "log"})
 _PATH = re.compile(r"(?<![\w./@:-])((?:shared/)?scholar|tests|benchmarks)(/[\w./-]*)")
 
 
@@ -38,6 +40,10 @@ def _members(source: Path) -> dict[str, ast.AST]:
             names.update({t.id: node for t in targets if isinstance(t, ast.Name)})
         elif isinstance(node, ast.Import | ast.ImportFrom):
             names.update({(alias.asname or alias.name).split(".")[0]: node for alias in node.names})
+    # A name the module exports lazily (``__all__`` served by a module ``__getattr__``, as scholar/__init__.py does).
+    exported = names.get("__all__")
+    if isinstance(exported, ast.Assign) and isinstance(exported.value, ast.List | ast.Tuple):
+        names.update({e.value: exported for e in exported.value.elts if isinstance(e, ast.Constant)})
     return names
 
 
@@ -80,6 +86,7 @@ def path_exists(path: str) -> bool:
 def names_in(text: str) -> tuple[list[str], list[str]]:
     """The dotted module names and the paths a Markdown text mentions."""
     dotted = [m.group(1) + m.group(2) for m in _DOTTED.finditer(text)]
+    dotted = [name for name in dotted if name.rpartition(".")[2] not in FILE_SUFFIXES]  # scholar.sqlite3: a file
     paths = [m.group(1) + m.group(2) for m in _PATH.finditer(text)]
     return dotted, paths
 

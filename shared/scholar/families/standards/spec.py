@@ -64,8 +64,8 @@ class GetStandardInput(BaseModel):
     text_offset: Annotated[int, Field(ge=0, le=50_000_000, description="Pass next_offset")] = 0
     max_chars: Annotated[int, Field(ge=1, le=MAX_TEXT_CHARS)] | None = Field(
         default=MAX_TEXT_CHARS,
-        description="Text characters per page; null returns the rest of the text at once, up to "
-        f"{WHOLE_TEXT_CHARS:,} characters (only for a client that takes a whole document)",
+        description=f"Text characters per page; null: the rest, up to {WHOLE_TEXT_CHARS:,} (for a client that "
+        "takes a whole document)",
     )
 
 
