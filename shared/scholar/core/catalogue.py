@@ -22,6 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
+from scholar.core.errors import InvalidArgumentError
+
 _PACKAGE = Path(__file__).resolve().parents[1] / "families"
 # DESIGN §4: a result stays under 80,000 characters by default (long text is paged, long lists take a cursor).
 MAX_RESULT_CHARS = 80_000
@@ -282,6 +284,9 @@ def family_tools(family: str) -> dict[str, ToolSpec]:
 # ---------------------------------------------------------------- profiles: what a connection lists
 
 DEFAULT_PROFILE = "default"
+# The reasons of a refused selection (Selection.refusal).
+UNKNOWN_PROFILE = "unknown_profile"
+UNKNOWN_TOOLSET = "unknown_toolset"
 ALL_PROFILE = "all"
 # Polling a queued answer: listed beside any tool that may answer {queued: true, task_id}.
 POLL_TOOL = "get_task_result"
@@ -343,12 +348,35 @@ class Selection:
     def unknown_profile(self) -> bool:
         return self.effective_profile is not None and self.effective_profile not in PROFILES
 
-    def tool_names(self) -> frozenset[str]:
-        return _selected(self.effective_profile, self.toolsets)
+    @property
+    def unknown_toolsets(self) -> tuple[str, ...]:
+        """The toolsets named that are no family's, sorted."""
+        return tuple(sorted(self.toolsets - set(families()))) if self.toolsets else ()
 
-    def unknown_profile_message(self) -> str:
-        """What a caller is told of a profile no catalogue defines (tools/list and tools/call alike)."""
-        return f"unknown profile {self.effective_profile!r}; profiles: {', '.join(PROFILES)}"
+    def tool_names(self) -> frozenset[str]:
+        # The memo is keyed by known names only (a profile of PROFILES, a subset of the families): whatever a caller
+        # sends, it holds at most (profiles + 1) x 2^families entries. Unknown names select nothing anyway.
+        profile = None if self.unknown_profile else self.effective_profile
+        toolsets = None if self.toolsets is None else self.toolsets & set(families())
+        return _selected(profile, toolsets)
+
+    def refusal(self) -> InvalidArgumentError | None:
+        """Why this selection names what no catalogue defines (a profile, a toolset), or None when it is known.
+
+        The same refusal answers tools/list (-32602), tools/call (an ``invalid_argument`` result) and the landing
+        page (400); its message names the known profiles or toolsets.
+        """
+        if self.unknown_profile:
+            return InvalidArgumentError(
+                f"unknown profile {self.effective_profile!r}; profiles: {', '.join(PROFILES)}",
+                field="profile", reason=UNKNOWN_PROFILE, hint="Fix ?profile= on the MCP URL (or SCHOLAR_PROFILE).",
+                details={"profiles": list(PROFILES)})
+        if self.unknown_toolsets:
+            return InvalidArgumentError(
+                f"unknown toolset {', '.join(map(repr, self.unknown_toolsets))}; toolsets: {', '.join(families())}",
+                field="toolsets", reason=UNKNOWN_TOOLSET,
+                hint="Fix ?toolsets= on the MCP URL (or SCHOLAR_TOOLSETS).", details={"toolsets": list(families())})
+        return None
 
     def describe(self) -> str:
         """How a person names this selection: ``profile default``, ``toolsets arxiv, books`` or both."""

@@ -16,7 +16,7 @@ from scholar.core.catalogue import PROFILES, all_tools, families, listing_of, pr
 from scholar.core.errors import ErrorCode
 from scholar.core.reference import ToolReference, tool_reference
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "tools.md"
 COMMAND = "python -m scholar.core.docs_tools"
 ERROR_CODES: tuple[str, ...] = get_args(ErrorCode)
 OPEN_WORLD_CODES = ("not_found", "rate_limited", "upstream_error", "timeout")
@@ -35,7 +35,9 @@ def render() -> str:
         "(`?profile=default&toolsets=arxiv`: their union); a URL that names either replaces the server's settings.",
         "Read-only mode hides `write` tools and missing credentials hide the tools that need them (e.g. `patent` tools",
         "without EPO keys). Every tool stays reachable: calling one the connection does not list answers",
-        "`invalid_argument` (reason `tool_not_listed`) naming its profiles and toolset.",
+        "`invalid_argument` (reason `tool_not_listed`) naming its profiles and toolset. A profile or toolset that does",
+        "not exist is refused, naming the known ones: -32602 on tools/list, `invalid_argument` (reason",
+        "`unknown_profile` / `unknown_toolset`) on tools/call, 400 on the landing page.",
         "",
         "An optional parameter may be left out or sent as `null`, which reads as left out (two seed parameters give",
         "null a meaning of its own, said in their descriptions: `arxiv_read_paper.max_characters`,",

@@ -44,7 +44,6 @@ def success_result(result: dict[str, Any]) -> types.CallToolResult:
     return types.CallToolResult(content=[*text_content(result), *blocks], structured_content=result)
 
 
-UNKNOWN_PROFILE = "unknown_profile"
 TOOL_NOT_LISTED = "tool_not_listed"
 
 
@@ -94,10 +93,8 @@ async def call_tool(
         return error_result(
             InvalidArgumentError(f"unknown tool {name!r}; call tools/list for the available tools", field="name")
         )
-    if selection is not None and selection.unknown_profile:
-        return error_result(InvalidArgumentError(
-            selection.unknown_profile_message(), field="profile",
-            reason=UNKNOWN_PROFILE, hint="Fix ?profile= on the MCP URL (or SCHOLAR_PROFILE)."))
+    if selection is not None and (refused := selection.refusal()) is not None:
+        return error_result(refused)
     if selection is not None and spec.name not in selection.tool_names():
         return error_result(not_listed(spec, selection))
     try:
