@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from functions.gateway.app import lambda_handler
-from scholar.core import catalogue
+from scholar.core.catalogue import families, profiles
 from scholar.gateway.mcp import landing
 from tests.events import load_event, with_body
 
@@ -31,23 +31,23 @@ def at(event: dict, toolsets: str) -> dict:
 
 
 def test_200_tools_lists_with_made_up_toolsets_are_refused_and_leave_the_selection_memo_as_it_was(lambda_context):
-    size = catalogue._selected.cache_info().currsize
+    size = profiles._selected.cache_info().currsize
 
     for i in range(REQUESTS):
         event = at(with_body(load_event("api_rest_v1_tools_list"), LIST), made_up_toolsets(i))
         answer = json.loads(lambda_handler(event, lambda_context)["body"])
-        assert answer["error"]["data"]["toolsets"] == list(catalogue.families())
+        assert answer["error"]["data"]["toolsets"] == list(families())
 
-    assert catalogue._selected.cache_info().currsize == size
+    assert profiles._selected.cache_info().currsize == size
 
 
 def test_200_landing_pages_with_made_up_toolsets_are_refused_and_cache_nothing(lambda_context):
-    size = catalogue._selected.cache_info().currsize
+    size = profiles._selected.cache_info().currsize
     pages = dict(landing._pages)
 
     for i in range(REQUESTS):
         assert lambda_handler(at(load_event("api_rest_v1_landing"), made_up_toolsets(i)), lambda_context)[
             "statusCode"] == 400
 
-    assert catalogue._selected.cache_info().currsize == size
+    assert profiles._selected.cache_info().currsize == size
     assert landing._pages == pages

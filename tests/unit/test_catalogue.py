@@ -5,7 +5,6 @@ import importlib
 import jsonschema
 import pytest
 
-from scholar.core import catalogue
 from scholar.core.catalogue import (
     UNKNOWN_PROFILE,
     UNKNOWN_TOOLSET,
@@ -15,6 +14,7 @@ from scholar.core.catalogue import (
     families,
     family_tools,
     get_tool,
+    profiles,
 )
 from scholar.core.errors import INVALID_ARGUMENT, NotFoundError
 
@@ -72,14 +72,14 @@ def test_names_a_caller_makes_up_never_grow_the_selection_memo():
     arxiv = Selection(toolsets=frozenset({"arxiv"})).tool_names()
     for selection in made_up(0):
         selection.tool_names()
-    size = catalogue._selected.cache_info().currsize
+    size = profiles._selected.cache_info().currsize
 
     for i in range(1, 50):
         toolset, profile_and_toolset, profile = made_up(i)
         assert toolset.tool_names() == profile_and_toolset.tool_names() == arxiv
         assert profile.tool_names() == frozenset()
 
-    assert catalogue._selected.cache_info().currsize == size
+    assert profiles._selected.cache_info().currsize == size
 
 
 @pytest.mark.parametrize("name", list(TOOLS))

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
+from pydantic import BaseModel, ConfigDict
+
 ErrorCode = Literal[
     "not_found",
     "invalid_argument",
@@ -44,6 +46,21 @@ TOO_LARGE: ErrorCode = "too_large"
 INTERNAL: ErrorCode = "internal"
 
 _MAX_MESSAGE = 500
+
+
+class ErrorBody(BaseModel):
+    """The body of the error envelope (DESIGN §4): what ``ScholarError.to_envelope`` builds, as a schema."""
+
+    model_config = ConfigDict(extra="allow")
+    code: str
+    message: str
+    retryable: bool
+
+
+class ErrorEnvelope(BaseModel):
+    """What a tool returns with ``isError: true`` (one of every tool's output schema's forms)."""
+
+    error: ErrorBody
 
 
 class ScholarError(Exception):
