@@ -217,7 +217,7 @@ def test_unparseable_input_raises_an_invalid_argument_error_listing_accepted_for
     assert isinstance(caught.value, ValueError)
     assert isinstance(caught.value, InvalidArgumentError)
     assert caught.value.code == INVALID_ARGUMENT
-    assert caught.value.to_envelope()["error"]["recovery"]["hint"].startswith("Accepted identifier forms")
+    assert caught.value.envelope_body()["recovery"]["hint"].startswith("Accepted identifier forms")
 
 
 def test_over_long_input_is_rejected_before_any_pattern_is_tried():

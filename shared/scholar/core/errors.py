@@ -1,8 +1,9 @@
 """The one error hierarchy and its envelope (DESIGN §4).
 
-Every failure a tool can report is a ``ScholarError``; one place (``to_envelope``) turns it into the
-``{"error": {...}}`` result that callers see with ``isError: true``. Foreign errors (httpx, botocore)
-are translated once, at their boundary (scholar.sources.http, scholar.store), never here.
+Every failure a tool can report is a ``ScholarError``; one place (``envelope_body``, wrapped by ``to_envelope`` and
+``envelope``) turns it into the ``{"error": {...}}`` result that callers see with ``isError: true``; no tool code
+assembles it by hand. Foreign errors (httpx, botocore) are translated once, at their boundary (scholar.sources.http,
+scholar.store), never here.
 
     ScholarError (code="internal")
     ├── InvalidArgumentError   invalid_argument   the caller can fix the call
@@ -14,6 +15,7 @@ are translated once, at their boundary (scholar.sources.http, scholar.store), ne
     │   └── UpstreamTimeoutError  timeout         the source did not answer in time
     ├── WorkTimeoutError       timeout            our own work outlived the call's budget (no source)
     ├── UnavailableError       unavailable        a part of ours is not configured or not there
+    │   └── UsageReadError, UsageWriteError (scholar.store.usage)   the usage table could not be read / written
     └── InternalError          internal           our bug
 """
 
@@ -94,6 +96,10 @@ class ScholarError(Exception):
 
     def to_envelope(self) -> dict[str, Any]:
         """Return the DESIGN §4 envelope: ``{"error": {...}}`` without empty fields."""
+        return envelope(self.envelope_body())
+
+    def envelope_body(self) -> dict[str, Any]:
+        """Return the envelope's body, ``{code, message, retryable, …}``: what a task, a step or an outcome stores."""
         error: dict[str, Any] = {
             "code": self.code,
             "message": self.message[:_MAX_MESSAGE],
@@ -116,7 +122,12 @@ class ScholarError(Exception):
         if self.hint:
             data["recovery"] = {"hint": self.hint}
         error["data"] = data
-        return {"error": error}
+        return error
+
+
+def envelope(body: dict[str, Any]) -> dict[str, Any]:
+    """The DESIGN §4 envelope ``{"error": body}`` around a body this process built or a family function reported."""
+    return {"error": body}
 
 
 class InvalidArgumentError(ScholarError):

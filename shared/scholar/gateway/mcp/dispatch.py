@@ -13,7 +13,7 @@ from mcp import types
 from scholar.core.catalogue import ALL_PROFILE, Selection, ToolSpec, listing_of
 from scholar.core.config import get_settings
 from scholar.core.content import split_extra_content
-from scholar.core.errors import InternalError, InvalidArgumentError, ScholarError
+from scholar.core.errors import InternalError, InvalidArgumentError, ScholarError, envelope
 from scholar.core.validation import validate_arguments
 from scholar.gateway.mcp.tools import reachable
 from scholar.runtime.invocation import Invocation, Outcome
@@ -29,12 +29,12 @@ def text_content(data: Any) -> list[types.TextContent]:
 
 def envelope_result(body: dict[str, Any]) -> types.CallToolResult:
     """An ``isError`` result carrying the error envelope ``{"error": body}``."""
-    envelope = {"error": body}
-    return types.CallToolResult(content=text_content(envelope), structured_content=envelope, is_error=True)
+    wrapped = envelope(body)
+    return types.CallToolResult(content=text_content(wrapped), structured_content=wrapped, is_error=True)
 
 
 def error_result(err: ScholarError) -> types.CallToolResult:
-    return envelope_result(err.to_envelope()["error"])
+    return envelope_result(err.envelope_body())
 
 
 def success_result(result: dict[str, Any]) -> types.CallToolResult:
@@ -120,5 +120,5 @@ async def call_tool(
     if outcome.ok and outcome.result is not None:
         return success_result(outcome.result)
     return envelope_result(
-        outcome.error or InternalError("the tool gave no result", retryable=True).to_envelope()["error"]
+        outcome.error or InternalError("the tool gave no result", retryable=True).envelope_body()
     )
