@@ -226,13 +226,23 @@ def _secrets(env: Mapping[str, str]) -> Secrets:
     return Secrets(values=values, parameters=parameters)
 
 
-def _hosts(raw: str | None) -> frozenset[str]:
-    return frozenset(part.strip().lower() for part in (raw or "").split(",") if part.strip())
+def comma_separated(raw: str | None) -> frozenset[str]:
+    """The items of a comma-separated setting or query value, stripped, empty ones dropped."""
+    return frozenset(part.strip() for part in (raw or "").split(",") if part.strip())
+
+
+def parse_hosts(raw: str | None) -> frozenset[str]:
+    """A ``host[:port]`` list (``SCHOLAR_TEST_ALLOW_HOSTS``), lower-cased as host names compare."""
+    return frozenset(host.lower() for host in comma_separated(raw))
+
+
+def parse_toolsets(raw: str | None) -> frozenset[str] | None:
+    """A toolsets list (``SCHOLAR_TOOLSETS``, ``?toolsets=``); None when the value is absent or empty."""
+    return comma_separated(raw) if raw else None
 
 
 def load_settings(env: Mapping[str, str]) -> Settings:
     """Build settings from an environment mapping (pure; ``get_settings`` passes ``os.environ``)."""
-    toolsets = env.get(TOOLSETS_ENV)
     # Every SCHOLAR_<NAME>_URL, by lower-case name: the registry decides which names are sources.
     source_urls = {
         name[len(ENV_PREFIX) : -len("_URL")].lower(): value
@@ -242,7 +252,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
     return Settings(
         contact_email=env.get(CONTACT_EMAIL_ENV) or None,
         read_only=_flag(env, READ_ONLY_ENV, False),
-        toolsets=frozenset(t.strip() for t in toolsets.split(",") if t.strip()) if toolsets else None,
+        toolsets=parse_toolsets(env.get(TOOLSETS_ENV)),
         profile=(env.get(PROFILE_ENV) or "").strip() or None,
         host=env.get(HOST_ENV) or "127.0.0.1",
         port=int(env.get(PORT_ENV) or 3000),
@@ -257,7 +267,7 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         retry_budget_s=float(env.get(RETRY_BUDGET_ENV) or 8.0),
         retry_wait_s=int(env.get(RETRY_WAIT_ENV) or 5),
         local_dispatch=_flag(env, LOCAL_DISPATCH_ENV, False),
-        test_allow_hosts=_hosts(env.get(TEST_ALLOW_HOSTS_ENV)),
+        test_allow_hosts=parse_hosts(env.get(TEST_ALLOW_HOSTS_ENV)),
         pdf_max_bytes=int(env.get(PDF_MAX_BYTES_ENV) or 50 * 1024 * 1024),
         pdf_timeout_s=float(env.get(PDF_TIMEOUT_ENV) or 60.0),
         shared_principal=_flag(env, SHARED_PRINCIPAL_ENV, False),

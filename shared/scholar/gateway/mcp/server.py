@@ -19,13 +19,13 @@ from mcp.server.extension import Extension, MethodBinding, compose_tool_call_han
 from mcp.shared.exceptions import MCPError
 
 from scholar.core.catalogue import PROFILES, Selection, all_tools, families, get_tool
-from scholar.core.config import get_settings
+from scholar.core.config import get_settings, parse_toolsets
 from scholar.gateway.mcp import completions, prompts, resources
 from scholar.gateway.mcp.dispatch import call_tool
 from scholar.gateway.mcp.principal import LOCAL_PRINCIPAL, principal_from_scope
 from scholar.gateway.mcp.task_protocol.extension import TasksExtension
 from scholar.gateway.mcp.task_protocol.utility import TaskUtilityMiddleware
-from scholar.gateway.mcp.tools import parse_toolsets, visible_tools, wire_tools
+from scholar.gateway.mcp.tools import visible_tools, wire_tools
 
 SERVER_NAME = "scholar-mcp"
 PROFILE_PARAM = "profile"
