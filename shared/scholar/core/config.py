@@ -164,6 +164,10 @@ class OAuthSettings(BaseModel):
     test_ca_file: str | None = None
 
 
+# What every request of ours says it is (sources, PDF downloads, the sign-in provider, client metadata documents).
+PRODUCT_AGENT = "scholar-mcp-lambda/0.1"
+
+
 class Settings(BaseModel):
     contact_email: str | None = None
     read_only: bool = False
@@ -208,6 +212,11 @@ class Settings(BaseModel):
     oauth: OAuthSettings = Field(default_factory=OAuthSettings)
     # Inside a Lambda execution environment (LAMBDA_TASK_ROOT): what only the local stack may do is off.
     in_lambda: bool = False
+
+    @property
+    def user_agent(self) -> str:
+        """Our User-Agent: the product, and the contact email when one is set (polite pools ask for it)."""
+        return f"{PRODUCT_AGENT} (mailto:{self.contact_email})" if self.contact_email else PRODUCT_AGENT
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:

@@ -23,7 +23,6 @@ from pydantic import BaseModel, Field, ValidationError
 from scholar.core.config import get_settings
 from scholar.core.errors import ScholarError
 from scholar.gateway.auth.errors import INVALID_CLIENT, OAuthError
-from scholar.sources.http import user_agent
 from scholar.store.auth import AuthStore, CachedDocument
 from scholar.web.download import guarded_client, send_vetted
 from scholar.web.fetch import web_access
@@ -104,7 +103,7 @@ def _tls() -> ssl.SSLContext | bool:
 
 async def _download(url: str) -> tuple[dict[str, Any], int]:
     access = web_access()
-    headers = {"User-Agent": user_agent(), "Accept": "application/json"}
+    headers = {"User-Agent": get_settings().user_agent, "Accept": "application/json"}
     timeout = httpx.Timeout(TIMEOUT_S, connect=TIMEOUT_S)
     transport = access.transport() if access.transport else None
     try:
