@@ -7,8 +7,9 @@ import time. Secrets are ``SecretStr``: they never print, log or reach an error 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
+from typing import Any
 
 from pydantic import BaseModel, Field, SecretStr
 
@@ -219,11 +220,6 @@ class Settings(BaseModel):
         return f"{PRODUCT_AGENT} (mailto:{self.contact_email})" if self.contact_email else PRODUCT_AGENT
 
 
-def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
-    raw = env.get(name)
-    return default if raw is None or raw == "" else raw.strip().lower() in _TRUE
-
-
 def _secrets(env: Mapping[str, str]) -> Secrets:
     """``SCHOLAR_<NAME>`` holds the value (local); ``SCHOLAR_<NAME>_PARAM`` names its SSM parameter (deployed)."""
     values = {n.lower(): SecretStr(env[f"{ENV_PREFIX}{n}"]) for n in SECRET_NAMES if env.get(f"{ENV_PREFIX}{n}")}
@@ -250,8 +246,87 @@ def parse_toolsets(raw: str | None) -> frozenset[str] | None:
     return comma_separated(raw) if raw else None
 
 
+def _is_true(raw: str) -> bool:
+    return raw.strip().lower() in _TRUE
+
+
+def _stripped(raw: str) -> str | None:
+    return raw.strip() or None
+
+
+def _without_slash(raw: str) -> str | None:
+    return raw.rstrip("/") or None
+
+
+# field → (the variable that sets it, how its text reads). A variable unset or empty leaves the model's default.
+Readings = dict[str, tuple[str, Callable[[str], Any]]]
+_SETTINGS: Readings = {
+    "contact_email": (CONTACT_EMAIL_ENV, str),
+    "read_only": (READ_ONLY_ENV, _is_true),
+    "toolsets": (TOOLSETS_ENV, parse_toolsets),
+    "profile": (PROFILE_ENV, _stripped),
+    "host": (HOST_ENV, str),
+    "port": (PORT_ENV, int),
+    "upstream_proxy_base": (UPSTREAM_PROXY_BASE_ENV, str),
+    "docling_url": ("SCHOLAR_DOCLING_URL", str),
+    "vlm_api_url": ("SCHOLAR_VLM_API_URL", str),
+    "vlm_model": ("SCHOLAR_VLM_MODEL", str),
+    "rerank_model": (RERANK_MODEL_ENV, str),
+    "pace_scale": (PACE_SCALE_ENV, float),
+    "search_budget_scale": (SEARCH_BUDGET_SCALE_ENV, float),
+    "retry_budget_s": (RETRY_BUDGET_ENV, float),
+    "retry_wait_s": (RETRY_WAIT_ENV, int),
+    "local_dispatch": (LOCAL_DISPATCH_ENV, _is_true),
+    "test_allow_hosts": (TEST_ALLOW_HOSTS_ENV, parse_hosts),
+    "pdf_max_bytes": (PDF_MAX_BYTES_ENV, int),
+    "pdf_timeout_s": (PDF_TIMEOUT_ENV, float),
+    "shared_principal": (SHARED_PRINCIPAL_ENV, _is_true),
+    "auth_mode": (AUTH_MODE_ENV, str),
+    "principal_salt": (PRINCIPAL_SALT_ENV, str),
+    "build": (BUILD_ENV, str),
+    "library_max_items": (LIBRARY_MAX_ITEMS_ENV, int),
+    "library_max_bytes": (LIBRARY_MAX_BYTES_ENV, int),
+    "library_search_budget_s": (LIBRARY_SEARCH_BUDGET_ENV, float),
+}
+_RESOURCES: Readings = {
+    "cache_table": (CACHE_TABLE_ENV, str),
+    "task_table": (TASK_TABLE_ENV, str),
+    "artifact_bucket": (ARTIFACT_BUCKET_ENV, str),
+    "function_prefix": (FUNCTION_PREFIX_ENV, str),
+    "retry_state_machine_arn": (RETRY_STATE_MACHINE_ARN_ENV, str),
+    "pdf_state_machine_arn": (PDF_STATE_MACHINE_ARN_ENV, str),
+    "usage_table": (USAGE_TABLE_ENV, str),
+    "patent_pdf_state_machine_arn": (PATENT_PDF_STATE_MACHINE_ARN_ENV, str),
+    "library_table": (LIBRARY_TABLE_ENV, str),
+    "auth_table": (AUTH_TABLE_ENV, str),
+}
+_OAUTH: Readings = {
+    "public_url": (PUBLIC_URL_ENV, _without_slash),
+    "signing_key": (OAUTH_SIGNING_KEY_ENV, str),
+    "access_ttl_s": (OAUTH_ACCESS_TTL_ENV, int),
+    "refresh_ttl_s": (OAUTH_REFRESH_TTL_ENV, int),
+    "revocation_check_s": (OAUTH_REVOCATION_CHECK_ENV, float),
+    "dcr_per_hour": (OAUTH_DCR_PER_HOUR_ENV, int),
+    "oidc_issuer": (OIDC_ISSUER_ENV, _without_slash),
+    "oidc_client_id": (OIDC_CLIENT_ID_ENV, str),
+    "cognito_user_pool": (OIDC_COGNITO_POOL_ENV, str),
+    "cognito_client_name": (OIDC_COGNITO_CLIENT_NAME_ENV, str),
+    "api_usage_plan": (API_USAGE_PLAN_ENV, str),
+    "test_ca_file": (TEST_CA_FILE_ENV, str),
+}
+
+
+def _given(env: Mapping[str, str], table: Readings) -> dict[str, Any]:
+    """The fields ``env`` sets, read; the others are left to the model's defaults."""
+    return {field: read(env[name]) for field, (name, read) in table.items() if env.get(name)}
+
+
 def load_settings(env: Mapping[str, str]) -> Settings:
-    """Build settings from an environment mapping (pure; ``get_settings`` passes ``os.environ``)."""
+    """Build settings from an environment mapping (pure; ``get_settings`` passes ``os.environ``).
+
+    Only what the environment sets is read; every default is the model's own.
+    """
+    in_lambda = bool(env.get(LAMBDA_TASK_ROOT_ENV))
     # Every SCHOLAR_<NAME>_URL, by lower-case name: the registry decides which names are sources.
     source_urls = {
         name[len(ENV_PREFIX) : -len("_URL")].lower(): value
@@ -259,64 +334,13 @@ def load_settings(env: Mapping[str, str]) -> Settings:
         if name.startswith(ENV_PREFIX) and name.endswith("_URL") and len(name) > len(ENV_PREFIX) + 4 and value
     }
     return Settings(
-        contact_email=env.get(CONTACT_EMAIL_ENV) or None,
-        read_only=_flag(env, READ_ONLY_ENV, False),
-        toolsets=parse_toolsets(env.get(TOOLSETS_ENV)),
-        profile=(env.get(PROFILE_ENV) or "").strip() or None,
-        host=env.get(HOST_ENV) or "127.0.0.1",
-        port=int(env.get(PORT_ENV) or 3000),
-        upstream_proxy_base=env.get(UPSTREAM_PROXY_BASE_ENV) or None,
+        **_given(env, _SETTINGS),
         source_urls=source_urls,
-        docling_url=env.get("SCHOLAR_DOCLING_URL") or None,
-        vlm_api_url=env.get("SCHOLAR_VLM_API_URL") or None,
-        vlm_model=env.get("SCHOLAR_VLM_MODEL") or None,
-        rerank_model=env.get(RERANK_MODEL_ENV) or None,
-        pace_scale=float(env.get(PACE_SCALE_ENV) or 1.0),
-        search_budget_scale=float(env.get(SEARCH_BUDGET_SCALE_ENV) or 1.0),
-        retry_budget_s=float(env.get(RETRY_BUDGET_ENV) or 8.0),
-        retry_wait_s=int(env.get(RETRY_WAIT_ENV) or 5),
-        local_dispatch=_flag(env, LOCAL_DISPATCH_ENV, False),
-        test_allow_hosts=parse_hosts(env.get(TEST_ALLOW_HOSTS_ENV)),
-        pdf_max_bytes=int(env.get(PDF_MAX_BYTES_ENV) or 50 * 1024 * 1024),
-        pdf_timeout_s=float(env.get(PDF_TIMEOUT_ENV) or 60.0),
-        shared_principal=_flag(env, SHARED_PRINCIPAL_ENV, False),
-        auth_mode=env.get(AUTH_MODE_ENV) or "",
         secrets=_secrets(env),
-        principal_salt=env.get(PRINCIPAL_SALT_ENV) or "scholar-local",
-        build=env.get(BUILD_ENV) or "dev",
-        resources=Resources(
-            cache_table=env.get(CACHE_TABLE_ENV) or None,
-            task_table=env.get(TASK_TABLE_ENV) or None,
-            artifact_bucket=env.get(ARTIFACT_BUCKET_ENV) or None,
-            function_prefix=env.get(FUNCTION_PREFIX_ENV) or "scholar-",
-            retry_state_machine_arn=env.get(RETRY_STATE_MACHINE_ARN_ENV) or None,
-            pdf_state_machine_arn=env.get(PDF_STATE_MACHINE_ARN_ENV) or None,
-            usage_table=env.get(USAGE_TABLE_ENV) or None,
-            patent_pdf_state_machine_arn=env.get(PATENT_PDF_STATE_MACHINE_ARN_ENV) or None,
-            library_table=env.get(LIBRARY_TABLE_ENV) or None,
-            auth_table=env.get(AUTH_TABLE_ENV) or None,
-        ),
-        library_max_items=int(env.get(LIBRARY_MAX_ITEMS_ENV) or 10_000),
-        library_max_bytes=int(env.get(LIBRARY_MAX_BYTES_ENV) or 100 * 1024 * 1024),
-        library_search_budget_s=float(env.get(LIBRARY_SEARCH_BUDGET_ENV) or 10.0),
-        oauth=OAuthSettings(
-            public_url=(env.get(PUBLIC_URL_ENV) or "").rstrip("/") or None,
-            signing_key=env.get(OAUTH_SIGNING_KEY_ENV) or None,
-            access_ttl_s=int(env.get(OAUTH_ACCESS_TTL_ENV) or 900),
-            refresh_ttl_s=int(env.get(OAUTH_REFRESH_TTL_ENV) or 30 * 86400),
-            revocation_check_s=float(env.get(OAUTH_REVOCATION_CHECK_ENV) or 30.0),
-            dcr_per_hour=int(env.get(OAUTH_DCR_PER_HOUR_ENV) or 20),
-            oidc_issuer=(env.get(OIDC_ISSUER_ENV) or "").rstrip("/") or None,
-            oidc_client_id=env.get(OIDC_CLIENT_ID_ENV) or None,
-            cognito_user_pool=env.get(OIDC_COGNITO_POOL_ENV) or None,
-            cognito_client_name=env.get(OIDC_COGNITO_CLIENT_NAME_ENV) or None,
-            api_usage_plan=env.get(API_USAGE_PLAN_ENV) or None,
-            test_ca_file=env.get(TEST_CA_FILE_ENV) or None,
-        ),
-        in_lambda=bool(env.get(LAMBDA_TASK_ROOT_ENV)),
-        tracing=bool(env.get(LAMBDA_TASK_ROOT_ENV))
-        and not env.get(SAM_LOCAL_ENV)
-        and not _flag(env, TRACE_DISABLED_ENV, False),
+        resources=Resources(**_given(env, _RESOURCES)),
+        oauth=OAuthSettings(**_given(env, _OAUTH)),
+        in_lambda=in_lambda,
+        tracing=in_lambda and not env.get(SAM_LOCAL_ENV) and not _is_true(env.get(TRACE_DISABLED_ENV) or ""),
     )
 
 
