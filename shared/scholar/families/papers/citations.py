@@ -12,14 +12,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from scholar.core.errors import NotFoundError
+from scholar.core.paper_mapping import from_s2
 from scholar.core.records import Paper
 from scholar.families.papers import autoenrich
 from scholar.families.papers.budget import MAX_RESULT_CHARS
 from scholar.families.papers.cache_keys import cache_key
-from scholar.families.papers.fields import FIELDS
+from scholar.families.papers.fields import FIELDS, shorten_for_list
 from scholar.families.papers.filters import check_years, filter_fields, has_filters, passes
-from scholar.families.papers.lookup import explain_missing, s2_key
-from scholar.families.papers.mapping import from_s2, shorten_for_list
 from scholar.families.papers.spec_graph import (
     CitedItem,
     CitingItem,
@@ -28,6 +27,7 @@ from scholar.families.papers.spec_graph import (
     GetReferencesInput,
     GetReferencesResult,
 )
+from scholar.services.paper_lookup import explain_missing, s2_key_of
 from scholar.sources import s2
 from scholar.store.cache import Cache
 
@@ -84,7 +84,7 @@ async def list_papers(
     """
     listing = LISTINGS[kind]
     check_years(args)
-    key = await s2_key(args.identifier, "identifier", tool=listing.tool)
+    key = await s2_key_of(args.identifier, "identifier", tool=listing.tool)
     cache = cache or Cache()
     ckey = cache_key(kind, args, identifier=key)
     cached = await cache.aget("list", ckey)

@@ -17,10 +17,10 @@ from typing import Any
 
 from scholar.core.errors import NotFoundError, ScholarError
 from scholar.core.ids import S2_KINDS, PaperId
+from scholar.core.paper_mapping import from_crossref, from_openalex, from_s2
 from scholar.core.records import FailedSource, Paper
 from scholar.families.papers import biblio
 from scholar.families.papers.budget import failed
-from scholar.families.papers.mapping import from_crossref, from_openalex, from_s2
 from scholar.services.paper_lookup import look_up, recall_many
 from scholar.services.paper_lookup.chain import doi_of
 from scholar.sources import crossref, openalex, s2
