@@ -61,7 +61,7 @@ def _ms(fn: Any) -> float:
 
 def main(fixtures: Path, lookups: int = LOOKUPS, latency_ms: float = LATENCY_MS) -> None:
     from scholar.core import aio
-    from scholar.families.papers.lookup import get_paper
+    from scholar.services.paper_lookup import get_paper
     from scholar.store import aws
     from scholar.store.cache import Cache
 

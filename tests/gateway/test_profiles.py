@@ -8,11 +8,20 @@ from typing import Any
 from mcp import types
 
 from functions.gateway.app import lambda_handler
-from scholar.core.catalogue import ALL_PROFILE, DEFAULT_PROFILE, MAX_RESULT_CHARS, all_tools, profile_tools
+from scholar.core.catalogue import (
+    ALL_PROFILE,
+    DEFAULT_PROFILE,
+    MAX_RESULT_CHARS,
+    UNKNOWN_PROFILE,
+    UNKNOWN_TOOLSET,
+    all_tools,
+    families,
+    profile_tools,
+)
 from scholar.core.config import get_settings
 from scholar.core.errors import INVALID_ARGUMENT
 from scholar.families.standards.spec import RESULT_CHARS as STANDARD_RESULT_CHARS
-from scholar.gateway.mcp.dispatch import TOOL_NOT_LISTED, UNKNOWN_PROFILE
+from scholar.gateway.mcp.dispatch import TOOL_NOT_LISTED
 from scholar.gateway.mcp.tools import MAX_RESULT_META, visible_tools
 from scholar.services.fulltext.read_options import READ_RESULT_CHARS
 from tests.events import load_event, with_body
@@ -92,6 +101,14 @@ def test_an_unknown_profile_is_a_protocol_error_naming_the_profiles(lambda_conte
     assert "default" in answer["error"]["message"] and "all" in answer["error"]["message"]
 
 
+def test_an_unknown_toolset_is_a_protocol_error_naming_the_toolsets(lambda_context):
+    answer = tools_list(lambda_context, toolsets="arxiv,everything")
+
+    assert answer["error"]["code"] == types.INVALID_PARAMS
+    assert "'everything'" in answer["error"]["message"]
+    assert answer["error"]["data"]["toolsets"] == list(families())
+
+
 def test_calling_a_tool_this_connection_does_not_list_names_the_profile_and_toolset_that_have_it(lambda_context):
     result = call(lambda_context, "arxiv_list_categories", {})
 
@@ -115,6 +132,14 @@ def test_a_call_with_an_unknown_profile_is_refused_naming_the_profile(lambda_con
     error = call(lambda_context, "search", {"query": "x"}, profile="everything")["structuredContent"]["error"]
 
     assert (error["code"], error["reason"], error["details"]["field"]) == (INVALID_ARGUMENT, UNKNOWN_PROFILE, "profile")
+
+
+def test_a_call_with_an_unknown_toolset_is_refused_naming_the_toolsets(lambda_context):
+    error = call(lambda_context, "search", {"query": "x"}, toolsets="papers,everything")["structuredContent"]["error"]
+
+    assert (error["code"], error["reason"]) == (INVALID_ARGUMENT, UNKNOWN_TOOLSET)
+    assert error["details"]["field"] == "toolsets"
+    assert error["details"]["toolsets"] == list(families())
 
 
 def test_a_write_tool_in_read_only_mode_is_as_unknown_as_ever(env, lambda_context):

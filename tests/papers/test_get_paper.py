@@ -1,4 +1,4 @@
-"""get_paper (scholar.families.papers.lookup): S2 first, then OpenAlex and Crossref; cached records, aliases, negatives.
+"""get_paper (scholar.services.paper_lookup): S2 first, then OpenAlex and Crossref; cached records, aliases, negatives.
 
 Upstream answers are the recorded fixtures under upstream/semantic_scholar, openalex and crossref.
 """
@@ -20,7 +20,7 @@ from scholar.core.errors import (
     NotFoundError,
     RateLimitedError,
 )
-from scholar.families.papers import lookup
+from scholar.services import paper_lookup as lookup
 from scholar.store.cache import Cache
 from scholar.store.tasks import TaskItem, TaskStore
 

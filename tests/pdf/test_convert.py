@@ -160,7 +160,7 @@ def test_an_encrypted_pdf_is_a_typed_extraction_error() -> None:
     assert err.retryable is False
     assert err.cause == "encrypted"
     assert err.message.startswith("encrypted")
-    assert err.to_envelope()["error"]["details"] == {"cause": "encrypted"}
+    assert err.envelope_body()["details"] == {"cause": "encrypted"}
 
 
 def test_an_image_only_pdf_asks_for_ocr_instead_of_returning_empty_markdown() -> None:

@@ -10,9 +10,11 @@ import httpx
 import pytest
 import respx
 
-from scholar.core.config import get_settings
+from scholar.core.config import get_settings, load_settings
 from scholar.core.errors import TIMEOUT, UNAVAILABLE, UPSTREAM_ERROR, ScholarError
 from scholar.services.fulltext import docling
+from scholar.services.fulltext.answer_builder import converter_for, vlm_skip_reason
+from tests.conftest import UPSTREAM_BASE
 from tests.pdf.synthetic_docling import (
     SYNTHETIC_RESULT_FAILURE,
     SYNTHETIC_RESULT_SUCCESS,
@@ -24,6 +26,12 @@ SUBMIT = "/docling/v1/convert/source/async"
 POLL = f"/docling/v1/status/poll/{TASK_ID}"
 RESULT = f"/docling/v1/result/{TASK_ID}"
 PRESIGNED = "https://artifacts.s3.amazonaws.com/pdfs/abc.pdf?X-Amz-Signature=sig"
+
+
+@pytest.fixture(autouse=True)
+def docling_url(env) -> None:
+    """docling-serve is configured by its own URL, here the fake upstream's docling path."""
+    env.set(SCHOLAR_DOCLING_URL=f"{UPSTREAM_BASE}/docling")
 
 
 def sent_json(route: respx.Route, index: int = 0) -> dict:
@@ -60,7 +68,7 @@ def test_the_vlm_option_adds_figure_and_formula_enrichment_through_the_configure
     )
     settings = get_settings()
     vlm = docling.vlm_from_settings(settings)
-    assert vlm is not None and docling.vlm_skip_reason(True, vlm) is None
+    assert vlm is not None and vlm_skip_reason(True, converter_for(True, settings)) is None
     route = upstream.post(SUBMIT).respond(200, json=synthetic_task("pending"))
     asyncio.run(docling.submit(settings, url=PRESIGNED, vlm=vlm))
     options = sent_json(route)["options"]
@@ -75,8 +83,8 @@ def test_the_vlm_option_adds_figure_and_formula_enrichment_through_the_configure
 
 def test_vlm_requested_without_configuration_reports_the_skip_reason() -> None:
     assert docling.vlm_from_settings(get_settings()) is None
-    assert docling.vlm_skip_reason(True, None) == docling.VLM_NOT_CONFIGURED
-    assert docling.vlm_skip_reason(False, None) is None
+    assert vlm_skip_reason(True, converter_for(True, get_settings())) == docling.VLM_NOT_CONFIGURED
+    assert vlm_skip_reason(False, converter_for(False, get_settings())) is None
     assert docling.converter_name(True) == "docling_vlm"
     assert docling.converter_name(False) == "docling"
 
@@ -135,3 +143,16 @@ def test_without_a_docling_url_the_client_is_unavailable(env) -> None:
         asyncio.run(docling.submit(get_settings(), url=PRESIGNED))
     assert caught.value.code == UNAVAILABLE
     assert caught.value.reason == docling.DOCLING_NOT_CONFIGURED
+
+
+def test_a_proxy_base_alone_configures_no_docling_for_the_pipeline_nor_for_the_client(env) -> None:
+    # The two used to disagree: the pipeline chose the built-in converter while the client sent to the proxy.
+    env.delete("SCHOLAR_DOCLING_URL")
+    env.set(SCHOLAR_UPSTREAM_PROXY_BASE=UPSTREAM_BASE)
+    settings = get_settings()
+
+    assert docling.configured(settings) is False and converter_for(False, settings) == "builtin"
+    with pytest.raises(ScholarError) as caught:
+        asyncio.run(docling.submit(settings, url=PRESIGNED))
+    assert (caught.value.code, caught.value.reason) == (UNAVAILABLE, docling.DOCLING_NOT_CONFIGURED)
+    assert docling.configured(load_settings({"SCHOLAR_DOCLING_URL": "http://docling.test"})) is True

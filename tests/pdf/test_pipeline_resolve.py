@@ -9,7 +9,7 @@ import httpx
 import pytest
 import respx
 
-from scholar.services.fulltext.locate import openalex_urls, resolve_paper, unpaywall_urls
+from scholar.services.fulltext.locate import openalex_locations, resolve_paper, unpaywall_locations
 from scholar.web.fetch import registry_source, routed_url
 from tests.fallbacks import answer_nothing
 from tests.fixtures_dir import read_fixture
@@ -88,14 +88,14 @@ def test_a_paper_s2_does_not_know_is_still_tried_by_its_arxiv_id(upstream: respx
 
 def test_every_unpaywall_location_with_a_pdf_counts() -> None:
     record = _json("upstream/unpaywall/doi_10.1038_nature12373_green.json")
-    urls = unpaywall_urls(record)
+    urls = [url for url, _ in unpaywall_locations(record)]
     expected = [loc["url_for_pdf"] for loc in record["oa_locations"] if loc.get("url_for_pdf")]
     assert set(expected) <= set(urls)
     assert len(set(expected)) >= 2  # not only the best location
 
 
 def test_openalex_locations_with_a_pdf_count() -> None:
-    urls = openalex_urls(_json("upstream/openalex/work_W2741809807.json"))
+    urls = [url for url, _ in openalex_locations(_json("upstream/openalex/work_W2741809807.json"))]
     assert "https://peerj.com/articles/4375.pdf" in urls
     assert "https://europepmc.org/articles/pmc5815332?pdf=render" in urls
 

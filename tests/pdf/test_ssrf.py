@@ -8,12 +8,12 @@ from collections.abc import Sequence
 
 import pytest
 
+from scholar.core.config import parse_hosts
 from scholar.core.errors import FORBIDDEN, INVALID_ARGUMENT, ForbiddenError, InvalidArgumentError
 from scholar.web.ssrf import (
     BLOCKED_ADDRESS,
     UNRESOLVABLE_HOST,
     blocked_reason,
-    parse_allow_hosts,
     vet_url,
 )
 
@@ -124,7 +124,7 @@ def test_a_host_that_does_not_resolve_is_forbidden_as_unresolvable() -> None:
 
 
 def test_the_test_allow_list_admits_exactly_the_listed_host_and_port() -> None:
-    allow = parse_allow_hosts(" 127.0.0.1:8765 , Localhost ")
+    allow = parse_hosts(" 127.0.0.1:8765 , Localhost ")
     assert allow == frozenset({"127.0.0.1:8765", "localhost"})
     target = asyncio.run(vet_url("http://127.0.0.1:8765/a.pdf", allow_hosts=allow))
     assert target.allow_listed and target.ip == "127.0.0.1" and target.host_header == "127.0.0.1:8765"
@@ -133,5 +133,5 @@ def test_the_test_allow_list_admits_exactly_the_listed_host_and_port() -> None:
 
 
 def test_the_allow_list_is_empty_by_default() -> None:
-    assert parse_allow_hosts(None) == frozenset()
-    assert parse_allow_hosts("") == frozenset()
+    assert parse_hosts(None) == frozenset()
+    assert parse_hosts("") == frozenset()

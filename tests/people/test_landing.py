@@ -118,6 +118,16 @@ def test_the_toolsets_query_narrows_the_page_and_its_snippets(lambda_context):
     assert "https://abcdef1234.execute-api.us-east-1.amazonaws.com/v1/mcp?toolsets=arxiv" in page
 
 
+def test_a_url_naming_an_unknown_toolset_or_profile_is_refused_with_400_and_nothing_is_cached(lambda_context):
+    refused = {"toolsets": Selection(toolsets=frozenset({"arxiv", "everything"})), "profile": Selection("everything")}
+    for query, value in (("toolsets", "arxiv,everything"), ("profile", "everything")):
+        answer = get_root(lambda_context, **{query: value})
+
+        assert answer["statusCode"] == 400
+        assert answer["body"] == refused[query].refusal().message
+    assert landing._pages == {}
+
+
 def test_snippets_cover_the_common_clients_and_carry_the_api_key_header_when_the_deployment_wants_one(env):
     env.set(SCHOLAR_AUTH_MODE="ApiKey")
     url = "https://api.example.org/prod/mcp"

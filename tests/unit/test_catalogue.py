@@ -5,8 +5,18 @@ import importlib
 import jsonschema
 import pytest
 
-from scholar.core.catalogue import QueuedResult, all_tools, families, family_tools, get_tool
-from scholar.core.errors import NotFoundError
+from scholar.core.catalogue import (
+    UNKNOWN_PROFILE,
+    UNKNOWN_TOOLSET,
+    QueuedResult,
+    Selection,
+    all_tools,
+    families,
+    family_tools,
+    get_tool,
+    profiles,
+)
+from scholar.core.errors import INVALID_ARGUMENT, NotFoundError
 
 TOOLS = all_tools()
 
@@ -41,6 +51,35 @@ def test_tool_names_are_unique_and_sorted():
 
 def test_an_unknown_tool_is_none():
     assert get_tool("no_such_tool") is None
+
+
+def test_a_selection_naming_an_unknown_profile_or_toolset_is_refused_naming_the_known_ones():
+    profile = Selection("everything").refusal()
+    toolset = Selection(toolsets=frozenset({"arxiv", "everything"})).refusal()
+
+    assert (profile.code, profile.reason, profile.field) == (INVALID_ARGUMENT, UNKNOWN_PROFILE, "profile")
+    assert (toolset.code, toolset.reason, toolset.field) == (INVALID_ARGUMENT, UNKNOWN_TOOLSET, "toolsets")
+    assert all(name in toolset.message for name in families())
+    assert Selection().refusal() is None and Selection(toolsets=frozenset(families())).refusal() is None
+
+
+def made_up(i: int) -> tuple[Selection, ...]:
+    return (Selection(toolsets=frozenset({"arxiv", f"made-up-{i}"})), Selection(f"made-up-{i}", frozenset({"arxiv"})),
+            Selection(f"made-up-{i}"))
+
+
+def test_names_a_caller_makes_up_never_grow_the_selection_memo():
+    arxiv = Selection(toolsets=frozenset({"arxiv"})).tool_names()
+    for selection in made_up(0):
+        selection.tool_names()
+    size = profiles._selected.cache_info().currsize
+
+    for i in range(1, 50):
+        toolset, profile_and_toolset, profile = made_up(i)
+        assert toolset.tool_names() == profile_and_toolset.tool_names() == arxiv
+        assert profile.tool_names() == frozenset()
+
+    assert profiles._selected.cache_info().currsize == size
 
 
 @pytest.mark.parametrize("name", list(TOOLS))

@@ -3,7 +3,8 @@
 import pytest
 from pydantic import SecretStr
 
-from scholar.core.config import SECRET_NAMES, get_settings, load_settings
+from scholar.core import config
+from scholar.core.config import SECRET_NAMES, OAuthSettings, Resources, Settings, get_settings, load_settings
 from scholar.sources.registry import SOURCES, base_url
 
 PROXY = "http://proxy.test:8080"
@@ -131,3 +132,12 @@ def test_get_settings_is_cached_until_cleared(env):
 
 def test_the_autouse_fixture_turns_pacing_off():
     assert get_settings().pace_scale == 0
+
+
+def test_every_variable_the_loader_reads_sets_a_field_of_its_model():
+    for table, model in ((config._SETTINGS, Settings), (config._RESOURCES, Resources), (config._OAUTH, OAuthSettings)):
+        assert set(table) <= set(model.model_fields), model.__name__
+
+
+def test_an_empty_environment_gives_the_models_own_defaults():
+    assert load_settings({}).model_dump() == Settings(in_lambda=False).model_dump()

@@ -47,18 +47,18 @@ def test_a_bare_envelope_holds_code_message_and_retryable_only():
 
 
 def test_an_error_without_a_hint_has_no_recovery_field():
-    body = ForbiddenError("refused").to_envelope()["error"]
+    body = ForbiddenError("refused").envelope_body()
     assert set(body) == {"code", "message", "retryable", "data"}
     assert set(body["data"]) == {"reason", "retryable"}
 
 
 def test_the_envelope_also_carries_seed_004s_data_with_reason_recovery_and_retryable():
-    body = RateLimitedError("slow down", source="s2", hint="wait", reason="quota").to_envelope()["error"]
+    body = RateLimitedError("slow down", source="s2", hint="wait", reason="quota").envelope_body()
     assert body["data"] == {"reason": "quota", "recovery": {"hint": "wait"}, "retryable": True}
 
 
 def test_without_a_reason_the_data_reason_is_the_code():
-    body = UpstreamError("bad gateway", status=502).to_envelope()["error"]
+    body = UpstreamError("bad gateway", status=502).envelope_body()
     assert body["data"]["reason"] == errors.UPSTREAM_ERROR
     assert body["data"]["recovery"] == body["recovery"]
 
@@ -67,7 +67,7 @@ def test_optional_fields_appear_in_the_envelope_when_set():
     err = RateLimitedError(
         "slow down", source="s2", status=429, retry_after_s=1.23456, hint="wait", reason="quota", details={"n": 1}
     )
-    body = err.to_envelope()["error"]
+    body = err.envelope_body()
     assert body["code"] == RATE_LIMITED
     assert body["retryable"] is True
     assert body["retry_after_s"] == 1.235
@@ -79,13 +79,13 @@ def test_optional_fields_appear_in_the_envelope_when_set():
 
 
 def test_the_envelope_message_is_capped():
-    body = InternalError("x" * 5000).to_envelope()["error"]
+    body = InternalError("x" * 5000).envelope_body()
     assert len(body["message"]) <= 500
 
 
 def test_retryable_can_be_overridden_per_error():
     assert UpstreamError("bad request", status=400, retryable=False).retryable is False
-    assert InternalError("flaky", retryable=True).to_envelope()["error"]["retryable"] is True
+    assert InternalError("flaky", retryable=True).envelope_body()["retryable"] is True
 
 
 def test_a_timeout_is_an_upstream_error_with_its_own_code():
@@ -98,7 +98,7 @@ def test_a_timeout_is_an_upstream_error_with_its_own_code():
 def test_invalid_argument_carries_the_field_as_attribute_and_in_details():
     err = InvalidArgumentError("limit must be at most 100", field="limit", details={"errors": []})
     assert err.field == "limit"
-    body = err.to_envelope()["error"]
+    body = err.envelope_body()
     assert body["code"] == INVALID_ARGUMENT
     assert body["details"] == {"errors": [], "field": "limit"}
 
@@ -106,7 +106,7 @@ def test_invalid_argument_carries_the_field_as_attribute_and_in_details():
 def test_invalid_argument_without_a_field_has_no_field_detail():
     err = InvalidArgumentError("bad call")
     assert err.field is None
-    assert "details" not in err.to_envelope()["error"]
+    assert "details" not in err.envelope_body()
 
 
 @pytest.mark.parametrize("cls", ALL_CLASSES, ids=lambda c: c.__name__)
@@ -120,7 +120,7 @@ def test_from_envelope_rebuilds_the_same_class_and_facts(cls):
 
 
 def test_from_envelope_accepts_the_body_without_the_error_wrapper():
-    body = UnavailableError("no bucket").to_envelope()["error"]
+    body = UnavailableError("no bucket").envelope_body()
     assert type(from_envelope(body)) is UnavailableError
 
 
@@ -135,3 +135,9 @@ def test_from_envelope_turns_an_unknown_code_into_an_internal_error():
     rebuilt = from_envelope({"error": {"code": "made_up", "message": "?"}})
     assert type(rebuilt) is InternalError
     assert isinstance(rebuilt, ScholarError)
+
+
+def test_the_envelope_is_the_body_wrapped_once():
+    err = RateLimitedError("slow down", source="s2", retry_after_s=1.5)
+
+    assert err.to_envelope() == errors.envelope(err.envelope_body()) == {"error": err.envelope_body()}

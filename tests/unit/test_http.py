@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from scholar.core import aio
+from scholar.core.config import PRODUCT_AGENT
 from scholar.core.errors import (
     NOT_FOUND,
     RATE_LIMITED,
@@ -47,7 +48,7 @@ def test_the_user_agent_names_the_project_and_the_contact_email(env, fast):
     route = fast.get(ROUTE).respond(200, json={"paperId": "x"})
     get()
     agent = route.calls.last.request.headers["User-Agent"]
-    assert agent.startswith(http.USER_AGENT)
+    assert agent.startswith(PRODUCT_AGENT)
     assert "ops@example.org" in agent
 
 

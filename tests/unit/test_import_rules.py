@@ -41,8 +41,8 @@ RANKS: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 # (importing module, imported name) → why this arrow points up.
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("scholar.core.catalogue", "scholar.families.{}.{}"): "the catalogue finds each family's spec by name (§3)",
-    ("scholar.core.catalogue", "scholar.families.{}.spec"): "one family's tools, not the others' (cold start)",
+    ("scholar.core.catalogue.registry", "scholar.families.{}.spec"):
+        "the catalogue finds each family's spec by name (§3), one family's alone for its function (cold start)",
     ("scholar.core.docs_tools", "scholar.families.{}.reasons"): "the tool reference lists each family's reasons",
     ("scholar.runtime.family", "scholar.families.{}.handlers"): "a family function dispatches to its own HANDLERS",
 }

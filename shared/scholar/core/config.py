@@ -7,10 +7,10 @@ import time. Secrets are ``SecretStr``: they never print, log or reach an error 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr
 
@@ -184,6 +184,10 @@ class OAuthSettings(BaseModel):
     test_ca_file: str | None = None
 
 
+# What every request of ours says it is (sources, PDF downloads, the sign-in provider, client metadata documents).
+PRODUCT_AGENT = "scholar-mcp-lambda/0.1"
+
+
 class Settings(BaseModel):
     contact_email: str | None = None
     backend: Literal["aws", "local"] = "aws"
@@ -236,10 +240,10 @@ class Settings(BaseModel):
     # Inside a Lambda execution environment (LAMBDA_TASK_ROOT): what only the local stack may do is off.
     in_lambda: bool = False
 
-
-def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
-    raw = env.get(name)
-    return default if raw is None or raw == "" else raw.strip().lower() in _TRUE
+    @property
+    def user_agent(self) -> str:
+        """Our User-Agent: the product, and the contact email when one is set (polite pools ask for it)."""
+        return f"{PRODUCT_AGENT} (mailto:{self.contact_email})" if self.contact_email else PRODUCT_AGENT
 
 
 def _secrets(env: Mapping[str, str]) -> Secrets:
@@ -253,89 +257,138 @@ def _secrets(env: Mapping[str, str]) -> Secrets:
     return Secrets(values=values, parameters=parameters)
 
 
-def _hosts(raw: str | None) -> frozenset[str]:
-    return frozenset(part.strip().lower() for part in (raw or "").split(",") if part.strip())
+def comma_separated(raw: str | None) -> frozenset[str]:
+    """The items of a comma-separated setting or query value, stripped, empty ones dropped."""
+    return frozenset(part.strip() for part in (raw or "").split(",") if part.strip())
+
+
+def parse_hosts(raw: str | None) -> frozenset[str]:
+    """A ``host[:port]`` list (``SCHOLAR_TEST_ALLOW_HOSTS``), lower-cased as host names compare."""
+    return frozenset(host.lower() for host in comma_separated(raw))
+
+
+def parse_toolsets(raw: str | None) -> frozenset[str] | None:
+    """A toolsets list (``SCHOLAR_TOOLSETS``, ``?toolsets=``); None when the value is absent or empty."""
+    return comma_separated(raw) if raw else None
+
+
+def _is_true(raw: str) -> bool:
+    return raw.strip().lower() in _TRUE
+
+
+def _stripped(raw: str) -> str | None:
+    return raw.strip() or None
+
+
+def _without_slash(raw: str) -> str | None:
+    return raw.rstrip("/") or None
+
+
+# field → (the variable that sets it, how its text reads). A variable unset or empty leaves the model's default.
+Readings = dict[str, tuple[str, Callable[[str], Any]]]
+def _backend(value: str) -> str:
+    backend = value.strip().lower()
+    if backend not in BACKENDS:
+        raise ValueError(f"{BACKEND_ENV} must be one of {', '.join(BACKENDS)} (got {backend!r})")
+    return backend
+
+
+def _folder(value: str) -> Path:
+    return Path(value).expanduser()
+
+
+def _library_path(value: str) -> str | None:
+    return value.strip().strip("/") or None
+
+
+_SETTINGS: Readings = {
+    "contact_email": (CONTACT_EMAIL_ENV, str),
+    "backend": (BACKEND_ENV, _backend),
+    "home": (HOME_ENV, _folder),
+    "read_only": (READ_ONLY_ENV, _is_true),
+    "toolsets": (TOOLSETS_ENV, parse_toolsets),
+    "profile": (PROFILE_ENV, _stripped),
+    "host": (HOST_ENV, str),
+    "port": (PORT_ENV, int),
+    "upstream_proxy_base": (UPSTREAM_PROXY_BASE_ENV, str),
+    "docling_url": ("SCHOLAR_DOCLING_URL", str),
+    "vlm_api_url": ("SCHOLAR_VLM_API_URL", str),
+    "vlm_model": ("SCHOLAR_VLM_MODEL", str),
+    "rerank_model": (RERANK_MODEL_ENV, str),
+    "pace_scale": (PACE_SCALE_ENV, float),
+    "search_budget_scale": (SEARCH_BUDGET_SCALE_ENV, float),
+    "retry_budget_s": (RETRY_BUDGET_ENV, float),
+    "retry_wait_s": (RETRY_WAIT_ENV, int),
+    "local_dispatch": (LOCAL_DISPATCH_ENV, _is_true),
+    "test_allow_hosts": (TEST_ALLOW_HOSTS_ENV, parse_hosts),
+    "pdf_max_bytes": (PDF_MAX_BYTES_ENV, int),
+    "pdf_timeout_s": (PDF_TIMEOUT_ENV, float),
+    "shared_principal": (SHARED_PRINCIPAL_ENV, _is_true),
+    "auth_mode": (AUTH_MODE_ENV, str),
+    "principal_salt": (PRINCIPAL_SALT_ENV, str),
+    "build": (BUILD_ENV, str),
+    "library_max_items": (LIBRARY_MAX_ITEMS_ENV, int),
+    "library_max_bytes": (LIBRARY_MAX_BYTES_ENV, int),
+    "library_search_budget_s": (LIBRARY_SEARCH_BUDGET_ENV, float),
+    "zotero_library": (ZOTERO_LIBRARY_ENV, _library_path),
+    "bibtex_dir": (BIBTEX_DIR_ENV, str),
+    "obsidian_vault": (OBSIDIAN_VAULT_ENV, str),
+}
+_RESOURCES: Readings = {
+    "cache_table": (CACHE_TABLE_ENV, str),
+    "task_table": (TASK_TABLE_ENV, str),
+    "artifact_bucket": (ARTIFACT_BUCKET_ENV, str),
+    "function_prefix": (FUNCTION_PREFIX_ENV, str),
+    "retry_state_machine_arn": (RETRY_STATE_MACHINE_ARN_ENV, str),
+    "pdf_state_machine_arn": (PDF_STATE_MACHINE_ARN_ENV, str),
+    "usage_table": (USAGE_TABLE_ENV, str),
+    "patent_pdf_state_machine_arn": (PATENT_PDF_STATE_MACHINE_ARN_ENV, str),
+    "library_table": (LIBRARY_TABLE_ENV, str),
+    "auth_table": (AUTH_TABLE_ENV, str),
+    "connections_table": (CONNECTIONS_TABLE_ENV, str),
+    "connections_key": (CONNECTIONS_KEY_ENV, str),
+}
+_OAUTH: Readings = {
+    "public_url": (PUBLIC_URL_ENV, _without_slash),
+    "signing_key": (OAUTH_SIGNING_KEY_ENV, str),
+    "access_ttl_s": (OAUTH_ACCESS_TTL_ENV, int),
+    "refresh_ttl_s": (OAUTH_REFRESH_TTL_ENV, int),
+    "revocation_check_s": (OAUTH_REVOCATION_CHECK_ENV, float),
+    "dcr_per_hour": (OAUTH_DCR_PER_HOUR_ENV, int),
+    "oidc_issuer": (OIDC_ISSUER_ENV, _without_slash),
+    "oidc_client_id": (OIDC_CLIENT_ID_ENV, str),
+    "cognito_user_pool": (OIDC_COGNITO_POOL_ENV, str),
+    "cognito_client_name": (OIDC_COGNITO_CLIENT_NAME_ENV, str),
+    "api_usage_plan": (API_USAGE_PLAN_ENV, str),
+    "test_ca_file": (TEST_CA_FILE_ENV, str),
+}
+
+
+def _given(env: Mapping[str, str], table: Readings) -> dict[str, Any]:
+    """The fields ``env`` sets, read; the others are left to the model's defaults."""
+    return {field: read(env[name]) for field, (name, read) in table.items() if env.get(name)}
 
 
 def load_settings(env: Mapping[str, str]) -> Settings:
-    """Build settings from an environment mapping (pure; ``get_settings`` passes ``os.environ``)."""
-    toolsets = env.get(TOOLSETS_ENV)
+    """Build settings from an environment mapping (pure; ``get_settings`` passes ``os.environ``).
+
+    Only what the environment sets is read; every default is the model's own.
+    """
+    in_lambda = bool(env.get(LAMBDA_TASK_ROOT_ENV))
     # Every SCHOLAR_<NAME>_URL, by lower-case name: the registry decides which names are sources.
     source_urls = {
         name[len(ENV_PREFIX) : -len("_URL")].lower(): value
         for name, value in env.items()
         if name.startswith(ENV_PREFIX) and name.endswith("_URL") and len(name) > len(ENV_PREFIX) + 4 and value
     }
-    backend = (env.get(BACKEND_ENV) or "aws").strip().lower()
-    if backend not in BACKENDS:
-        raise ValueError(f"{BACKEND_ENV} must be one of {', '.join(BACKENDS)} (got {backend!r})")
-    home = {"home": Path(env[HOME_ENV]).expanduser()} if env.get(HOME_ENV) else {}
     return Settings(
-        contact_email=env.get(CONTACT_EMAIL_ENV) or None,
-        backend=backend,
-        **home,
-        read_only=_flag(env, READ_ONLY_ENV, False),
-        toolsets=frozenset(t.strip() for t in toolsets.split(",") if t.strip()) if toolsets else None,
-        profile=(env.get(PROFILE_ENV) or "").strip() or None,
-        host=env.get(HOST_ENV) or "127.0.0.1",
-        port=int(env.get(PORT_ENV) or 3000),
-        upstream_proxy_base=env.get(UPSTREAM_PROXY_BASE_ENV) or None,
+        **_given(env, _SETTINGS),
         source_urls=source_urls,
-        docling_url=env.get("SCHOLAR_DOCLING_URL") or None,
-        vlm_api_url=env.get("SCHOLAR_VLM_API_URL") or None,
-        vlm_model=env.get("SCHOLAR_VLM_MODEL") or None,
-        rerank_model=env.get(RERANK_MODEL_ENV) or None,
-        pace_scale=float(env.get(PACE_SCALE_ENV) or 1.0),
-        search_budget_scale=float(env.get(SEARCH_BUDGET_SCALE_ENV) or 1.0),
-        retry_budget_s=float(env.get(RETRY_BUDGET_ENV) or 8.0),
-        retry_wait_s=int(env.get(RETRY_WAIT_ENV) or 5),
-        local_dispatch=_flag(env, LOCAL_DISPATCH_ENV, False),
-        test_allow_hosts=_hosts(env.get(TEST_ALLOW_HOSTS_ENV)),
-        pdf_max_bytes=int(env.get(PDF_MAX_BYTES_ENV) or 50 * 1024 * 1024),
-        pdf_timeout_s=float(env.get(PDF_TIMEOUT_ENV) or 60.0),
-        shared_principal=_flag(env, SHARED_PRINCIPAL_ENV, False),
-        auth_mode=env.get(AUTH_MODE_ENV) or "",
         secrets=_secrets(env),
-        principal_salt=env.get(PRINCIPAL_SALT_ENV) or "scholar-local",
-        build=env.get(BUILD_ENV) or "dev",
-        resources=Resources(
-            cache_table=env.get(CACHE_TABLE_ENV) or None,
-            task_table=env.get(TASK_TABLE_ENV) or None,
-            artifact_bucket=env.get(ARTIFACT_BUCKET_ENV) or None,
-            function_prefix=env.get(FUNCTION_PREFIX_ENV) or "scholar-",
-            retry_state_machine_arn=env.get(RETRY_STATE_MACHINE_ARN_ENV) or None,
-            pdf_state_machine_arn=env.get(PDF_STATE_MACHINE_ARN_ENV) or None,
-            usage_table=env.get(USAGE_TABLE_ENV) or None,
-            patent_pdf_state_machine_arn=env.get(PATENT_PDF_STATE_MACHINE_ARN_ENV) or None,
-            library_table=env.get(LIBRARY_TABLE_ENV) or None,
-            auth_table=env.get(AUTH_TABLE_ENV) or None,
-            connections_table=env.get(CONNECTIONS_TABLE_ENV) or None,
-            connections_key=env.get(CONNECTIONS_KEY_ENV) or None,
-        ),
-        zotero_library=(env.get(ZOTERO_LIBRARY_ENV) or "").strip().strip("/") or None,
-        bibtex_dir=env.get(BIBTEX_DIR_ENV) or None,
-        obsidian_vault=env.get(OBSIDIAN_VAULT_ENV) or None,
-        library_max_items=int(env.get(LIBRARY_MAX_ITEMS_ENV) or 10_000),
-        library_max_bytes=int(env.get(LIBRARY_MAX_BYTES_ENV) or 100 * 1024 * 1024),
-        library_search_budget_s=float(env.get(LIBRARY_SEARCH_BUDGET_ENV) or 10.0),
-        oauth=OAuthSettings(
-            public_url=(env.get(PUBLIC_URL_ENV) or "").rstrip("/") or None,
-            signing_key=env.get(OAUTH_SIGNING_KEY_ENV) or None,
-            access_ttl_s=int(env.get(OAUTH_ACCESS_TTL_ENV) or 900),
-            refresh_ttl_s=int(env.get(OAUTH_REFRESH_TTL_ENV) or 30 * 86400),
-            revocation_check_s=float(env.get(OAUTH_REVOCATION_CHECK_ENV) or 30.0),
-            dcr_per_hour=int(env.get(OAUTH_DCR_PER_HOUR_ENV) or 20),
-            oidc_issuer=(env.get(OIDC_ISSUER_ENV) or "").rstrip("/") or None,
-            oidc_client_id=env.get(OIDC_CLIENT_ID_ENV) or None,
-            cognito_user_pool=env.get(OIDC_COGNITO_POOL_ENV) or None,
-            cognito_client_name=env.get(OIDC_COGNITO_CLIENT_NAME_ENV) or None,
-            api_usage_plan=env.get(API_USAGE_PLAN_ENV) or None,
-            test_ca_file=env.get(TEST_CA_FILE_ENV) or None,
-        ),
-        in_lambda=bool(env.get(LAMBDA_TASK_ROOT_ENV)),
-        tracing=bool(env.get(LAMBDA_TASK_ROOT_ENV))
-        and not env.get(SAM_LOCAL_ENV)
-        and not _flag(env, TRACE_DISABLED_ENV, False),
+        resources=Resources(**_given(env, _RESOURCES)),
+        oauth=OAuthSettings(**_given(env, _OAUTH)),
+        in_lambda=in_lambda,
+        tracing=in_lambda and not env.get(SAM_LOCAL_ENV) and not _is_true(env.get(TRACE_DISABLED_ENV) or ""),
     )
 
 

@@ -1,8 +1,9 @@
 """The one error hierarchy and its envelope (DESIGN §4).
 
-Every failure a tool can report is a ``ScholarError``; one place (``to_envelope``) turns it into the
-``{"error": {...}}`` result that callers see with ``isError: true``. Foreign errors (httpx, botocore)
-are translated once, at their boundary (scholar.sources.http, scholar.store), never here.
+Every failure a tool can report is a ``ScholarError``; one place (``envelope_body``, wrapped by ``to_envelope`` and
+``envelope``) turns it into the ``{"error": {...}}`` result that callers see with ``isError: true``; no tool code
+assembles it by hand. Foreign errors (httpx, botocore) are translated once, at their boundary (scholar.sources.http,
+scholar.store), never here.
 
     ScholarError (code="internal")
     ├── InvalidArgumentError   invalid_argument   the caller can fix the call
@@ -14,12 +15,15 @@ are translated once, at their boundary (scholar.sources.http, scholar.store), ne
     │   └── UpstreamTimeoutError  timeout         the source did not answer in time
     ├── WorkTimeoutError       timeout            our own work outlived the call's budget (no source)
     ├── UnavailableError       unavailable        a part of ours is not configured or not there
+    │   └── UsageReadError, UsageWriteError (scholar.store.usage)   the usage table could not be read / written
     └── InternalError          internal           our bug
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict
 
 ErrorCode = Literal[
     "not_found",
@@ -44,6 +48,21 @@ TOO_LARGE: ErrorCode = "too_large"
 INTERNAL: ErrorCode = "internal"
 
 _MAX_MESSAGE = 500
+
+
+class ErrorBody(BaseModel):
+    """The body of the error envelope (DESIGN §4): what ``ScholarError.to_envelope`` builds, as a schema."""
+
+    model_config = ConfigDict(extra="allow")
+    code: str
+    message: str
+    retryable: bool
+
+
+class ErrorEnvelope(BaseModel):
+    """What a tool returns with ``isError: true`` (one of every tool's output schema's forms)."""
+
+    error: ErrorBody
 
 
 class ScholarError(Exception):
@@ -77,6 +96,10 @@ class ScholarError(Exception):
 
     def to_envelope(self) -> dict[str, Any]:
         """Return the DESIGN §4 envelope: ``{"error": {...}}`` without empty fields."""
+        return envelope(self.envelope_body())
+
+    def envelope_body(self) -> dict[str, Any]:
+        """Return the envelope's body, ``{code, message, retryable, …}``: what a task, a step or an outcome stores."""
         error: dict[str, Any] = {
             "code": self.code,
             "message": self.message[:_MAX_MESSAGE],
@@ -99,7 +122,12 @@ class ScholarError(Exception):
         if self.hint:
             data["recovery"] = {"hint": self.hint}
         error["data"] = data
-        return {"error": error}
+        return error
+
+
+def envelope(body: dict[str, Any]) -> dict[str, Any]:
+    """The DESIGN §4 envelope ``{"error": body}`` around a body this process built or a family function reported."""
+    return {"error": body}
 
 
 class InvalidArgumentError(ScholarError):

@@ -157,11 +157,6 @@ def _not_a_doi(raw: str) -> InvalidIdError:
     return _invalid(raw, "DOI")
 
 
-def looks_like_doi(raw: object) -> bool:
-    """Tell whether ``raw`` is a DOI in any accepted form (bare, ``doi:`` prefix, doi.org URL)."""
-    return isinstance(raw, str) and len(raw) <= MAX_ID_LENGTH and _clean_doi(raw) is not None
-
-
 def parse_arxiv_id(raw: str) -> tuple[str, str | None]:
     """Split an arXiv identifier into its canonical id and its version.
 

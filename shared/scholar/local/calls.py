@@ -59,7 +59,7 @@ def call(name: str, arguments: dict[str, Any] | None = None, *, wait: bool = Tru
 def _result(spec: ToolSpec, arguments: dict[str, Any] | None) -> dict[str, Any]:
     outcome = run_tool(spec, arguments, LOCAL_PRINCIPAL)
     if not outcome.ok or outcome.result is None:
-        raise from_envelope({"error": outcome.error}) if outcome.error else InternalError(
+        raise from_envelope(outcome.error) if outcome.error else InternalError(
             "the tool gave no result", retryable=True)
     result, _extra = split_extra_content(outcome.result)  # image and link blocks belong to MCP content only
     return result
@@ -75,5 +75,5 @@ def _wait_for(task_id: str, progress: Progress | None) -> dict[str, Any]:
             continue
         if answer.get("status") == "completed" and isinstance(answer.get("result"), dict):
             return dict(answer["result"])
-        raise from_envelope({"error": answer.get("error") or {
-            "code": "internal", "message": f"task {task_id} ended {answer.get('status')} without a result"}})
+        raise from_envelope(answer.get("error") or {
+            "code": "internal", "message": f"task {task_id} ended {answer.get('status')} without a result"})

@@ -82,7 +82,7 @@ def _end_orphaned_tasks(machine: LocalMachine) -> list[str]:
             (LocalBackend.resource_names()["task_table"], *ACTIVE)).fetchall()
     store = TaskStore()
     error = UnavailableError("the process running this task ended before it finished", retryable=True,
-                             reason="interrupted", hint="Call the tool again to start it anew.").to_envelope()["error"]
+                             reason="interrupted", hint="Call the tool again to start it anew.").envelope_body()
     ended: list[str] = []
     for text, owner in rows:
         item = json.loads(text)

@@ -49,7 +49,7 @@ def actions(family: str) -> dict[str, Action]:
 
 
 def _failure(err: ScholarError) -> dict[str, Any]:
-    return Outcome(ok=False, error=err.to_envelope()["error"]).model_dump(mode="json")
+    return Outcome(ok=False, error=err.envelope_body()).model_dump(mode="json")
 
 
 def answering(fn: Callable[[dict[str, Any]], BaseModel]) -> Action:

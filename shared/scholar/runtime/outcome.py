@@ -48,7 +48,7 @@ def finish_task(
     if error is None and isinstance(result, dict) and isinstance(result.get("error"), dict) and len(result) == 1:
         error = result["error"]
     if error is None and not result:
-        error = InternalError(_EMPTY, retryable=True).to_envelope()["error"]
+        error = InternalError(_EMPTY, retryable=True).envelope_body()
     try:
         if error is not None:
             store.transition(task_id, "failed", allowed_from=allowed_from, error=task_error(error),
@@ -68,7 +68,7 @@ class StepError(Exception):
     """
 
     def __init__(self, err: ScholarError) -> None:
-        super().__init__(json.dumps(err.to_envelope()["error"]))
+        super().__init__(json.dumps(err.envelope_body()))
 
 
 def step_failure(failure: dict[str, Any], *, machine: str) -> dict[str, Any]:
@@ -85,4 +85,4 @@ def step_failure(failure: dict[str, Any], *, machine: str) -> dict[str, Any]:
         pass
     return InternalError(
         f"a step of the {machine} failed; try again, and report the task id if it keeps failing", retryable=True
-    ).to_envelope()["error"]
+    ).envelope_body()

@@ -83,7 +83,7 @@ def start_task(
         arn = start(task)
     except ScholarError as err:
         try:
-            store.transition(task.task_id, "failed", allowed_from=("pending",), error=err.to_envelope()["error"])
+            store.transition(task.task_id, "failed", allowed_from=("pending",), error=err.envelope_body())
         except TaskTransitionError:
             pass  # already moved on (another start of the same task got further)
         raise

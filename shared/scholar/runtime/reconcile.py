@@ -24,7 +24,7 @@ def reconcile(store: TaskStore, task: TaskItem) -> TaskItem:
         return task
     if status not in _DEAD_EXECUTIONS:
         return task
-    error = InternalError(f"the background execution ended as {status}", retryable=True).to_envelope()["error"]
+    error = InternalError(f"the background execution ended as {status}", retryable=True).envelope_body()
     try:
         store.transition(task.task_id, "failed", allowed_from=("pending", "running"), error=error)
     except TaskTransitionError:

@@ -57,15 +57,11 @@ _NO_PDF_HINT = "If you know a PDF link (author page, repository), call fetch_pdf
 
 
 
-def _error(err: ScholarError) -> dict[str, Any]:
-    return err.to_envelope()["error"]
-
-
 def _fail_or_raise(err: ScholarError) -> dict[str, Any]:
     """A returned error for what retrying cannot fix; raise (Retry, then Catch) for the rest."""
     if err.retryable:
         raise StepError(err) from err
-    return {"error": _error(err)}
+    return err.to_envelope()
 
 
 def _progress(event: dict[str, Any], text: str) -> None:
@@ -191,7 +187,7 @@ def download(event: dict[str, Any]) -> dict[str, Any]:
             stored, attempts = aio.run(_first_pdf(candidates, event, dest))
     dumped = [a.model_dump() for a in attempts]
     if stored is None:
-        return {"pdf": None, "attempts": dumped, "error": _no_pdf(job, attempts, failed).to_envelope()["error"]}
+        return {"pdf": None, "attempts": dumped, "error": _no_pdf(job, attempts, failed).envelope_body()}
     if job.kind == "paper" and resolved.get("metadata"):
         artifacts.remember_paper(job.identifier or "", PaperSummary.model_validate(resolved["metadata"]), stored)
     elif job.kind == "url":
@@ -272,7 +268,7 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
                 result = answer_builder.build(job, metadata=metadata, pdf=pdf, md=md, attempts=attempts,
                                        failed_sources=failed)
         except ScholarError as err:  # keeping failed, or read_paper's section, figure or pages are not there
-            error = _error(err)
+            error = err.envelope_body()
     if error is not None:
         error = _with_partial(error, {
             "metadata": metadata.model_dump(exclude_none=True) if metadata else None,

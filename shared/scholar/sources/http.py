@@ -39,7 +39,6 @@ from scholar.store.limiter import pace
 
 logger = logging.getLogger(__name__)
 
-USER_AGENT = "scholar-mcp-lambda/0.1"
 TIMEOUT = httpx.Timeout(15.0, connect=5.0)
 _BODY_EXCERPT = 200
 _MAX_BACKOFF_S = 8.0
@@ -70,18 +69,13 @@ def set_transport_factory(factory: TransportFactory | None) -> None:
         aio.run(close_clients())
 
 
-def user_agent() -> str:
-    email_ = get_settings().contact_email
-    return f"{USER_AGENT} (mailto:{email_})" if email_ else USER_AGENT
-
-
 def _new_client(source: str) -> httpx.AsyncClient:
     spec = SOURCES[source]
     transport = _transport_factory(source) if _transport_factory else None
     return httpx.AsyncClient(
         timeout=TIMEOUT,
         limits=httpx.Limits(max_connections=spec.concurrency * 2, max_keepalive_connections=spec.concurrency),
-        headers={"User-Agent": user_agent()},
+        headers={"User-Agent": get_settings().user_agent},
         transport=transport,
         follow_redirects=True,
     )

@@ -30,6 +30,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from scholar.core.config import USAGE_TABLE_ENV
+from scholar.core.errors import UnavailableError
 from scholar.store import aws, batch
 from scholar.store.base import Store
 
@@ -57,11 +58,11 @@ def forget_markers() -> None:
         _marked.clear()
 
 
-class UsageWriteError(Exception):
+class UsageWriteError(UnavailableError):
     """Usage items could not be written (the caller logs and counts it; the tool call goes on)."""
 
 
-class UsageReadError(Exception):
+class UsageReadError(UnavailableError):
     """The UsageTable could not be read."""
 
 

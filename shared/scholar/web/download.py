@@ -25,6 +25,7 @@ from pathlib import Path
 import httpx
 from pydantic import BaseModel, Field
 
+from scholar.core.config import get_settings
 from scholar.core.errors import (
     NotFoundError,
     RateLimitedError,
@@ -39,7 +40,6 @@ from scholar.web.ssrf import Resolver, VettedTarget, vet_url
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 DEFAULT_TIMEOUT_S = 60.0
 MAX_REDIRECTS = 5
-DEFAULT_USER_AGENT = "scholar-mcp-lambda/0.1"
 PDF_MAGIC = b"%PDF-"
 MAGIC_WINDOW = 1024  # PDF readers accept the header anywhere in the first 1024 bytes
 _CHUNK = 64 * 1024
@@ -92,7 +92,7 @@ async def download_pdf(
     resolver: Resolver | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
     dest_dir: str | os.PathLike[str] | None = None,
-    user_agent: str = DEFAULT_USER_AGENT,
+    user_agent: str | None = None,
 ) -> DownloadedPdf:
     """Fetch ``url`` and keep it only if it is a real PDF within the size cap.
 
@@ -105,7 +105,7 @@ async def download_pdf(
         resolver: ``async (host, port) -> [ip, ...]`` (tests inject one; default: the system's).
         transport: an httpx transport (tests); default: a real connection to the vetted address.
         dest_dir: where the temporary file goes (default: the system temp dir, /tmp on Lambda).
-        user_agent: the User-Agent header.
+        user_agent: the User-Agent header (default: this deployment's, ``Settings.user_agent``).
 
     Returns:
         The file's path, SHA-256, size, content type, final URL and the redirects followed.
@@ -122,7 +122,7 @@ async def download_pdf(
         UpstreamTimeoutError: over ``timeout_s``.
     """
     timeout = httpx.Timeout(timeout_s, connect=min(10.0, timeout_s))
-    headers = {"User-Agent": user_agent, "Accept": "application/pdf,*/*;q=0.8"}
+    headers = {"User-Agent": user_agent or get_settings().user_agent, "Accept": "application/pdf,*/*;q=0.8"}
     try:
         async with asyncio.timeout(timeout_s):
             async with guarded_client(timeout=timeout, headers=headers, transport=transport) as client:

@@ -22,7 +22,6 @@ from urllib.parse import urlsplit
 import httpx
 
 from scholar.core.config import get_settings
-from scholar.sources.http import user_agent
 from scholar.sources.registry import SOURCES, base_url
 from scholar.web.download import DownloadedPdf, download_pdf
 from scholar.web.ssrf import Resolver
@@ -111,5 +110,5 @@ async def fetch_candidate(
         resolver=resolver,
         transport=transport() if transport else None,
         dest_dir=dest_dir,
-        user_agent=user_agent(),
+        user_agent=settings.user_agent,
     )

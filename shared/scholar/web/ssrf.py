@@ -107,13 +107,6 @@ def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | No
     return None
 
 
-def parse_allow_hosts(raw: str | None) -> frozenset[str]:
-    """Parse a comma-separated ``host[:port]`` list (the test-only allow-list setting)."""
-    if not raw:
-        return frozenset()
-    return frozenset(item.strip().lower() for item in raw.split(",") if item.strip())
-
-
 def _allow_listed(host: str, port: int, allow_hosts: Collection[str]) -> bool:
     return host in allow_hosts or f"{host}:{port}" in allow_hosts or f"[{host}]:{port}" in allow_hosts
 

@@ -235,7 +235,6 @@ CATEGORIES: tuple[Category, ...] = (
     ),
 )
 
-BY_CODE: dict[str, Category] = {c.code: c for c in CATEGORIES}
 _BY_LOWER: dict[str, str] = {c.code.lower(): c.code for c in CATEGORIES}
 
 # Archives absorbed into a subdivided archive; their papers keep the old bare code.

@@ -6,9 +6,9 @@ import re
 from typing import Any
 
 from scholar.core.id_forms import refuse_other_forms
+from scholar.core.paper_mapping import from_s2
 from scholar.families.papers.cache_keys import cache_key
 from scholar.families.papers.fields import COMPACT
-from scholar.families.papers.mapping import from_s2
 from scholar.families.papers.spec_graph import AuthorProfile, GetAuthorInput, GetAuthorResult
 from scholar.sources import s2
 from scholar.store.cache import Cache

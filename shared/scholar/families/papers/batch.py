@@ -19,8 +19,7 @@ from scholar.core.records import FailedSource
 from scholar.families.papers import autoenrich
 from scholar.families.papers.budget import MAX_RESULT_CHARS, failed
 from scholar.families.papers.chapters import split_citation
-from scholar.families.papers.fields import FIELDS
-from scholar.families.papers.mapping import shorten_for_list
+from scholar.families.papers.fields import FIELDS, shorten_for_list
 from scholar.families.papers.resolve import resolve_papers
 from scholar.families.papers.spec_export import BatchResolveInput, BatchResolveResult, ResolvedItem
 from scholar.sources import epo_ops_auth, epo_ops_biblio

@@ -14,13 +14,13 @@ import time
 from dataclasses import dataclass, field
 
 from scholar.core.errors import NotFoundError
+from scholar.core.paper_mapping import from_s2
 from scholar.core.records import Paper
 from scholar.families.papers.cache_keys import cache_key
 from scholar.families.papers.fields import COMPACT
-from scholar.families.papers.lookup import explain_missing, s2_key
-from scholar.families.papers.mapping import from_s2
 from scholar.families.papers.neighbours import GraphReader, Kind, is_s2_id
 from scholar.families.papers.spec_graph import BridgeStats, FindBridgePapersInput, FindBridgePapersResult, GraphEdge
+from scholar.services.paper_lookup import explain_missing, s2_key_of
 from scholar.store.cache import Cache
 
 MAX_LEVEL_EXPANSIONS = 200
@@ -112,7 +112,8 @@ def _chain(side: _Side, node: str) -> list[tuple[str, str, str]]:
 
 
 async def _keys(args: FindBridgePapersInput) -> list[str]:
-    return [await s2_key(args.source_id, "source_id", tool=TOOL), await s2_key(args.target_id, "target_id", tool=TOOL)]
+    source = await s2_key_of(args.source_id, "source_id", tool=TOOL)
+    return [source, await s2_key_of(args.target_id, "target_id", tool=TOOL)]
 
 
 async def _resolve(args: FindBridgePapersInput, reader: GraphReader, keys: list[str]) -> tuple[str, str]:

@@ -7,17 +7,18 @@ we read one window of at most ``MAX_SCAN`` rows (a single request) and return th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from scholar.core.errors import NotFoundError
+from scholar.core.paper_mapping import from_s2
 from scholar.core.records import Paper
 from scholar.families.papers import autoenrich
 from scholar.families.papers.budget import MAX_RESULT_CHARS
 from scholar.families.papers.cache_keys import cache_key
-from scholar.families.papers.fields import FIELDS
+from scholar.families.papers.fields import FIELDS, shorten_for_list
 from scholar.families.papers.filters import check_years, filter_fields, has_filters, passes
-from scholar.families.papers.lookup import explain_missing, s2_key
-from scholar.families.papers.mapping import from_s2, shorten_for_list
 from scholar.families.papers.spec_graph import (
     CitedItem,
     CitingItem,
@@ -26,13 +27,33 @@ from scholar.families.papers.spec_graph import (
     GetReferencesInput,
     GetReferencesResult,
 )
+from scholar.services.paper_lookup import explain_missing, s2_key_of
 from scholar.sources import s2
 from scholar.store.cache import Cache
 
 Kind = Literal["citations", "references"]
 # One request of S2's maximum page size: the most a filtered call reads.
 MAX_SCAN = 1000
-_NESTED = {"citations": "citingPaper", "references": "citedPaper"}
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What sets the two lists apart: S2's endpoint (also our cache key's kind), the key that holds each row's paper
+    in S2's answer, the tool, and the answer's models."""
+
+    kind: Kind
+    nested: str
+    tool: str
+    result: type[GetCitationsResult] | type[GetReferencesResult]
+    item: Callable[[Paper], CitingItem | CitedItem]
+
+
+LISTINGS: dict[Kind, Listing] = {
+    "citations": Listing("citations", "citingPaper", "get_citations", GetCitationsResult,
+                         lambda paper: CitingItem(citingPaper=paper)),
+    "references": Listing("references", "citedPaper", "get_references", GetReferencesResult,
+                          lambda paper: CitedItem(citedPaper=paper)),
+}
 
 
 async def get_citations(args: GetCitationsInput, cache: Cache | None = None) -> GetCitationsResult:
@@ -61,15 +82,14 @@ async def list_papers(
             citation lists) does not.
         RateLimitedError / UpstreamError: S2 failed (nothing cached).
     """
+    listing = LISTINGS[kind]
     check_years(args)
-    tool = "get_citations" if kind == "citations" else "get_references"
-    key = await s2_key(args.identifier, "identifier", tool=tool)
+    key = await s2_key_of(args.identifier, "identifier", tool=listing.tool)
     cache = cache or Cache()
     ckey = cache_key(kind, args, identifier=key)
-    model = GetCitationsResult if kind == "citations" else GetReferencesResult
     cached = await cache.aget("list", ckey)
     if cached is not None:
-        return model.model_validate(cached)
+        return listing.result.model_validate(cached)
     limit = args.limit
     filtering = has_filters(args)
     wanted = FIELDS[args.fields]
@@ -78,8 +98,8 @@ async def list_papers(
     try:
         page = await s2.get_citation_page(key, kind, fields=asked, offset=args.offset, limit=window)
     except NotFoundError as err:
-        raise await explain_missing(args.identifier, err, tool=tool, what=f"its {kind}", cache=cache) from err
-    rows: list[dict[str, Any]] = [r.get(_NESTED[kind]) or {} for r in page.get("data") or []]
+        raise await explain_missing(args.identifier, err, tool=listing.tool, what=f"its {kind}", cache=cache) from err
+    rows: list[dict[str, Any]] = [r.get(listing.nested) or {} for r in page.get("data") or []]
     kept: list[tuple[int, Paper]] = []
     for index, row in enumerate(rows):
         if len(kept) == limit:
@@ -92,7 +112,7 @@ async def list_papers(
     next_offset: int | None = args.offset + consumed if (consumed < len(rows) or page.get("next")) else None
     papers, failures = await autoenrich.enrich([p for _, p in kept], crossref=False, books=True, cache=cache)
     kept = [(i, p) for (i, _), p in zip(kept, papers, strict=True)]
-    kept, cut_at = _fit(kept, kind)
+    kept, cut_at = _fit(kept, listing)
     truncated = cut_at is not None
     if cut_at is not None:
         consumed, next_offset = cut_at, args.offset + cut_at
@@ -100,8 +120,8 @@ async def list_papers(
     if filtering and next_offset:
         note = (f"Filters are applied to at most {MAX_SCAN} rows per call; this call read rows {args.offset}–"
                 f"{args.offset + max(consumed, 1) - 1}. Continue with offset={next_offset} for more.")
-    items: list[Any] = [CitingItem(citingPaper=p) if kind == "citations" else CitedItem(citedPaper=p) for _, p in kept]
-    result = model(
+    items = [listing.item(paper) for _, paper in kept]
+    result = listing.result(
         data=items,
         offset=args.offset,
         next_offset=next_offset,
@@ -118,12 +138,12 @@ async def list_papers(
     return result
 
 
-def _fit(kept: list[tuple[int, Paper]], kind: Kind) -> tuple[list[tuple[int, Paper]], int | None]:
+def _fit(kept: list[tuple[int, Paper]], listing: Listing) -> tuple[list[tuple[int, Paper]], int | None]:
     """Keep the rows that fit the size budget; return them and the row index to continue from when cut."""
     budget = MAX_RESULT_CHARS - 2_000  # paging fields and the note
     total = 0
     for position, (index, paper) in enumerate(kept):
-        total += len(paper.model_dump_json()) + len(_NESTED[kind]) + 8
+        total += len(paper.model_dump_json()) + len(listing.nested) + 8
         if total > budget:
             return kept[:position], index
     return kept, None

@@ -12,8 +12,8 @@ from typing import Any
 from scholar.core.errors import NotFoundError, ScholarError
 from scholar.core.records import FailedSource
 from scholar.families.papers.budget import failed
-from scholar.families.papers.lookup import explain_missing, get_paper, parse_identifier
 from scholar.families.papers.spec_export import Concept, EnrichPaperInput, EnrichPaperResult, Funder, OpenAccess, Topic
+from scholar.services.paper_lookup import explain_missing, get_paper, parse_identifier
 from scholar.sources import openalex, unpaywall
 from scholar.store.cache import DAY, Cache
 

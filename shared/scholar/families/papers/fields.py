@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from scholar.core.paper_mapping import S2_RECORD_FIELDS
+from scholar.core.records import Paper
 
 FieldSet = Literal["compact", "standard", "full"]
 
@@ -30,3 +31,15 @@ BULK_UNSUPPORTED = frozenset({"tldr"})
 # In lists, long abstracts and author lists are shortened unless the full set is asked for.
 LIST_ABSTRACT_CHARS = 500
 LIST_AUTHORS = 5
+
+
+def shorten_for_list(paper: Paper) -> Paper:
+    """Compact form for lists: abstract and author list cut to the caps above, with the cut stated."""
+    update: dict[str, Any] = {}
+    if paper.abstract and len(paper.abstract) > LIST_ABSTRACT_CHARS:
+        update["abstract"] = paper.abstract[:LIST_ABSTRACT_CHARS].rstrip() + "…"
+        update["abstractTruncated"] = True
+    if paper.authors and len(paper.authors) > LIST_AUTHORS:
+        update["authors"] = paper.authors[:LIST_AUTHORS]
+        update["authorCount"] = len(paper.authors)
+    return paper.model_copy(update=update) if update else paper

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from scholar.core.catalogue import CallContext
 from scholar.core.errors import (
     NOT_FOUND,
+    RATE_LIMITED,
     TIMEOUT,
+    TOO_LARGE,
     InvalidArgumentError,
     NotFoundError,
     RateLimitedError,
@@ -42,17 +45,19 @@ CITE_FIELDS = ("paperId", "title", "year", "venue", "authors", "externalIds", "p
 TOOL = "generate_citations"
 # Besides papers: books by ISBN (Open Library) and, when the caller is known, items of the caller's library.
 _CITABLE = PAPER_KINDS | {"isbn", "library_item"}
+# A per-id code beside the error codes of scholar.core.errors: the id is not one this tool cites.
+INVALID_ID = "invalid_id"
 
 
 def _parse(raw: str, index: int) -> PaperId | CitationError:
     try:
         pid = parse_paper_id(raw)
     except InvalidIdError as exc:
-        return CitationError(id=raw, code="invalid_id", message=exc.message)
+        return CitationError(id=raw, code=INVALID_ID, message=exc.message)
     if pid.kind not in _CITABLE:
         refusal = wrong_form(raw, pid.kind, tool=TOOL, field=f"paper_ids[{index}]",
                              takes="paper identifiers, ISBNs or your library's item ids")
-        return CitationError(id=raw, code="invalid_id", message=refusal.message)
+        return CitationError(id=raw, code=INVALID_ID, message=refusal.message)
     return pid
 
 
@@ -111,77 +116,115 @@ async def generate_citations(args: GenerateCitationsInput, cache: Cache | None =
             failing or slow (retryable; the sources in ``details.failed_sources``).
     """
     cache = cache or Cache()
-    errors: list[CitationError] = []
-    slots: list[Paper | None] = [None] * len(args.paper_ids)
-    papers_in: dict[str, PaperId] = {}
-    failures: list[FailedSource] = []
+    found = await _look_up(args.paper_ids, cache, principal)
+    papers = [paper for paper in found.papers if paper is not None]
+    inputs = [raw for raw, paper in zip(args.paper_ids, found.papers, strict=True) if paper is not None]
+    if not papers:
+        raise _nothing_resolved(found.errors, found.failures)
+    if args.enrich:
+        papers = await _enriched(papers, cache, found.failures)
+    entries = _fit(build_entries(papers), inputs, args.citation_format, found.errors)
+    written = _written(entries, args.citation_format, found.errors)
+    order = {raw: i for i, raw in enumerate(args.paper_ids)}
+    return GenerateCitationsResult(
+        format=args.citation_format, count=len(entries), **written,
+        errors=sorted(found.errors, key=lambda e: order.get(e.id, 0)),
+        failed_sources=found.failures, partial=bool(found.failures),
+    )
+
+
+@dataclass
+class _Found:
+    """What looking the ids up gave: a paper per position (None where there is none), per-id errors, failed sources."""
+
+    papers: list[Paper | None]
+    errors: list[CitationError] = field(default_factory=list)
+    failures: list[FailedSource] = field(default_factory=list)
+
+    def miss(self, raw: str, code: str, message: str) -> None:
+        self.errors.append(CitationError(id=raw, code=code, message=message))
+
+
+async def _look_up(raw_ids: list[str], cache: Cache, principal: str | None) -> _Found:
+    """Each id's paper: the caller's library items, then books (Open Library), then papers (the resolver)."""
+    found = _Found([None] * len(raw_ids))
+    items: dict[int, PaperId] = {}
     books: dict[int, PaperId] = {}
-    items: dict[int, str] = {}
-    for index, raw in enumerate(args.paper_ids):
+    papers: dict[int, PaperId] = {}
+    for index, raw in enumerate(raw_ids):
         parsed = _parse(raw, index)
         if isinstance(parsed, CitationError):
-            errors.append(parsed)
-        elif parsed.kind == "isbn":
-            books[index] = parsed
-        elif parsed.kind == "library_item":
-            items[index] = parsed.value
+            found.errors.append(parsed)
         else:
-            papers_in[str(index)] = parsed
-    for index, item_id in items.items():
+            {"library_item": items, "isbn": books}.get(parsed.kind, papers)[index] = parsed
+    await _items(found, raw_ids, items, principal)
+    await _books(found, raw_ids, books, cache)
+    await _papers(found, raw_ids, papers)
+    return found
+
+
+async def _items(found: _Found, raw_ids: list[str], items: dict[int, PaperId], principal: str | None) -> None:
+    for index, pid in items.items():
+        if not principal:
+            found.miss(raw_ids[index], INVALID_ID, "a library item id names an item of the caller's library")
+            continue
         try:
-            slots[index] = await item_paper(principal or "", item_id) if principal else None
+            found.papers[index] = await item_paper(principal, pid.value)
         except NotFoundError as err:
-            errors.append(CitationError(id=args.paper_ids[index], code=err.code, message=err.message))
-        if principal is None:
-            errors.append(CitationError(id=args.paper_ids[index], code="invalid_id",
-                                        message="a library item id names an item of the caller's library"))
+            found.miss(raw_ids[index], err.code, err.message)
+
+
+async def _books(found: _Found, raw_ids: list[str], books: dict[int, PaperId], cache: Cache) -> None:
     gate = asyncio.Semaphore(autoenrich.CONCURRENCY)
 
-    async def book(index: int, pid: PaperId) -> None:
+    async def one(pid: PaperId) -> Paper | ScholarError | None:
         async with gate:
             try:
-                slots[index] = await _book(pid, cache)
+                return await _book(pid, cache)
             except ScholarError as err:
-                failures.append(failed(err, "openlibrary"))
-                errors.append(CitationError(id=args.paper_ids[index], code=err.code, message=err.message))
-                return
-        if slots[index] is None:
-            errors.append(
-                CitationError(id=args.paper_ids[index], code="not_found", message="Open Library has no such ISBN")
-            )
+                return err
 
-    await asyncio.gather(*(book(i, p) for i, p in books.items()))
-    resolved, more = await resolve_papers(papers_in, CITE_FIELDS)
-    failures += more
-    for key, outcome in resolved.items():
-        if outcome.paper is not None:
-            slots[int(key)] = outcome.paper
+    answers = await asyncio.gather(*(one(pid) for pid in books.values()))
+    for index, answer in zip(books, answers, strict=True):
+        if isinstance(answer, ScholarError):
+            found.failures.append(failed(answer, "openlibrary"))
+            found.miss(raw_ids[index], answer.code, answer.message)
+        elif answer is None:
+            found.miss(raw_ids[index], NOT_FOUND, "Open Library has no such ISBN")
         else:
-            errors.append(CitationError(id=args.paper_ids[int(key)], code=outcome.status, message=outcome.error or ""))
-    papers = [p for p in slots if p is not None]
-    inputs = [raw for raw, p in zip(args.paper_ids, slots, strict=True) if p is not None]
-    if not papers:
-        raise _nothing_resolved(errors, failures)
-    if args.enrich:
-        # Crossref and OpenAlex's venues at once (each answers in its own time); OpenAlex's venue only fills what
-        # Crossref left unknown, and its failure counts only where it was needed.
-        (papers, more), (works, venue_failure) = await asyncio.gather(
-            autoenrich.enrich(papers, crossref=True, books=True, cache=cache), _openalex_venues(papers))
-        failures += more
-        if venue_failure is not None and _lacking_venue(papers):
-            failures.append(venue_failure)
-        papers = _fill_venues(papers, works)
-    entries = _fit(build_entries(papers), inputs, args.citation_format, errors)
-    values: dict[str, Any] = {"format": args.citation_format, "count": len(entries)}
-    if args.citation_format == "bibtex":
-        values["content"] = to_bibtex(entries, [(e.id, e.code) for e in errors])
-    elif args.citation_format == "ris":
-        values["content"] = to_ris(entries)
-    else:
-        values["citations"] = to_csl(entries)
-    order = {raw: i for i, raw in enumerate(args.paper_ids)}
-    errors.sort(key=lambda e: order.get(e.id, 0))
-    return GenerateCitationsResult(**values, errors=errors, failed_sources=failures, partial=bool(failures))
+            found.papers[index] = answer
+
+
+async def _papers(found: _Found, raw_ids: list[str], papers: dict[int, PaperId]) -> None:
+    resolved, failures = await resolve_papers(papers, CITE_FIELDS)
+    found.failures += failures
+    for index, outcome in resolved.items():
+        if outcome.paper is not None:
+            found.papers[index] = outcome.paper
+        else:
+            found.miss(raw_ids[index], outcome.status, outcome.error or "")
+
+
+async def _enriched(papers: list[Paper], cache: Cache, failures: list[FailedSource]) -> list[Paper]:
+    """Crossref's metadata and OpenAlex's venues, asked at once; the sources that failed are added to ``failures``.
+
+    OpenAlex's venue only fills what Crossref left unknown, and its failure counts only where it was needed.
+    """
+    (enriched, more), (works, venue_failure) = await asyncio.gather(
+        autoenrich.enrich(papers, crossref=True, books=True, cache=cache), _openalex_venues(papers))
+    failures += more
+    if venue_failure is not None and _lacking_venue(enriched):
+        failures.append(venue_failure)
+    return _fill_venues(enriched, works)
+
+
+def _written(entries: list[Entry], fmt: str, errors: list[CitationError]) -> dict[str, Any]:
+    """The citations in the asked format: BibTeX (with a comment per failed id) and RIS as text, CSL-JSON as data."""
+    if fmt == "bibtex":
+        return {"content": to_bibtex(entries, [(e.id, e.code) for e in errors])}
+    if fmt == "ris":
+        return {"content": to_ris(entries)}
+    return {"citations": to_csl(entries)}
 
 
 def _size(entry: Entry, fmt: str) -> int:
@@ -201,20 +244,20 @@ def _fit(entries: list[Entry], inputs: list[str], fmt: str, errors: list[Citatio
         if used > budget:
             for raw in inputs[position:]:
                 errors.append(CitationError(
-                    id=raw, code="too_large",
+                    id=raw, code=TOO_LARGE,
                     message="left out to keep the answer under the size budget; ask for it in a second call"))
             return entries[:position]
     return entries
 
 
 # Per-id codes that are answers: the id is wrong, or every source said it has no such paper.
-_ANSWERED = frozenset({NOT_FOUND, "invalid_id"})
+_ANSWERED = frozenset({NOT_FOUND, INVALID_ID})
 
 
 def _nothing_resolved(errors: list[CitationError], failures: list[FailedSource]) -> ScholarError:
     """Why no paper resolved: ``not_found`` only when every id was answered; else the sources' failure."""
     details: dict[str, Any] = {"failed": [e.model_dump() for e in errors]}
-    if errors and all(e.code == "invalid_id" for e in errors):  # nothing to look up: the call itself is wrong
+    if errors and all(e.code == INVALID_ID for e in errors):  # nothing to look up: the call itself is wrong
         return InvalidArgumentError(errors[0].message, field="paper_ids", details=details)
     if all(e.code in _ANSWERED for e in errors):
         return NotFoundError(
@@ -225,7 +268,7 @@ def _nothing_resolved(errors: list[CitationError], failures: list[FailedSource])
     names = ", ".join(dict.fromkeys(f.source for f in failures)) or "a source"
     message = f"no paper resolved: {names} failed while resolving them; the same call may succeed later"
     source = failures[0].source if len(failures) == 1 else None
-    if any(e.code == "rate_limited" for e in errors):
+    if any(e.code == RATE_LIMITED for e in errors):
         return RateLimitedError(message, source=source or "s2", details=details)
     if failures and all(f.code == TIMEOUT for f in failures):
         return UpstreamTimeoutError(message, source=source, details=details)

@@ -18,7 +18,6 @@ from scholar.core.errors import NotFoundError
 from scholar.families.papers.budget import MAX_RESULT_CHARS
 from scholar.families.papers.cache_keys import cache_key
 from scholar.families.papers.filters import check_years, has_filters, passes
-from scholar.families.papers.lookup import explain_missing, s2_key
 from scholar.families.papers.neighbours import MAX_PAGE, GraphReader, Kind, is_s2_id
 from scholar.families.papers.spec_graph import (
     GetCitationGraphInput,
@@ -27,6 +26,7 @@ from scholar.families.papers.spec_graph import (
     GraphNode,
     GraphStats,
 )
+from scholar.services.paper_lookup import explain_missing, s2_key_of
 from scholar.store.cache import Cache
 
 NODE_FIELDS = ("paperId", "title", "year", "citationCount", "externalIds", "fieldsOfStudy", "authors")
@@ -127,7 +127,7 @@ class _Walk:
 
 
 async def _seed_keys(args: GetCitationGraphInput) -> list[str]:
-    return [await s2_key(raw, f"seed_ids[{i}]", tool="get_citation_graph") for i, raw in enumerate(args.seed_ids)]
+    return [await s2_key_of(raw, f"seed_ids[{i}]", tool="get_citation_graph") for i, raw in enumerate(args.seed_ids)]
 
 
 async def _seeds(args: GetCitationGraphInput, reader: GraphReader,

@@ -11,15 +11,15 @@ from scholar.families.papers import (
     enrich,
     generate,
     graph_formats,
-    lookup,
     recommend,
     search,
 )
 from scholar.families.papers.spec import GetPaperInput, PaperResult
+from scholar.services import paper_lookup
 
 
 async def get_paper(args: GetPaperInput, ctx: CallContext) -> PaperResult:
-    paper = await lookup.get_paper(args.identifier, principal=ctx.principal)
+    paper = await paper_lookup.get_paper(args.identifier, principal=ctx.principal)
     # Seed 000 auto-enrichment: Crossref's citation fields and Open Library's book_metadata; a failing
     # enrichment source is reported (partial + failed_sources), never silently dropped.
     (paper,), failures = await autoenrich.enrich([paper], crossref=True, books=True)

@@ -12,17 +12,16 @@ import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from scholar.core.errors import NotFoundError, ScholarError
 from scholar.core.records import FailedSource
 from scholar.families.papers.budget import failed
+from scholar.families.papers.citations import LISTINGS, Kind
 from scholar.sources import s2
 
-Kind = Literal["citations", "references"]
 # S2's largest page for citation and reference lists.
 MAX_PAGE = 1000
-_NESTED = {"citations": "citingPaper", "references": "citedPaper"}
 _HEX = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -71,7 +70,7 @@ class GraphReader:
             except ScholarError as err:
                 self._record(err)
                 return None
-        ids = [((row.get(_NESTED[kind]) or {}).get("paperId")) for row in page.get("data") or []]
+        ids = [((row.get(LISTINGS[kind].nested) or {}).get("paperId")) for row in page.get("data") or []]
         return Neighbours([i for i in ids if i], complete=not page.get("next"))
 
     async def batch(self, keys: Sequence[str], fields: Sequence[str]) -> dict[str, dict[str, Any] | None]:

@@ -7,19 +7,19 @@ they are S2 ids already), so the recommendations API always gets the id form it 
 from __future__ import annotations
 
 from scholar.core.errors import NotFoundError
+from scholar.core.paper_mapping import from_s2
 from scholar.families.papers.budget import fit
 from scholar.families.papers.cache_keys import cache_key
-from scholar.families.papers.fields import FIELDS
-from scholar.families.papers.lookup import explain_missing, s2_key
-from scholar.families.papers.mapping import from_s2, shorten_for_list
+from scholar.families.papers.fields import FIELDS, shorten_for_list
 from scholar.families.papers.neighbours import GraphReader, is_s2_id
 from scholar.families.papers.spec_graph import RecommendPapersInput, RecommendPapersResult
+from scholar.services.paper_lookup import explain_missing, s2_key_of
 from scholar.sources import s2
 from scholar.store.cache import Cache
 
 
 async def _keys(groups: dict[str, list[str]]) -> dict[str, list[str]]:
-    return {name: [await s2_key(raw, f"{name}[{i}]", tool="recommend_papers") for i, raw in enumerate(raws)]
+    return {name: [await s2_key_of(raw, f"{name}[{i}]", tool="recommend_papers") for i, raw in enumerate(raws)]
             for name, raws in groups.items()}
 
 

@@ -11,20 +11,23 @@ listed as failed.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
 from scholar.core.errors import NotFoundError, ScholarError
 from scholar.core.ids import S2_KINDS, PaperId
+from scholar.core.paper_mapping import from_crossref, from_openalex, from_s2
 from scholar.core.records import FailedSource, Paper
 from scholar.families.papers import biblio
 from scholar.families.papers.budget import failed
-from scholar.families.papers.mapping import from_crossref, from_openalex, from_s2
 from scholar.services.paper_lookup import look_up, recall_many
 from scholar.services.paper_lookup.chain import doi_of
 from scholar.sources import crossref, openalex, s2
 
 CONCURRENCY = 5
+# The caller's key of an item (a position, a name): opaque here, handed back with its Resolution.
+Key = Hashable
 # Asked in batches before the chain's one-by-one lookups.
 _BATCHED = ("s2", "openalex", "crossref")
 
@@ -46,25 +49,25 @@ def _status(err: ScholarError) -> str:
 class _Resolver:
     def __init__(self, fields: tuple[str, ...]) -> None:
         self.fields = fields
-        self.out: dict[str, Resolution] = {}
-        self.errors: dict[str, ScholarError] = {}  # item key → the error that kept it unresolved
+        self.out: dict[Key, Resolution] = {}
+        self.errors: dict[Key, ScholarError] = {}  # item key → the error that kept it unresolved
         self.failures: dict[tuple[str, str], FailedSource] = {}
 
-    def fail(self, keys: list[str], err: ScholarError, source: str) -> None:
+    def fail(self, keys: list[Key], err: ScholarError, source: str) -> None:
         self.failures.setdefault((source, err.code), failed(err, source))
         for key in keys:
             self.errors.setdefault(key, err)
 
-    def open(self, pids: dict[str, PaperId]) -> dict[str, PaperId]:
+    def open(self, pids: dict[Key, PaperId]) -> dict[Key, PaperId]:
         return {k: p for k, p in pids.items() if k not in self.out}
 
-    async def recent(self, pids: dict[str, PaperId]) -> None:
+    async def recent(self, pids: dict[Key, PaperId]) -> None:
         found = await recall_many(p.cache_key() for p in pids.values())
         for key, pid in pids.items():
             if (paper := found.get(pid.cache_key())) is not None:
                 self.out[key] = Resolution("ok", paper, paper.sources[0] if paper.sources else "recent")
 
-    async def s2_batch(self, pids: dict[str, PaperId]) -> None:
+    async def s2_batch(self, pids: dict[Key, PaperId]) -> None:
         wanted = {k: p for k, p in pids.items() if p.kind in S2_KINDS}
         if not wanted:
             return
@@ -77,7 +80,7 @@ class _Resolver:
             if row:
                 self.out[key] = Resolution("ok", from_s2(row, self.fields), "s2")
 
-    async def openalex_batch(self, pids: dict[str, PaperId]) -> None:
+    async def openalex_batch(self, pids: dict[Key, PaperId]) -> None:
         by_doi = {doi: k for k, p in pids.items() if (doi := doi_of(p))}
         by_work = {p.value: k for k, p in pids.items() if p.kind == "openalex"}
         for filter_key, index in (("doi", by_doi), ("ids.openalex", by_work)):
@@ -90,13 +93,13 @@ class _Resolver:
                 continue
             for work in works:
                 key = _work_key(work, filter_key, index)
-                if key and key not in self.out:
+                if key is not None and key not in self.out:
                     self.out[key] = Resolution("ok", from_openalex(work), "openalex")
 
-    async def crossref_each(self, pids: dict[str, PaperId]) -> None:
+    async def crossref_each(self, pids: dict[Key, PaperId]) -> None:
         gate = asyncio.Semaphore(CONCURRENCY)
 
-        async def one(key: str, doi: str) -> None:
+        async def one(key: Key, doi: str) -> None:
             async with gate:
                 try:
                     message = await crossref.get_work(doi)
@@ -112,11 +115,11 @@ class _Resolver:
         jobs = [one(k, p.value) for k, p in pids.items() if p.kind == "doi"]
         await asyncio.gather(*jobs)
 
-    async def others_each(self, pids: dict[str, PaperId]) -> None:
+    async def others_each(self, pids: dict[Key, PaperId]) -> None:
         """The chain's remaining sources for what the batches left open (arXiv, Europe PMC, INSPIRE-HEP)."""
         gate = asyncio.Semaphore(CONCURRENCY)
 
-        async def one(key: str, pid: PaperId) -> None:
+        async def one(key: Key, pid: PaperId) -> None:
             async with gate:
                 try:
                     found = await look_up(pid, skip=_BATCHED)
@@ -129,7 +132,7 @@ class _Resolver:
         await asyncio.gather(*(one(k, p) for k, p in pids.items()))
 
 
-def _work_key(work: dict[str, Any], filter_key: str, index: dict[str, str]) -> str | None:
+def _work_key(work: dict[str, Any], filter_key: str, index: dict[str, Key]) -> Key | None:
     if filter_key == "doi":
         doi = (work.get("doi") or "").removeprefix("https://doi.org/").lower()
         return index.get(doi)
@@ -137,8 +140,8 @@ def _work_key(work: dict[str, Any], filter_key: str, index: dict[str, str]) -> s
 
 
 async def resolve_papers(
-    pids: dict[str, PaperId], fields: tuple[str, ...]
-) -> tuple[dict[str, Resolution], list[FailedSource]]:
+    pids: dict[Key, PaperId], fields: tuple[str, ...]
+) -> tuple[dict[Key, Resolution], list[FailedSource]]:
     """Resolve papers keyed by the caller's keys; every key gets a Resolution."""
     resolver = _Resolver(fields)
     await resolver.recent(pids)

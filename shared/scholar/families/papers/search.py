@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from scholar.core.errors import InvalidArgumentError
-from scholar.families.papers.fields import BULK_UNSUPPORTED, FIELDS
-from scholar.families.papers.mapping import from_s2, shorten_for_list
+from scholar.core.paper_mapping import from_s2
+from scholar.families.papers.fields import BULK_UNSUPPORTED, FIELDS, shorten_for_list
 from scholar.families.papers.spec import SearchPapersInput, SearchPapersResult
 from scholar.sources import s2
 from scholar.store.cache import Cache

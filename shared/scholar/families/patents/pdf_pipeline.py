@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 def _fail_or_raise(err: ScholarError) -> dict[str, Any]:
     if err.retryable:
         raise StepError(err) from err
-    return {"pdf": None, "error": err.to_envelope()["error"]}
+    return {"pdf": None, "error": err.envelope_body()}
 
 
 def _progress(event: dict[str, Any], text: str) -> None:
@@ -101,7 +101,7 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
     expires = int(time.time()) + TASK_TTL_S
     task_id = str(event["task_id"])
     if error is not None or not fetched.get("pdf"):
-        error = error or InternalError("no PDF was assembled", retryable=True).to_envelope()["error"]
+        error = error or InternalError("no PDF was assembled", retryable=True).envelope_body()
         if not finish_task(store, task_id, error=error, allowed_from=ACTIVE, expires_at=expires, progress="failed"):
             logger.info("task %s was already finished (cancelled?); outcome not recorded", task_id)
             return {"recorded": False}

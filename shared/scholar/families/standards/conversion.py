@@ -102,11 +102,11 @@ def answer_task(event: dict[str, Any], get_standard: GetStandard) -> dict[str, A
             raise invalid_argument(exc, tool=TOOL) from exc
         result = aio.run(get_standard(args, ctx)).model_dump(mode="json", by_alias=True)
     except ScholarError as err:
-        return {"task": _finish(store, task.task_id, "failed", error=err.to_envelope()["error"])}
+        return {"task": _finish(store, task.task_id, "failed", error=err.envelope_body())}
     except Exception:  # the top of an action: a crash must still finish the task the caller polls
         logger.exception("full-text conversion task %s failed unexpectedly", task.task_id)
         crash = InternalError("the conversion failed unexpectedly; it was logged", retryable=True)
-        return {"task": _finish(store, task.task_id, "failed", error=crash.to_envelope()["error"])}
+        return {"task": _finish(store, task.task_id, "failed", error=crash.envelope_body())}
     return {"task": _finish(store, task.task_id, "completed", result=result)}
 
 

@@ -6,7 +6,11 @@ standards function itself receives as an asynchronous invocation (scholar.famili
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from scholar.core.catalogue import CallContext, Handler, QueuedResult
 from scholar.core.errors import InvalidArgumentError, NotFoundError, UpstreamError
@@ -68,13 +72,51 @@ def _not_synced(tool: str, missing: list[str]) -> UpstreamError:
 # Everything scholar.core.ids does not recognise is left to the catalogue's own fuzzy matching.
 _STANDARD_FORMS = "a standard's identifier (RFC 9000, ISO/IEC 27001:2022, NIST SP 800-53 Rev. 5, IEEE 802.11 …)"
 
+Args = TypeVar("Args", bound=BaseModel)
+Answer = TypeVar("Answer", bound=BaseModel)
+Body = Callable[[Args, CallContext, Catalogue], Awaitable[Answer]]
 
-async def resolve_standard_identifier(args: ResolveInput, ctx: CallContext) -> ResolveResult | QueuedResult:
-    refuse_other_forms(args.raw, tool="resolve_standard_identifier", field="raw", accepts={"standard"},
-                       takes=_STANDARD_FORMS)
-    catalogue = service.holder().get()
-    if catalogue is None:
-        return cold.start_cold_sync("resolve_standard_identifier", args.model_dump(), ctx)
+
+def catalogue_tool(tool: str, check: Callable[[Any], None]) -> Callable[[Body[Args, Answer]], Handler]:
+    """The prologue of every tool that reads the catalogue: ``check`` the arguments, then run the tool on the loaded
+    catalogue, or, while this environment has none yet, start the cold sync and answer queued.
+
+    Arguments are checked first, so a wrong argument is refused whether or not the catalogue is loaded.
+    """
+
+    def wrap(body: Body[Args, Answer]) -> Handler:
+        @wraps(body)
+        async def handler(args: Args, ctx: CallContext) -> Answer | QueuedResult:
+            check(args)
+            catalogue = service.holder().get()
+            if catalogue is None:
+                return cold.start_cold_sync(tool, args.model_dump(), ctx)
+            return await body(args, ctx, catalogue)
+
+        return handler
+
+    return wrap
+
+
+def _standard_identifier(tool: str, field: str) -> Callable[[Any], None]:
+    """A check refusing, in ``field``, an identifier of another kind (a DOI, an arXiv id …)."""
+
+    def check(args: Any) -> None:
+        refuse_other_forms(getattr(args, field), tool=tool, field=field, accepts={"standard"}, takes=_STANDARD_FORMS)
+
+    return check
+
+
+def _known_body(args: SearchInput) -> None:
+    unknown = [p for p in args.body.upper().split("/") if p not in _FILTER_BODIES] if args.body else []
+    if unknown:
+        raise InvalidArgumentError(
+            f"search_standards: body {args.body!r} is not one of {', '.join(sorted(_FILTER_BODIES))}", field="body"
+        )
+
+
+@catalogue_tool("resolve_standard_identifier", _standard_identifier("resolve_standard_identifier", "raw"))
+async def resolve_standard_identifier(args: ResolveInput, ctx: CallContext, catalogue: Catalogue) -> ResolveResult:
     found = catalogue.resolve(args.raw)
     if found.record is not None:
         return ResolveResult(
@@ -93,20 +135,11 @@ async def resolve_standard_identifier(args: ResolveInput, ctx: CallContext) -> R
     return ResolveResult()
 
 
-async def search_standards(args: SearchInput, ctx: CallContext) -> SearchResult | QueuedResult:
-    if args.body:
-        unknown = [p for p in args.body.upper().split("/") if p not in _FILTER_BODIES]
-        if unknown:
-            raise InvalidArgumentError(
-                f"search_standards: body {args.body!r} is not one of {', '.join(sorted(_FILTER_BODIES))}",
-                field="body",
-            )
-    holder = service.holder()
-    catalogue = holder.get()
-    if catalogue is None:
-        return cold.start_cold_sync("search_standards", args.model_dump(), ctx)
+@catalogue_tool("search_standards", _known_body)
+async def search_standards(args: SearchInput, ctx: CallContext, catalogue: Catalogue) -> SearchResult:
+    pointer = service.holder().pointer
     results = catalogue.search(args.query, body=args.body, status=args.status, limit=args.limit)
-    failed, lines = service.body_warnings(holder.pointer, args.body)
+    failed, lines = service.body_warnings(pointer, args.body)
     if failed:
         retry.retry_bodies(failed)  # the answer stays partial; the next one need not be
     return SearchResult(
@@ -114,7 +147,7 @@ async def search_standards(args: SearchInput, ctx: CallContext) -> SearchResult 
         partial=bool(failed),
         failed_bodies=failed,
         warning="; ".join(lines) or None,
-        catalogue_version=holder.pointer.version if holder.pointer else None,
+        catalogue_version=pointer.version if pointer else None,
     )
 
 
@@ -149,12 +182,8 @@ def _lookup(catalogue: Catalogue, identifier: str) -> tuple[StandardRecord, list
     )
 
 
-async def get_standard(args: GetStandardInput, ctx: CallContext) -> StandardResult | QueuedResult:
-    refuse_other_forms(args.identifier, tool="get_standard", field="identifier", accepts={"standard"},
-                       takes=_STANDARD_FORMS)
-    catalogue = service.holder().get()
-    if catalogue is None:
-        return cold.start_cold_sync("get_standard", args.model_dump(), ctx)
+@catalogue_tool("get_standard", _standard_identifier("get_standard", "identifier"))
+async def get_standard(args: GetStandardInput, ctx: CallContext, catalogue: Catalogue) -> StandardResult | QueuedResult:
     record, others = _lookup(catalogue, args.identifier)
     result = StandardResult(**record.model_dump(), other_versions=_versions([o for o in others if o.id != record.id]))
     if args.fetch_full_text:

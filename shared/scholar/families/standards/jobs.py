@@ -82,7 +82,7 @@ def _answer(task: ColdTask) -> str:
             raise invalid_argument(exc, tool=spec.name) from exc
         result = aio.run(HANDLERS[spec.name](args, ctx)).model_dump(mode="json", by_alias=True)
     except ScholarError as err:
-        return _finish(store, task.task_id, "failed", error=err.to_envelope()["error"])
+        return _finish(store, task.task_id, "failed", error=err.envelope_body())
     return _finish(store, task.task_id, "completed", result=result)
 
 

@@ -76,7 +76,7 @@ def record_outcome(event: dict[str, Any]) -> dict[str, Any]:
     expires = int(time.time()) + FINISHED_TTL_S
     error = None
     if not outcome.ok:
-        error = outcome.error or InternalError("the task failed", retryable=True).to_envelope()["error"]
+        error = outcome.error or InternalError("the task failed", retryable=True).envelope_body()
     if not finish_task(TaskStore(), task_id, result=outcome.result if outcome.ok else None, error=error,
                        allowed_from=("pending", "running"), expires_at=expires):
         logger.info("task %s was already finished; outcome ignored", task_id)

@@ -107,6 +107,20 @@ def _same_browser(request: Request, pending: PendingAuthorization) -> bool:
     return bool(pending.browser) and hmac.compare_digest(token_hash(presented), pending.browser or "")
 
 
+async def _take_pending(request: Request, store: AuthStore, pending_id: str | None, *,
+                        signed_in: bool) -> PendingAuthorization | None:
+    """The pending request ``pending_id`` names, taken (it answers once), or None unless it is at this step's stage.
+
+    At the callback it must still wait for the sign-in (``signed_in=False``: it holds the upstream verifier); at the
+    consent it must hold the person who signed in (``signed_in=True``). Either way, in the browser that started it.
+    """
+    pending = await store.take_pending(pending_id) if pending_id else None
+    if pending is None or not _same_browser(request, pending):
+        return None
+    at_stage = pending.principal is not None if signed_in else pending.upstream_verifier is not None
+    return pending if at_stage else None
+
+
 async def authorize(request: Request, *, local: bool) -> Response:
     """``GET /oauth/authorize``."""
     endpoints = Endpoints(base(request))
@@ -153,8 +167,8 @@ async def callback(request: Request, *, local: bool) -> Response:
         params = query(request)
     except OAuthError as exc:
         return error_page("This sign-in cannot be completed", exc.description)
-    pending = await store.take_pending(params.get("state", "")) if params.get("state") else None
-    if pending is None or pending.upstream_verifier is None or not _same_browser(request, pending):
+    pending = await _take_pending(request, store, params.get("state"), signed_in=False)
+    if pending is None:
         return error_page("This sign-in has expired or was already used",
                           "Sign-ins must be finished within ten minutes, once, in the browser that started them.")
     if "error" in params or not params.get("code"):
@@ -163,7 +177,7 @@ async def callback(request: Request, *, local: bool) -> Response:
     try:
         signed_in = await upstream.finish_sign_in(
             await upstream.provider(), code=params["code"], redirect_uri=endpoints.url(CALLBACK_PATH),
-            verifier=pending.upstream_verifier, nonce=pending.upstream_nonce or "",
+            verifier=pending.upstream_verifier or "", nonce=pending.upstream_nonce or "",
         )
     except OAuthError as exc:
         return _refuse(pending.redirect_uri, pending.state, endpoints.issuer, exc.error, exc.description)
@@ -187,8 +201,8 @@ async def consent(request: Request, *, local: bool) -> Response:
         form = await read_form(request)
     except OAuthError as exc:
         return error_page("This consent cannot be read", exc.description)
-    pending = await store.take_pending(form.get("consent_id", "")) if form.get("consent_id") else None
-    if pending is None or pending.principal is None or not _same_browser(request, pending):
+    pending = await _take_pending(request, store, form.get("consent_id"), signed_in=True)
+    if pending is None:
         return error_page("This consent has expired or was already answered",
                           "Consents must be answered within ten minutes, once, in the browser that signed in.")
     if form.get("decision") != "allow":

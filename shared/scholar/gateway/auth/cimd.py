@@ -26,7 +26,6 @@ from scholar.core.errors import ScholarError
 from scholar.core.numerals import ascii_int
 from scholar.gateway.auth.errors import INVALID_CLIENT, OAuthError
 from scholar.gateway.auth.redirects import check_redirect_uri
-from scholar.sources.http import user_agent
 from scholar.store.auth import AuthStore, CachedDocument
 from scholar.web.download import guarded_client, send_vetted
 from scholar.web.fetch import web_access
@@ -107,7 +106,7 @@ def _tls() -> ssl.SSLContext | bool:
 
 async def _download(url: str) -> tuple[dict[str, Any], int]:
     access = web_access()
-    headers = {"User-Agent": user_agent(), "Accept": "application/json"}
+    headers = {"User-Agent": get_settings().user_agent, "Accept": "application/json"}
     timeout = httpx.Timeout(TIMEOUT_S, connect=TIMEOUT_S)
     transport = access.transport() if access.transport else None
     try:

@@ -22,7 +22,6 @@ from scholar.core.config import get_settings
 from scholar.core.errors import UnavailableError
 from scholar.gateway.auth.errors import ACCESS_DENIED, OAuthError
 from scholar.gateway.bearer.claims import principal_for
-from scholar.sources.http import user_agent
 
 DISCOVERY_TTL_S = 3600.0
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
@@ -50,8 +49,8 @@ class SignedIn:
 
 
 def _client() -> httpx.AsyncClient:
-    return httpx.AsyncClient(timeout=TIMEOUT, headers={"User-Agent": user_agent(), "Accept": "application/json"},
-                             follow_redirects=False)
+    headers = {"User-Agent": get_settings().user_agent, "Accept": "application/json"}
+    return httpx.AsyncClient(timeout=TIMEOUT, headers=headers, follow_redirects=False)
 
 
 async def provider() -> Provider:

@@ -56,7 +56,7 @@ async def research_action(ctx: Any, principal: str, action: str, *, error_data: 
             outcome = await anyio.to_thread.run_sync(lambda: invoke_action(FAMILY, action, principal=principal,
                                                                            **fields))
     except ScholarError as err:
-        raise protocol_error(err.to_envelope()["error"], error_data) from err
+        raise protocol_error(err.envelope_body(), error_data) from err
     except Exception as exc:  # the gateway never answers 5xx: a dispatch failure is a protocol error
         logger.exception("research action %s failed", action)
         raise MCPError(code=types.INTERNAL_ERROR, message="the research function could not be reached; the failure "

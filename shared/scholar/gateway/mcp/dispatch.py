@@ -12,7 +12,7 @@ from mcp import types
 from scholar.core.catalogue import ALL_PROFILE, Selection, ToolSpec, listing_of
 from scholar.core.config import get_settings
 from scholar.core.content import split_extra_content
-from scholar.core.errors import InternalError, InvalidArgumentError, ScholarError
+from scholar.core.errors import InternalError, InvalidArgumentError, ScholarError, envelope
 from scholar.runtime.calls import reachable, run_tool
 from scholar.runtime.invocation import Outcome
 
@@ -26,12 +26,12 @@ def text_content(data: Any) -> list[types.TextContent]:
 
 def envelope_result(body: dict[str, Any]) -> types.CallToolResult:
     """An ``isError`` result carrying the error envelope ``{"error": body}``."""
-    envelope = {"error": body}
-    return types.CallToolResult(content=text_content(envelope), structured_content=envelope, is_error=True)
+    wrapped = envelope(body)
+    return types.CallToolResult(content=text_content(wrapped), structured_content=wrapped, is_error=True)
 
 
 def error_result(err: ScholarError) -> types.CallToolResult:
-    return envelope_result(err.to_envelope()["error"])
+    return envelope_result(err.envelope_body())
 
 
 def success_result(result: dict[str, Any]) -> types.CallToolResult:
@@ -41,7 +41,6 @@ def success_result(result: dict[str, Any]) -> types.CallToolResult:
     return types.CallToolResult(content=[*text_content(result), *blocks], structured_content=result)
 
 
-UNKNOWN_PROFILE = "unknown_profile"
 TOOL_NOT_LISTED = "tool_not_listed"
 
 
@@ -91,10 +90,8 @@ async def call_tool(
         return error_result(
             InvalidArgumentError(f"unknown tool {name!r}; call tools/list for the available tools", field="name")
         )
-    if selection is not None and selection.unknown_profile:
-        return error_result(InvalidArgumentError(
-            selection.unknown_profile_message(), field="profile",
-            reason=UNKNOWN_PROFILE, hint="Fix ?profile= on the MCP URL (or SCHOLAR_PROFILE)."))
+    if selection is not None and (refused := selection.refusal()) is not None:
+        return error_result(refused)
     if selection is not None and spec.name not in selection.tool_names():
         return error_result(not_listed(spec, selection))
     try:
@@ -110,5 +107,5 @@ async def call_tool(
     if outcome.ok and outcome.result is not None:
         return success_result(outcome.result)
     return envelope_result(
-        outcome.error or InternalError("the tool gave no result", retryable=True).to_envelope()["error"]
+        outcome.error or InternalError("the tool gave no result", retryable=True).envelope_body()
     )

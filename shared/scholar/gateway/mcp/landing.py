@@ -88,17 +88,25 @@ _pages: OrderedDict[tuple[Any, ...], tuple[float, bytes]] = OrderedDict()
 
 
 async def respond(scope: Mapping[str, Any], send: Any) -> None:
-    """Answer ``GET /`` (or ``HEAD /``) with the page for this URL, selection and mode."""
-    page = landing_page(scope)
+    """Answer ``GET /`` (or ``HEAD /``) with the page for this URL, selection and mode.
+
+    A URL naming a profile or toolset no catalogue defines is answered 400 with the refusal tools/list gives it,
+    before anything is rendered or cached.
+    """
+    refused = requested_selection(dict(scope)).refusal()
+    if refused is not None:
+        status, page, kind, caching = 400, refused.message.encode(), b"text/plain; charset=utf-8", b"no-store"
+    else:
+        status, page, kind, caching = 200, landing_page(scope), b"text/html; charset=utf-8", b"public, max-age=300"
     headers = [
-        (b"content-type", b"text/html; charset=utf-8"),
+        (b"content-type", kind),
         (b"content-length", str(len(page)).encode()),
-        (b"cache-control", b"public, max-age=300"),
+        (b"cache-control", caching),
         (b"content-security-policy", CSP.encode()),
         (b"x-content-type-options", b"nosniff"),
         (b"referrer-policy", b"no-referrer"),
     ]
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": b"" if scope.get("method") == "HEAD" else page})
 
 
@@ -174,8 +182,8 @@ def render_page(settings: Settings, selection: Selection, url: str, statuses: li
         name=SERVER_NAME, version=SERVER_VERSION, instructions=INSTRUCTIONS, url=url,
         auth=AUTH_TEXT.get(settings.auth_mode, AUTH_TEXT["ApiKey"]), auth_mode=settings.auth_mode,
         groups=[(family, tools) for family, tools in groups.items() if tools], tool_count=len(refs),
-        read_only=settings.read_only, selection=selection.describe(), unknown_profile=selection.unknown_profile,
-        profiles=profile_views(settings), unlisted=unlisted, profile_names=list(PROFILES),
+        read_only=settings.read_only, selection=selection.describe(),
+        profiles=profile_views(settings), unlisted=unlisted,
         snippets=snippets(url, settings.auth_mode), statuses=statuses,
     )
 

@@ -18,14 +18,14 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding, compose_tool_call_handler
 from mcp.shared.exceptions import MCPError
 
-from scholar.core.catalogue import PROFILES, Selection, all_tools, get_tool
-from scholar.core.config import get_settings
+from scholar.core.catalogue import PROFILES, Selection, all_tools, families, get_tool
+from scholar.core.config import get_settings, parse_toolsets
 from scholar.gateway.mcp import completions, prompts, resources
 from scholar.gateway.mcp.dispatch import call_tool
 from scholar.gateway.mcp.principal import LOCAL_PRINCIPAL, principal_from_scope
 from scholar.gateway.mcp.task_protocol.extension import TasksExtension
 from scholar.gateway.mcp.task_protocol.utility import TaskUtilityMiddleware
-from scholar.gateway.mcp.tools import parse_toolsets, visible_tools, wire_tools
+from scholar.gateway.mcp.tools import visible_tools, wire_tools
 
 SERVER_NAME = "scholar-mcp"
 PROFILE_PARAM = "profile"
@@ -78,9 +78,9 @@ def _listing(names: tuple[str, ...]) -> dict[str, Any]:
 
 async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> dict[str, Any]:
     selection = requested_selection(_request_scope(ctx))
-    if selection.unknown_profile:
-        raise MCPError(code=types.INVALID_PARAMS, message=selection.unknown_profile_message(),
-                       data={"profiles": list(PROFILES)})
+    if (refused := selection.refusal()) is not None:
+        raise MCPError(code=types.INVALID_PARAMS, message=refused.message,
+                       data={"profiles": list(PROFILES), "toolsets": list(families())})
     specs = visible_tools(get_settings(), selection)
     return dict(_listing(tuple(spec.name for spec in specs)))  # a fresh top level: the SDK adds keys to it
 

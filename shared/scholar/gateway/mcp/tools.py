@@ -51,9 +51,3 @@ def wire_tool(name: str) -> types.Tool:
 
 def wire_tools(specs: Iterable[ToolSpec]) -> list[types.Tool]:
     return [wire_tool(spec.name) for spec in specs]
-
-
-def parse_toolsets(raw: str | None) -> frozenset[str] | None:
-    if not raw:
-        return None
-    return frozenset(part.strip() for part in raw.split(",") if part.strip())

@@ -63,7 +63,7 @@ def exit_code(err: ScholarError) -> int:
 def print_error(err: ScholarError, out: TextIO | None = None) -> None:
     """``error [code]: message`` and, when the envelope has one, the recovery hint (on stderr by default)."""
     out = out or sys.stderr
-    body = err.to_envelope()["error"]
+    body = err.envelope_body()
     out.write(f"error [{body['code']}]: {body['message']}\n")
     hint = (body.get("recovery") or {}).get("hint")
     if hint:

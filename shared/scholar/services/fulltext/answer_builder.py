@@ -13,8 +13,7 @@ from pydantic import BaseModel
 from scholar.core.config import Settings
 from scholar.core.errors import NotFoundError
 from scholar.core.records import FailedSource
-from scholar.services.fulltext import artifacts, reading
-from scholar.services.fulltext.docling import VLM_NOT_CONFIGURED
+from scholar.services.fulltext import artifacts, docling, reading
 from scholar.services.fulltext.models import Attempt, Converter, Job, PaperSummary, StoredPdf
 from scholar.services.fulltext.pdf_results import (
     ConvertPdfResult,
@@ -34,13 +33,14 @@ OUTPUT_MODELS: dict[str, type[BaseModel]] = {
 
 def converter_for(use_vlm: bool, settings: Settings) -> Converter:
     """The converter of a job: docling-serve when configured (VLM when asked for and configured), else built-in."""
-    if not settings.docling_url:
+    if not docling.configured(settings):
         return "builtin"
     return "docling_vlm" if use_vlm and settings.vlm_api_url else "docling"
 
 
-def vlm_skip_reason(job: Job, converter: Converter) -> str | None:
-    return VLM_NOT_CONFIGURED if job.use_vlm and converter != "docling_vlm" else None
+def vlm_skip_reason(use_vlm: bool, converter: Converter) -> str | None:
+    """Why a requested VLM enrichment did not run (seed 000 ``vlm_skip_reason``), or None."""
+    return docling.VLM_NOT_CONFIGURED if use_vlm and converter != "docling_vlm" else None
 
 
 def pdf_fields(pdf: StoredPdf | None) -> dict[str, object]:
@@ -73,7 +73,7 @@ def markdown_fields(job: Job, md_path: str, converter: Converter) -> dict[str, o
         "truncated": next_offset is not None,
         "converter": converter,
         "vlm_used": converter == "docling_vlm",
-        "vlm_skip_reason": vlm_skip_reason(job, converter),
+        "vlm_skip_reason": vlm_skip_reason(job.use_vlm, converter),
         "page_count": int(markers[-1]) if markers else None,
     }
 

@@ -83,11 +83,6 @@ def vlm_from_settings(settings: Settings) -> VlmOptions | None:
     return VlmOptions(api_url=settings.vlm_api_url, api_key=key, model=settings.vlm_model)
 
 
-def vlm_skip_reason(use_vlm: bool, vlm: VlmOptions | None) -> str | None:
-    """Why a requested VLM enrichment will not run (seed 000 ``vlm_skip_reason``), or None."""
-    return VLM_NOT_CONFIGURED if use_vlm and vlm is None else None
-
-
 def converter_name(vlm_used: bool) -> Converter:
     """The converter label used in artifact keys: ``md/<sha256>.<converter>.md``."""
     return "docling_vlm" if vlm_used else "docling"
@@ -112,8 +107,17 @@ def build_options(vlm: VlmOptions | None) -> dict[str, Any]:
     return options
 
 
+def configured(settings: Settings) -> bool:
+    """Whether this deployment runs a docling-serve: its own URL is set (``SCHOLAR_DOCLING_URL``).
+
+    docling has no public default, and a proxy base (DESIGN §6) stands in for the public upstreams only: with a
+    proxy base alone, PDFs go to the built-in converter and this client refuses.
+    """
+    return bool(settings.docling_url)
+
+
 def _require_configured(settings: Settings) -> None:
-    if not (settings.docling_url or SOURCE in settings.source_urls or settings.upstream_proxy_base):
+    if not configured(settings):
         raise UnavailableError(
             "docling-serve is not configured (SCHOLAR_DOCLING_URL)",
             reason=DOCLING_NOT_CONFIGURED,

@@ -106,18 +106,10 @@ def unpaywall_locations(record: dict[str, Any]) -> list[Location]:
     return _located([record.get("best_oa_location") or {}, *(record.get("oa_locations") or [])], "url_for_pdf")
 
 
-def unpaywall_urls(record: dict[str, Any]) -> list[str]:
-    return [url for url, _ in unpaywall_locations(record)]
-
-
 def openalex_locations(work: dict[str, Any]) -> list[Location]:
     """Every OpenAlex location's PDF URL and version (best first)."""
     locations = [work.get("best_oa_location") or {}, work.get("primary_location") or {}, *(work.get("locations") or [])]
     return _located(locations, "pdf_url")
-
-
-def openalex_urls(work: dict[str, Any]) -> list[str]:
-    return [url for url, _ in openalex_locations(work)]
 
 
 def publisher_locations(work: dict[str, Any]) -> list[Location]:

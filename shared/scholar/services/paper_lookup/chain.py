@@ -68,10 +68,6 @@ def _names(paper: Paper, pid: PaperId) -> bool:
     return pid.cache_key() in record_keys(paper.paperId, paper.externalIds or {})
 
 
-def _other_record(source: str, pid: PaperId) -> NotFoundError:
-    return NotFoundError(f"{source} answered a record of another paper for {pid.cache_key()}", source=source)
-
-
 async def _s2(pid: PaperId) -> Paper:
     return from_s2(await s2.get_paper(pid.s2_key(), FULL), FULL)
 

@@ -155,7 +155,7 @@ async def tool_result(item: TaskItem) -> types.CallToolResult:
     if item.status == "completed":
         result = await anyio.to_thread.run_sync(_store().load_result, item)
         return success_result(result if isinstance(result, dict) else {"result": result})
-    return envelope_result(item.error or InternalError("the task failed", retryable=True).to_envelope()["error"])
+    return envelope_result(item.error or InternalError("the task failed", retryable=True).envelope_body())
 
 
 def with_related_task(result: types.CallToolResult, task_id: str) -> types.CallToolResult:
@@ -211,7 +211,7 @@ def _record_sync(
     structured = result.structured_content or {}
     if result.is_error:
         error = structured.get("error") if isinstance(structured, Mapping) else None
-        error = error or InternalError("the tool failed", retryable=True).to_envelope()["error"]
+        error = error or InternalError("the tool failed", retryable=True).envelope_body()
         store.transition(item.task_id, "failed", allowed_from=("running",), error=error)
     else:
         # transition() spills results over the inline cap to S3, which create() would not.
