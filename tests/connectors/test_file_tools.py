@@ -37,7 +37,7 @@ def test_a_bib_file_is_kept_in_step_and_read_back_into_another_collection(readin
     pulled = call(lambda_context, "library_sync", {"target": "bibtex", "direction": "pull",
                                                    "collection": "imported"}, principal="bob")
     assert pulled["items"]["created"] == 4
-    assert {i.paper["title"] for i in LibraryStore("bob").list(collection="imported")[0]} == {
+    assert {i.paper["title"] for i in LibraryStore("bob").list_items(collection="imported")[0]} == {
         i.paper["title"] for i in reading}
 
 

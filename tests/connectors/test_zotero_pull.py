@@ -22,7 +22,7 @@ def test_pulling_the_recorded_library_brings_its_items_with_title_creators_and_t
     recorded = [o for o in fake.libraries[PUBLIC_LIBRARY].items.values()
                 if o["data"]["itemType"] not in ("note", "attachment")]
     assert report.items.created == len(recorded) > 0
-    listed = LibraryStore("alice").list(collection="zotero", limit=100)[0]
+    listed = LibraryStore("alice").list_items(collection="zotero", limit=100)[0]
     assert len(listed) == len(recorded)
     assert {i.paper.get("title") for i in listed} >= {o["data"]["title"] for o in recorded if o["data"]["title"]}
     again = run(pull(client, store, LibraryStore("alice"), None, into="zotero"))
@@ -55,7 +55,7 @@ def test_round_trip_an_edit_in_zotero_comes_back_and_the_next_push_writes_nothin
     assert edited.paper["title"] == "Edited in Zotero" and edited.tags == ["from-zotero"]
     assert edited.paper["externalIds"]["DOI"] == items[2].paper["externalIds"]["DOI"]
     fake.log.clear()
-    again = run(push(client, store, library.list(collection="reading", limit=100)[0], "reading"))
+    again = run(push(client, store, library.list_items(collection="reading", limit=100)[0], "reading"))
     assert again.items.unchanged == 4 and fake.writes() == []
 
 
@@ -63,7 +63,7 @@ def test_a_pulled_child_note_becomes_our_notes(fake, client, store):
     (item,) = epmc_items(1, "reading")
     library = LibraryStore("alice")
     library.put_many([item.model_copy(update={"notes": "first"})])
-    run(push(client, store, library.list(collection="reading")[0], "reading"))
+    run(push(client, store, library.list_items(collection="reading")[0], "reading"))
     note = next(o for o in fake.libraries[PUBLIC_LIBRARY].items.values() if o["data"].get("itemType") == "note"
                 and o["data"].get("note") == "<p>first</p>")
     fake.edit(note["key"], note="<p>first</p><p>and a <b>second</b> thought</p>")

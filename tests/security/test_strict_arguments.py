@@ -87,12 +87,12 @@ def test_an_integer_parameter_accepts_a_json_integer() -> None:
 
 
 def test_the_gateway_refuses_a_coerced_type_before_dispatch(monkeypatch) -> None:
-    from scholar.gateway.mcp import dispatch
+    from scholar.runtime import calls
 
     def must_not_run(*args: Any) -> Any:
         raise AssertionError("dispatched although the arguments are invalid")
 
-    monkeypatch.setattr(dispatch, "invoke_family", must_not_run)
+    monkeypatch.setattr(calls, "invoke_family", must_not_run)  # the one path tools/call takes below MCP
     spec = all_tools()["search_papers"]
     result = asyncio.run(call_tool(spec, spec.name, {"query": "graphs", "limit": "5"}, "key-1", None))
     assert result.is_error

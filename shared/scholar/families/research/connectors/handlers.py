@@ -41,7 +41,7 @@ async def _collection_items(principal: str, collection: str) -> list[LibraryItem
     items: list[LibraryItem] = []
     cursor: str | None = None
     while True:
-        page, cursor = await off_loop(store.list, collection=collection, limit=100, cursor=cursor)
+        page, cursor = await off_loop(store.list_items, collection=collection, limit=100, cursor=cursor)
         items += page
         if cursor is None:
             return items
