@@ -15,7 +15,7 @@ from tests.fixtures.servers import REPO
 
 # Resources field → template.yaml's logical id of the table.
 LOGICAL_IDS = {"cache_table": "CacheTable", "task_table": "TaskTable", "library_table": "LibraryTable",
-               "usage_table": "UsageTable", "auth_table": "AuthTable"}
+               "usage_table": "UsageTable", "auth_table": "AuthTable", "connections_table": "ConnectionsTable"}
 
 
 def test_the_backend_is_aws_unless_told_and_a_wrong_one_is_refused_naming_the_variable():

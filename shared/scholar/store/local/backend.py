@@ -23,6 +23,7 @@ TABLES: dict[str, tuple[str, KeySchema]] = {
     "library_table": ("library", KeySchema("pk", "sk")),
     "usage_table": ("usage", KeySchema("pk", "sk")),
     "auth_table": ("auth", KeySchema("pk", "sk")),
+    "connections_table": ("connections", KeySchema("pk", "sk")),
 }
 BUCKET = "bucket"
 SIGNING_KEY_ID = "local-signing-key"
