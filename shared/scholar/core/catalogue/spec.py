@@ -104,6 +104,20 @@ class ToolSpec:
         return output_schema([self.output_model, *([QueuedResult] if self.may_queue else []), ErrorEnvelope])
 
 
+def spec_maker(family: str, **preset: Any) -> Callable[..., ToolSpec]:
+    """A family's way to declare its tools: ``make(name, title, description, input_model, output_model, **facts)``.
+
+    ``family`` and the facts most of its tools share (``preset``: annotations, tags, requires, ...) are filled in;
+    a fact given to the call wins over the preset one.
+    """
+
+    def make(name: str, title: str, description: str, input_model: type[BaseModel], output_model: type[BaseModel],
+             **facts: Any) -> ToolSpec:
+        return ToolSpec(name, family, title, description, input_model, output_model, **(preset | facts))
+
+    return make
+
+
 Handler = Callable[[Any, CallContext], Awaitable[BaseModel]]
 
 

@@ -1,4 +1,4 @@
-"""The field sets of seed 000 and the Semantic Scholar fields each one asks for."""
+"""The field sets of seed 000 and the Semantic Scholar fields each one asks for; what every papers tool shares."""
 
 from __future__ import annotations
 
@@ -6,10 +6,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from scholar.core.catalogue import READ_ONLY_OPEN, spec_maker
 from scholar.core.paper_mapping import S2_RECORD_FIELDS
 from scholar.core.records import Paper
 
 FieldSet = Literal["compact", "standard", "full"]
+
+# Every papers tool only reads open sources and queues when an upstream still throttles after its retries.
+papers_tool = spec_maker("papers", annotations=READ_ONLY_OPEN, queue_on_rate_limit=True)
 
 # Argument types every papers tool shares (their descriptions become the tool schemas' text). The identifier
 # forms are spelled out once, on get_paper (PAPER_ID_FORMS); every other tool says "any paper identifier".
