@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scholar.core.catalogue import MAX_RESULT_CHARS, Annotations, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS, Annotations, spec_maker
 from scholar.core.records import Paper
 from scholar.store.library.models import (
     COLLECTION_PATTERN,
@@ -33,6 +33,7 @@ Identifier = Annotated[
 CollectionName = Annotated[str, Field(pattern=COLLECTION_PATTERN)]
 TagName = Annotated[str, Field(pattern=TAG_PATTERN)]
 Tags = Annotated[list[TagName], Field(max_length=MAX_TAGS_PER_CALL)]
+Identifiers = Annotated[list[Identifier], Field(min_length=1, max_length=MAX_IDS)]
 Notes = Annotated[str, Field(max_length=MAX_NOTES_CHARS, description="Your notes (Markdown)")]
 
 # The caller's own records: nothing outside the library changes, so no write tag (read-only mode keeps them).
@@ -91,7 +92,7 @@ class LibraryAddResult(BaseModel):
 
 class LibraryGetInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    ids: Annotated[list[Identifier], Field(min_length=1, max_length=MAX_IDS)]
+    ids: Identifiers
 
 
 class LibraryGetEntry(BaseModel):
@@ -142,7 +143,7 @@ class LibraryUpdateResult(BaseModel):
 
 class LibraryRemoveInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    ids: Annotated[list[Identifier], Field(min_length=1, max_length=MAX_IDS)]
+    ids: Identifiers
 
 
 class LibraryRemoveEntry(BaseModel):
@@ -177,34 +178,32 @@ class LibraryCollectionsResult(BaseModel):
     library_items: int = Field(description="Items in your whole library")
 
 
-def _spec(name: str, title: str, description: str, input_model: type[BaseModel], output_model: type[BaseModel],
-          annotations: Annotations, max_result_chars: int | None = None) -> ToolSpec:
-    return ToolSpec(name=name, family="research", title=title, description=description, input_model=input_model,
-                    output_model=output_model, annotations=annotations, max_result_chars=max_result_chars)
+_spec = spec_maker("research")
 
 
 TOOLS = (
     _spec("library_add", "Add to library",
           "Save a paper in your library with its full record (every author, the abstract, all ids). Adding it "
           "again, by any of its ids, is the same item: tags are added, notes replaced, collection kept.",
-          LibraryAddInput, LibraryAddResult, _ADD),
+          LibraryAddInput, LibraryAddResult, annotations=_ADD),
     _spec("library_get", "Get from library",
           "Your saved papers in full (record, tags, notes, kept PDFs), each with a status; cut to the size budget "
           "with truncated and omitted. Only your own library is visible.",
-          LibraryGetInput, LibraryGetResult, _GET),
+          LibraryGetInput, LibraryGetResult, annotations=_GET),
     _spec("library_list", "List library",
           "Your saved papers as compact entries, filtered by collection, tag and years; page with next_cursor. "
           "library_get gives the full records.",
-          LibraryListInput, LibraryListResult, _LIST, MAX_RESULT_CHARS),  # papers.budget.fit
+          LibraryListInput, LibraryListResult, annotations=_LIST,
+          max_result_chars=MAX_RESULT_CHARS),  # papers.budget.fit
     _spec("library_update", "Update library item",
           "Change one saved paper's tags, notes or collection. Concurrent updates never lose one another.",
-          LibraryUpdateInput, LibraryUpdateResult, _UPDATE),
+          LibraryUpdateInput, LibraryUpdateResult, annotations=_UPDATE),
     _spec("library_remove", "Remove from library",
           "Remove saved papers with their tags and notes (kept PDF files stay in the artifact store); each id gets "
           "a status.",
-          LibraryRemoveInput, LibraryRemoveResult, _REMOVE),
+          LibraryRemoveInput, LibraryRemoveResult, annotations=_REMOVE),
     _spec("library_collections", "Library collections",
           "Your collections with their item counts; or create one, rename one (moving its items; new_name must not "
           "exist) or delete one (only when empty).",
-          LibraryCollectionsInput, LibraryCollectionsResult, _COLLECTIONS),
+          LibraryCollectionsInput, LibraryCollectionsResult, annotations=_COLLECTIONS),
 )
