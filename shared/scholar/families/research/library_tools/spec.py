@@ -90,13 +90,26 @@ class LibraryAddResult(BaseModel):
     created: bool = Field(description="False when the paper was in your library already (one item per paper)")
 
 
-class LibraryGetInput(BaseModel):
+class _IdsInput(BaseModel):
+    # The arguments of library_get and library_remove: only the items' ids (no docstring: it would be schema text).
     model_config = ConfigDict(extra="forbid")
     ids: Identifiers
 
 
-class LibraryGetEntry(BaseModel):
+class LibraryGetInput(_IdsInput):
+    pass
+
+
+class LibraryRemoveInput(_IdsInput):
+    pass
+
+
+class _IdOutcome(BaseModel):
+    # What library_get and library_remove answer for each id asked, first of all the id itself.
     id: str = Field(description="The identifier as asked")
+
+
+class LibraryGetEntry(_IdOutcome):
     status: Literal["ok", "not_found", "invalid_id", "upstream_error", "rate_limited"]
     item: LibraryRecord | None = None
     message: str | None = Field(default=None, description="Why there is no item, when there is none")
@@ -141,13 +154,7 @@ class LibraryUpdateResult(BaseModel):
     changed: bool = Field(description="False when the item already was as asked")
 
 
-class LibraryRemoveInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    ids: Identifiers
-
-
-class LibraryRemoveEntry(BaseModel):
-    id: str = Field(description="The identifier as asked")
+class LibraryRemoveEntry(_IdOutcome):
     status: Literal["removed", "not_found", "invalid_id", "upstream_error", "rate_limited"]
     item_id: str | None = None
     message: str | None = None
@@ -185,25 +192,24 @@ TOOLS = (
     _spec("library_add", "Add to library",
           "Save a paper in your library with its full record (every author, the abstract, all ids). Adding it "
           "again, by any of its ids, is the same item: tags are added, notes replaced, collection kept.",
-          LibraryAddInput, LibraryAddResult, annotations=_ADD),
+          LibraryAddInput, LibraryAddResult, _ADD),
     _spec("library_get", "Get from library",
           "Your saved papers in full (record, tags, notes, kept PDFs), each with a status; cut to the size budget "
           "with truncated and omitted. Only your own library is visible.",
-          LibraryGetInput, LibraryGetResult, annotations=_GET),
+          LibraryGetInput, LibraryGetResult, _GET),
     _spec("library_list", "List library",
           "Your saved papers as compact entries, filtered by collection, tag and years; page with next_cursor. "
           "library_get gives the full records.",
-          LibraryListInput, LibraryListResult, annotations=_LIST,
-          max_result_chars=MAX_RESULT_CHARS),  # papers.budget.fit
+          LibraryListInput, LibraryListResult, _LIST, max_result_chars=MAX_RESULT_CHARS),  # papers.budget.fit
     _spec("library_update", "Update library item",
           "Change one saved paper's tags, notes or collection. Concurrent updates never lose one another.",
-          LibraryUpdateInput, LibraryUpdateResult, annotations=_UPDATE),
+          LibraryUpdateInput, LibraryUpdateResult, _UPDATE),
     _spec("library_remove", "Remove from library",
           "Remove saved papers with their tags and notes (kept PDF files stay in the artifact store); each id gets "
           "a status.",
-          LibraryRemoveInput, LibraryRemoveResult, annotations=_REMOVE),
+          LibraryRemoveInput, LibraryRemoveResult, _REMOVE),
     _spec("library_collections", "Library collections",
           "Your collections with their item counts; or create one, rename one (moving its items; new_name must not "
           "exist) or delete one (only when empty).",
-          LibraryCollectionsInput, LibraryCollectionsResult, annotations=_COLLECTIONS),
+          LibraryCollectionsInput, LibraryCollectionsResult, _COLLECTIONS),
 )
