@@ -11,8 +11,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.core.catalogue import MAX_RESULT_CHARS
+from scholar.core.ids import PaperIdentifier
 from scholar.core.records import FailedSource, Paper, PatentRecord
-from scholar.families.papers.fields import FieldSet, PaperIdentifier, papers_tool
+from scholar.families.papers.fields import FieldSet, papers_tool
 
 # ---------------------------------------------------------------- enrich_paper
 

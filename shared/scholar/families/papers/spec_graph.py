@@ -13,8 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.content import ExtraContentField
+from scholar.core.ids import PaperIdentifier
 from scholar.core.records import FailedSource, Paper
-from scholar.families.papers.fields import FieldOfStudy, FieldSet, PaperIdentifier, Year, papers_tool
+from scholar.families.papers.fields import FieldOfStudy, FieldSet, Year, papers_tool
 
 Direction = Literal["citations", "references", "both"]
 GraphFormat = Literal["json", "mermaid", "graphml", "dot"]
