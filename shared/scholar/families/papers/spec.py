@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.core.records import FailedSource, Paper
 from scholar.families.papers import spec_export, spec_graph
-from scholar.families.papers.fields import PAPER_ID_FORMS, FieldOfStudy, FieldSet, Year, papers_tool
+from scholar.families.papers.fields import PAPER_ID_FORMS, FieldOfStudy, FieldSet, S2Sources, Year, papers_tool
 
 
 class GetPaperInput(BaseModel):
@@ -51,7 +51,7 @@ class SearchPapersResult(BaseModel):
     offset: int
     next_offset: int | None = Field(default=None, description="Pass as offset for the next page; null at the end")
     sort: str
-    sources: list[str] = Field(default_factory=lambda: ["s2"])
+    sources: S2Sources
 
 
 _BASE_TOOLS = (

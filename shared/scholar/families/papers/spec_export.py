@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.ids import PaperIdentifier
-from scholar.core.records import FailedSource, Paper, PatentRecord
+from scholar.core.records import FailedSources, Paper, PatentRecord
 from scholar.families.papers.fields import FieldSet, papers_tool
 
 # ---------------------------------------------------------------- enrich_paper
@@ -70,7 +70,7 @@ class EnrichPaperResult(BaseModel):
     topics: list[Topic] | None = None
     concepts: list[Concept] | None = None
     partial: bool = False
-    failed_sources: list[FailedSource] = Field(default_factory=list)
+    failed_sources: FailedSources
     sources: list[str] = Field(default_factory=list)
 
 
@@ -107,7 +107,7 @@ class GenerateCitationsResult(BaseModel):
         default_factory=list, description="Ids that did not resolve; they are not in the output"
     )
     partial: bool = False
-    failed_sources: list[FailedSource] = Field(default_factory=list)
+    failed_sources: FailedSources
 
 
 # ---------------------------------------------------------------- batch_resolve
@@ -153,7 +153,7 @@ class BatchResolveResult(BaseModel):
     items: list[ResolvedItem]
     counts: dict[str, int] = Field(description="Items per status")
     partial: bool = False
-    failed_sources: list[FailedSource] = Field(default_factory=list)
+    failed_sources: FailedSources
     truncated: bool = Field(default=False, description="Records were shortened to stay under the size budget")
 
 

@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.content import ExtraContentField
 from scholar.core.ids import PaperIdentifier
-from scholar.core.records import FailedSource, Paper
-from scholar.families.papers.fields import FieldOfStudy, FieldSet, Year, papers_tool
+from scholar.core.records import FailedSources, Paper
+from scholar.families.papers.fields import FieldOfStudy, FieldSet, S2Sources, Year, papers_tool
 
 Direction = Literal["citations", "references", "both"]
 GraphFormat = Literal["json", "mermaid", "graphml", "dot"]
@@ -77,7 +77,7 @@ class GetAuthorResult(BaseModel):
     next_offset: int | None = Field(default=None, description="Pass as offset for the next page; null at the end")
     candidates: list[AuthorProfile] | None = Field(default=None, description="Up to 5 matches (search mode)")
     total: int | None = Field(default=None, description="Matches S2 reports for the name (search mode)")
-    sources: list[str] = Field(default_factory=lambda: ["s2"])
+    sources: S2Sources
 
 
 # ---------------------------------------------------------------- get_citations / get_references
@@ -115,9 +115,9 @@ class ListPaging(BaseModel):
     filtered_out: int = Field(default=0, description="Rows read but dropped by the filters")
     truncated: bool = Field(default=False, description="The page was cut (scan bound or size budget)")
     note: str | None = None
-    failed_sources: list[FailedSource] = Field(default_factory=list)
+    failed_sources: FailedSources
     partial: bool = False
-    sources: list[str] = Field(default_factory=lambda: ["s2"])
+    sources: S2Sources
 
 
 class GetCitationsResult(ListPaging):
@@ -181,8 +181,8 @@ class GetCitationGraphResult(BaseModel):
     stats: GraphStats
     unresolved_seeds: list[str] = Field(default_factory=list, description="Seeds no source could resolve")
     partial: bool = False
-    failed_sources: list[FailedSource] = Field(default_factory=list)
-    sources: list[str] = Field(default_factory=lambda: ["s2"])
+    failed_sources: FailedSources
+    sources: S2Sources
     extra_content: ExtraContentField
 
 
@@ -220,8 +220,8 @@ class FindBridgePapersResult(BaseModel):
     hops: list[GraphEdge] = Field(default_factory=list, description="Each hop as citing → cited")
     stats: BridgeStats
     partial: bool = False
-    failed_sources: list[FailedSource] = Field(default_factory=list)
-    sources: list[str] = Field(default_factory=lambda: ["s2"])
+    failed_sources: FailedSources
+    sources: S2Sources
     extra_content: ExtraContentField
 
 
@@ -243,7 +243,7 @@ class RecommendPapersResult(BaseModel):
     data: list[Paper]
     unresolved: list[str] = Field(default_factory=list, description="Examples no source could resolve (ignored)")
     truncated: bool = Field(default=False, description="The list was cut to stay under the size budget")
-    sources: list[str] = Field(default_factory=lambda: ["s2"])
+    sources: S2Sources
 
 
 TOOLS = (
