@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Literal
+from typing import Annotated, Literal
 from urllib.parse import unquote, urlsplit
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from scholar.core import patent_numbers
 from scholar.core.errors import InvalidArgumentError
@@ -50,6 +50,8 @@ PAPER_KINDS: frozenset[IdKind] = frozenset(
 S2_KINDS: frozenset[IdKind] = frozenset({"doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "acm", "mag"})
 
 MAX_ID_LENGTH = 300
+# The argument of a tool that takes one paper in any of these forms (every tool but get_paper says only this).
+PaperIdentifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, description="Any paper identifier")]
 ACCEPTED_FORMS = (
     "DOI (10.1038/nature12373, doi:…, https://doi.org/…), arXiv id (2104.12255, 2104.12255v1, hep-th/9901001, "
     "arXiv:…, arxiv.org URL), PMID:123, PMCID:PMC123 or PMC123, CorpusId:123, ACM:…, MAG:…, "

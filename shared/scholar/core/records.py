@@ -7,7 +7,7 @@ omits fields it does not carry (not requested, or unknown to every source).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
@@ -69,6 +69,10 @@ class FailedSource(BaseModel):
     code: str
     status: int | None = None
     message: str
+
+
+# The sources that failed while answering, on every result that can be partial: none by default.
+FailedSources = Annotated[list[FailedSource], Field(default_factory=list)]
 
 
 class Paper(BaseModel):

@@ -36,6 +36,7 @@ from scholar.core.catalogue.spec import (
     TaskSupport,
     ToolSpec,
     args_only,
+    spec_maker,
 )
 
 __all__ = [
@@ -65,4 +66,5 @@ __all__ = [
     "listing_of",
     "profile_tools",
     "result_size_hint",
+    "spec_maker",
 ]

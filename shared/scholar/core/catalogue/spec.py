@@ -104,6 +104,23 @@ class ToolSpec:
         return output_schema([self.output_model, *([QueuedResult] if self.may_queue else []), ErrorEnvelope])
 
 
+def spec_maker(family: str, **preset: Any) -> Callable[..., ToolSpec]:
+    """A family's way to declare its tools: ``make(name, title, description, input_model, output_model, **facts)``.
+
+    ``family`` and the facts most of its tools share (``preset``: annotations, tags, requires, ...) are filled in;
+    a fact given to the call wins over the preset one. A family whose tools differ in their annotations gives
+    them sixth, by position.
+    """
+
+    def make(name: str, title: str, description: str, input_model: type[BaseModel], output_model: type[BaseModel],
+             annotations: Annotations | None = None, **facts: Any) -> ToolSpec:
+        if annotations is not None:
+            facts["annotations"] = annotations
+        return ToolSpec(name, family, title, description, input_model, output_model, **(preset | facts))
+
+    return make
+
+
 Handler = Callable[[Any, CallContext], Awaitable[BaseModel]]
 
 

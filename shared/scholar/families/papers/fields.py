@@ -1,4 +1,4 @@
-"""The field sets of seed 000 and the Semantic Scholar fields each one asks for."""
+"""The field sets of seed 000 and the Semantic Scholar fields each one asks for; what every papers tool shares."""
 
 from __future__ import annotations
 
@@ -6,20 +6,26 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from scholar.core.catalogue import READ_ONLY_OPEN, spec_maker
 from scholar.core.paper_mapping import S2_RECORD_FIELDS
 from scholar.core.records import Paper
 
 FieldSet = Literal["compact", "standard", "full"]
 
+# Every papers tool only reads open sources and queues when an upstream still throttles after its retries.
+papers_tool = spec_maker("papers", annotations=READ_ONLY_OPEN, queue_on_rate_limit=True)
+
 # Argument types every papers tool shares (their descriptions become the tool schemas' text). The identifier
-# forms are spelled out once, on get_paper (PAPER_ID_FORMS); every other tool says "any paper identifier".
+# forms are spelled out once, on get_paper (PAPER_ID_FORMS); every other tool says "any paper identifier"
+# (scholar.core.ids.PaperIdentifier, shared with the other families).
 PAPER_ID_FORMS = (
     "DOI (bare, doi: or doi.org URL), S2 paper id, ARXIV:id or arXiv URL, PMID:id, PMCID:PMCid, CorpusId:id, "
     "ACM:id or MAG:id; any id another tool returned works too"
 )
-PaperIdentifier = Annotated[str, Field(min_length=1, max_length=300, description="Any paper identifier")]
 Year = Annotated[int, Field(ge=1000, le=2100)]
 FieldOfStudy = Annotated[str, Field(min_length=1, max_length=60)]
+# Which sources answered, on the results of the tools Semantic Scholar alone serves.
+S2Sources = Annotated[list[str], Field(default_factory=lambda: ["s2"])]
 
 COMPACT = ("paperId", "title", "year", "venue", "citationCount")
 STANDARD = (*COMPACT, "authors", "externalIds", "abstract")

@@ -6,10 +6,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scholar.core.catalogue import READ_ONLY_OPEN, ToolSpec
 from scholar.core.records import FailedSource, Paper
 from scholar.families.papers import spec_export, spec_graph
-from scholar.families.papers.fields import PAPER_ID_FORMS, FieldOfStudy, FieldSet, Year
+from scholar.families.papers.fields import PAPER_ID_FORMS, FieldOfStudy, FieldSet, S2Sources, Year, papers_tool
 
 
 class GetPaperInput(BaseModel):
@@ -52,32 +51,18 @@ class SearchPapersResult(BaseModel):
     offset: int
     next_offset: int | None = Field(default=None, description="Pass as offset for the next page; null at the end")
     sort: str
-    sources: list[str] = Field(default_factory=lambda: ["s2"])
+    sources: S2Sources
 
 
 _BASE_TOOLS = (
-    ToolSpec(
-        name="get_paper",
-        family="papers",
-        title="Get paper",
-        description="Full metadata of one paper (all authors, abstract, ids, venue, counts, open-access link). "
-        "Semantic Scholar first, then OpenAlex, then Crossref; sources says which answered.",
-        input_model=GetPaperInput,
-        output_model=PaperResult,
-        annotations=READ_ONLY_OPEN,
-        queue_on_rate_limit=True,
-    ),
-    ToolSpec(
-        name="search_papers",
-        family="papers",
-        title="Search papers",
-        description="Semantic Scholar keyword search with filters and sorting; page with next_offset. For one "
-        "ranked list from every source, use search.",
-        input_model=SearchPapersInput,
-        output_model=SearchPapersResult,
-        annotations=READ_ONLY_OPEN,
-        queue_on_rate_limit=True,
-    ),
+    papers_tool("get_paper", "Get paper",
+                "Full metadata of one paper (all authors, abstract, ids, venue, counts, open-access link). Semantic "
+                "Scholar first, then OpenAlex, then Crossref; sources says which answered.",
+                GetPaperInput, PaperResult),
+    papers_tool("search_papers", "Search papers",
+                "Semantic Scholar keyword search with filters and sorting; page with next_offset. For one ranked "
+                "list from every source, use search.",
+                SearchPapersInput, SearchPapersResult),
 )
 
 TOOLS = (*_BASE_TOOLS, *spec_graph.TOOLS, *spec_export.TOOLS)

@@ -10,9 +10,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, ToolSpec
-from scholar.core.records import FailedSource, Paper, PatentRecord
-from scholar.families.papers.fields import FieldSet, PaperIdentifier
+from scholar.core.catalogue import MAX_RESULT_CHARS
+from scholar.core.ids import PaperIdentifier
+from scholar.core.records import FailedSources, Paper, PatentRecord
+from scholar.families.papers.fields import FieldSet, papers_tool
 
 # ---------------------------------------------------------------- enrich_paper
 
@@ -69,7 +70,7 @@ class EnrichPaperResult(BaseModel):
     topics: list[Topic] | None = None
     concepts: list[Concept] | None = None
     partial: bool = False
-    failed_sources: list[FailedSource] = Field(default_factory=list)
+    failed_sources: FailedSources
     sources: list[str] = Field(default_factory=list)
 
 
@@ -106,7 +107,7 @@ class GenerateCitationsResult(BaseModel):
         default_factory=list, description="Ids that did not resolve; they are not in the output"
     )
     partial: bool = False
-    failed_sources: list[FailedSource] = Field(default_factory=list)
+    failed_sources: FailedSources
 
 
 # ---------------------------------------------------------------- batch_resolve
@@ -152,45 +153,24 @@ class BatchResolveResult(BaseModel):
     items: list[ResolvedItem]
     counts: dict[str, int] = Field(description="Items per status")
     partial: bool = False
-    failed_sources: list[FailedSource] = Field(default_factory=list)
+    failed_sources: FailedSources
     truncated: bool = Field(default=False, description="Records were shortened to stay under the size budget")
 
 
 TOOLS = (
-    ToolSpec(
-        name="enrich_paper",
-        family="papers",
-        title="Enrich paper",
-        description="OpenAlex data for a paper: its authors' institutions, funders and awards, open-access status "
-        "(Unpaywall when OpenAlex lacks it), topics and legacy concepts.",
-        input_model=EnrichPaperInput,
-        output_model=EnrichPaperResult,
-        annotations=READ_ONLY_OPEN,
-        queue_on_rate_limit=True,
-    ),
-    ToolSpec(
-        name="generate_citations",
-        family="papers",
-        title="Generate citations",
-        description="BibTeX, CSL-JSON or RIS for up to 100 papers (conference papers as @inproceedings / "
-        "paper-conference / CONF, preprints as @misc with eprint, books as @book). Ids that fail are listed in "
-        "errors, never in the text.",
-        input_model=GenerateCitationsInput,
-        output_model=GenerateCitationsResult,
-        annotations=READ_ONLY_OPEN,
-        queue_on_rate_limit=True,
-        max_result_chars=MAX_RESULT_CHARS,  # papers.generate._fit
-    ),
-    ToolSpec(
-        name="batch_resolve",
-        family="papers",
-        title="Batch resolve",
-        description="Resolve up to 100 mixed identifiers at once: papers (Semantic Scholar in one batch, then "
-        "OpenAlex and Crossref), books (ISBN, Open Library), patent numbers (EPO OPS; unavailable without EPO "
-        "credentials). Each item has its own status.",
-        input_model=BatchResolveInput,
-        output_model=BatchResolveResult,
-        annotations=READ_ONLY_OPEN,
-        queue_on_rate_limit=True,
-    ),
+    papers_tool("enrich_paper", "Enrich paper",
+                "OpenAlex data for a paper: its authors' institutions, funders and awards, open-access status "
+                "(Unpaywall when OpenAlex lacks it), topics and legacy concepts.",
+                EnrichPaperInput, EnrichPaperResult),
+    papers_tool("generate_citations", "Generate citations",
+                "BibTeX, CSL-JSON or RIS for up to 100 papers (conference papers as @inproceedings / "
+                "paper-conference / CONF, preprints as @misc with eprint, books as @book). Ids that fail are listed "
+                "in errors, never in the text.",
+                GenerateCitationsInput, GenerateCitationsResult,
+                max_result_chars=MAX_RESULT_CHARS),  # papers.generate._fit
+    papers_tool("batch_resolve", "Batch resolve",
+                "Resolve up to 100 mixed identifiers at once: papers (Semantic Scholar in one batch, then OpenAlex "
+                "and Crossref), books (ISBN, Open Library), patent numbers (EPO OPS; unavailable without EPO "
+                "credentials). Each item has its own status.",
+                BatchResolveInput, BatchResolveResult),
 )

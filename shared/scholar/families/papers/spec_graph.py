@@ -11,10 +11,11 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.content import ExtraContentField
-from scholar.core.records import FailedSource, Paper
-from scholar.families.papers.fields import FieldOfStudy, FieldSet, PaperIdentifier, Year
+from scholar.core.ids import PaperIdentifier
+from scholar.core.records import FailedSources, Paper
+from scholar.families.papers.fields import FieldOfStudy, FieldSet, S2Sources, Year, papers_tool
 
 Direction = Literal["citations", "references", "both"]
 GraphFormat = Literal["json", "mermaid", "graphml", "dot"]
@@ -76,7 +77,7 @@ class GetAuthorResult(BaseModel):
     next_offset: int | None = Field(default=None, description="Pass as offset for the next page; null at the end")
     candidates: list[AuthorProfile] | None = Field(default=None, description="Up to 5 matches (search mode)")
     total: int | None = Field(default=None, description="Matches S2 reports for the name (search mode)")
-    sources: list[str] = Field(default_factory=lambda: ["s2"])
+    sources: S2Sources
 
 
 # ---------------------------------------------------------------- get_citations / get_references
@@ -114,9 +115,9 @@ class ListPaging(BaseModel):
     filtered_out: int = Field(default=0, description="Rows read but dropped by the filters")
     truncated: bool = Field(default=False, description="The page was cut (scan bound or size budget)")
     note: str | None = None
-    failed_sources: list[FailedSource] = Field(default_factory=list)
+    failed_sources: FailedSources
     partial: bool = False
-    sources: list[str] = Field(default_factory=lambda: ["s2"])
+    sources: S2Sources
 
 
 class GetCitationsResult(ListPaging):
@@ -180,8 +181,8 @@ class GetCitationGraphResult(BaseModel):
     stats: GraphStats
     unresolved_seeds: list[str] = Field(default_factory=list, description="Seeds no source could resolve")
     partial: bool = False
-    failed_sources: list[FailedSource] = Field(default_factory=list)
-    sources: list[str] = Field(default_factory=lambda: ["s2"])
+    failed_sources: FailedSources
+    sources: S2Sources
     extra_content: ExtraContentField
 
 
@@ -219,8 +220,8 @@ class FindBridgePapersResult(BaseModel):
     hops: list[GraphEdge] = Field(default_factory=list, description="Each hop as citing → cited")
     stats: BridgeStats
     partial: bool = False
-    failed_sources: list[FailedSource] = Field(default_factory=list)
-    sources: list[str] = Field(default_factory=lambda: ["s2"])
+    failed_sources: FailedSources
+    sources: S2Sources
     extra_content: ExtraContentField
 
 
@@ -242,78 +243,33 @@ class RecommendPapersResult(BaseModel):
     data: list[Paper]
     unresolved: list[str] = Field(default_factory=list, description="Examples no source could resolve (ignored)")
     truncated: bool = Field(default=False, description="The list was cut to stay under the size budget")
-    sources: list[str] = Field(default_factory=lambda: ["s2"])
+    sources: S2Sources
 
 
 TOOLS = (
-    ToolSpec(
-        name="get_author",
-        family="papers",
-        title="Get author",
-        description="A numeric Semantic Scholar author id gives the profile (affiliations, h-index, counts) and a "
-        "page of publications (next_offset pages on); a name gives up to 5 candidates with their ids.",
-        input_model=GetAuthorInput,
-        output_model=GetAuthorResult,
-        annotations=READ_ONLY_OPEN,
-        queue_on_rate_limit=True,
-    ),
-    ToolSpec(
-        name="get_citations",
-        family="papers",
-        title="Get citations",
-        description="Papers citing a paper, as data: [{citingPaper}]. The filters apply to the at most 1,000 rows "
-        "one call reads, so a filtered page may be short: continue from next_offset.",
-        input_model=GetCitationsInput,
-        output_model=GetCitationsResult,
-        annotations=READ_ONLY_OPEN,
-        queue_on_rate_limit=True,
-        max_result_chars=MAX_RESULT_CHARS,  # papers.citations._fit
-    ),
-    ToolSpec(
-        name="get_references",
-        family="papers",
-        title="Get references",
-        description="Papers a paper cites, as data: [{citedPaper}], filtered and paged as get_citations is; a "
-        "reference S2 could not match has a title and no paperId.",
-        input_model=GetReferencesInput,
-        output_model=GetReferencesResult,
-        annotations=READ_ONLY_OPEN,
-        queue_on_rate_limit=True,
-        max_result_chars=MAX_RESULT_CHARS,  # papers.citations._fit
-    ),
-    ToolSpec(
-        name="get_citation_graph",
-        family="papers",
-        title="Citation graph",
-        description="Breadth-first citation graph from seed papers along citations, references or both, filtered. "
-        "Stops at max_nodes or a time budget with stats.truncated and what it reached: start with depth=1 and a "
-        "small max_nodes.",
-        input_model=GetCitationGraphInput,
-        output_model=GetCitationGraphResult,
-        annotations=READ_ONLY_OPEN,
-        queue_on_rate_limit=True,
-    ),
-    ToolSpec(
-        name="find_bridge_papers",
-        family="papers",
-        title="Find bridge papers",
-        description="Shortest citation path between two papers, searched from both ends: {found, length, path, "
-        "hops}. found: false means no path within max_depth; stats.exhaustive says whether the search was complete.",
-        input_model=FindBridgePapersInput,
-        output_model=FindBridgePapersResult,
-        annotations=READ_ONLY_OPEN,
-        queue_on_rate_limit=True,
-    ),
-    ToolSpec(
-        name="recommend_papers",
-        family="papers",
-        title="Recommend papers",
-        description="Papers like the positive examples and unlike the negative ones (Semantic Scholar "
-        "recommendations); 3-5 positives on one topic work best.",
-        input_model=RecommendPapersInput,
-        output_model=RecommendPapersResult,
-        annotations=READ_ONLY_OPEN,
-        queue_on_rate_limit=True,
-        max_result_chars=MAX_RESULT_CHARS,  # papers.budget.fit
-    ),
+    papers_tool("get_author", "Get author",
+                "A numeric Semantic Scholar author id gives the profile (affiliations, h-index, counts) and a page "
+                "of publications (next_offset pages on); a name gives up to 5 candidates with their ids.",
+                GetAuthorInput, GetAuthorResult),
+    papers_tool("get_citations", "Get citations",
+                "Papers citing a paper, as data: [{citingPaper}]. The filters apply to the at most 1,000 rows one "
+                "call reads, so a filtered page may be short: continue from next_offset.",
+                GetCitationsInput, GetCitationsResult, max_result_chars=MAX_RESULT_CHARS),  # papers.citations._fit
+    papers_tool("get_references", "Get references",
+                "Papers a paper cites, as data: [{citedPaper}], filtered and paged as get_citations is; a reference "
+                "S2 could not match has a title and no paperId.",
+                GetReferencesInput, GetReferencesResult, max_result_chars=MAX_RESULT_CHARS),  # papers.citations._fit
+    papers_tool("get_citation_graph", "Citation graph",
+                "Breadth-first citation graph from seed papers along citations, references or both, filtered. Stops "
+                "at max_nodes or a time budget with stats.truncated and what it reached: start with depth=1 and a "
+                "small max_nodes.",
+                GetCitationGraphInput, GetCitationGraphResult),
+    papers_tool("find_bridge_papers", "Find bridge papers",
+                "Shortest citation path between two papers, searched from both ends: {found, length, path, hops}. "
+                "found: false means no path within max_depth; stats.exhaustive says whether the search was complete.",
+                FindBridgePapersInput, FindBridgePapersResult),
+    papers_tool("recommend_papers", "Recommend papers",
+                "Papers like the positive examples and unlike the negative ones (Semantic Scholar recommendations); "
+                "3-5 positives on one topic work best.",
+                RecommendPapersInput, RecommendPapersResult, max_result_chars=MAX_RESULT_CHARS),  # papers.budget.fit
 )

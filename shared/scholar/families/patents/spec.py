@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, WRITE_OPEN, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, WRITE_OPEN, spec_maker
 from scholar.families.patents.models import CitingPatentsResult, PatentPdfResult, PatentResult, SearchPatentsResult
 
 EPO_CREDENTIALS = ("epo_consumer_key", "epo_consumer_secret")
@@ -24,6 +24,9 @@ PatentNumberArg = Annotated[
 Section = Literal["biblio", "abstract", "claims", "description", "family", "legal", "citations"]
 # OPS serves 1-100 documents per search request and lets a query reach its first 2,000 hits.
 MAX_REACHABLE = 2000
+# Every patents tool needs EPO credentials; the reading ones queue when OPS still throttles after the retries.
+patents_tool = spec_maker("patents", annotations=READ_ONLY_OPEN, tags=frozenset({"patent"}), queue_on_rate_limit=True,
+                          requires=EPO_CREDENTIALS)
 
 
 class SearchPatentsInput(BaseModel):
@@ -78,64 +81,29 @@ class FetchPatentPdfInput(BaseModel):
 
 
 TOOLS = (
-    ToolSpec(
-        name="search_patents",
-        family="patents",
-        title="Search patents",
-        description="Patents of 100+ offices through EPO OPS: query searches titles and abstracts, the other "
-        "parameters filter. Each hit has title, parties, dates, classifications and abstract. OPS reaches the "
-        "first 2,000 hits: narrow the search to go further. Returns total_count and the CQL sent (effective_query).",
-        input_model=SearchPatentsInput,
-        output_model=SearchPatentsResult,
-        annotations=READ_ONLY_OPEN,
-        tags=frozenset({"patent"}),
-        queue_on_rate_limit=True,
-        requires=EPO_CREDENTIALS,
-        max_result_chars=MAX_RESULT_CHARS,  # patents.search.fit
-    ),
-    ToolSpec(
-        name="get_patent",
-        family="patents",
-        title="Get patent",
-        description="One patent by publication number. sections: biblio (title, parties, dates, classes, "
-        "abstract), abstract, claims, description (paged), family members, legal events, citations (patent and "
-        "non-patent; NPL resolved to papers by DOI, confidence high, or title, medium). English preferred, the "
-        "language reported; a section OPS lacks is in absent_sections, not an error.",
-        input_model=GetPatentInput,
-        output_model=PatentResult,
-        annotations=READ_ONLY_OPEN,
-        tags=frozenset({"patent"}),
-        queue_on_rate_limit=True,
-        requires=EPO_CREDENTIALS,
-        max_result_chars=MAX_RESULT_CHARS,  # patents.get._fit
-    ),
-    ToolSpec(
-        name="get_citing_patents",
-        family="patents",
-        title="Get citing patents",
-        description="Patents that cite a paper, found by an EPO OPS citation search on its DOI, then on its title "
-        "when the DOI finds nothing. Coverage is incomplete: use it for discovery, not exhaustive analysis.",
-        input_model=GetCitingPatentsInput,
-        output_model=CitingPatentsResult,
-        annotations=READ_ONLY_OPEN,
-        tags=frozenset({"patent"}),
-        queue_on_rate_limit=True,
-        requires=EPO_CREDENTIALS,
-    ),
-    ToolSpec(
-        name="fetch_patent_pdf",
-        family="patents",
-        title="Fetch patent PDF",
-        description="The full patent document as one PDF (every page from EPO OPS), stored as pdfs/<sha256>.pdf, "
-        "with Markdown from OPS full text (claims + description) or the built-in converter. Runs as a task: "
-        "poll get_task_result (progress: pages fetched / total). pdf_not_available when OPS has no full document "
-        "(often WO and older EP publications).",
-        input_model=FetchPatentPdfInput,
-        output_model=PatentPdfResult,
-        annotations=WRITE_OPEN,
-        tags=frozenset({"patent", "write"}),
-        task_support="optional",
-        requires=EPO_CREDENTIALS,
-        max_result_chars=MAX_RESULT_CHARS,  # max_chars of Markdown (at most 60,000) leaves room for the rest
-    ),
+    patents_tool("search_patents", "Search patents",
+                 "Patents of 100+ offices through EPO OPS: query searches titles and abstracts, the other parameters "
+                 "filter. Each hit has title, parties, dates, classifications and abstract. OPS reaches the first "
+                 "2,000 hits: narrow the search to go further. Returns total_count and the CQL sent "
+                 "(effective_query).",
+                 SearchPatentsInput, SearchPatentsResult, max_result_chars=MAX_RESULT_CHARS),  # patents.search.fit
+    patents_tool("get_patent", "Get patent",
+                 "One patent by publication number. sections: biblio (title, parties, dates, classes, abstract), "
+                 "abstract, claims, description (paged), family members, legal events, citations (patent and "
+                 "non-patent; NPL resolved to papers by DOI, confidence high, or title, medium). English preferred, "
+                 "the language reported; a section OPS lacks is in absent_sections, not an error.",
+                 GetPatentInput, PatentResult, max_result_chars=MAX_RESULT_CHARS),  # patents.get._fit
+    patents_tool("get_citing_patents", "Get citing patents",
+                 "Patents that cite a paper, found by an EPO OPS citation search on its DOI, then on its title when "
+                 "the DOI finds nothing. Coverage is incomplete: use it for discovery, not exhaustive analysis.",
+                 GetCitingPatentsInput, CitingPatentsResult),
+    patents_tool("fetch_patent_pdf", "Fetch patent PDF",
+                 "The full patent document as one PDF (every page from EPO OPS), stored as pdfs/<sha256>.pdf, with "
+                 "Markdown from OPS full text (claims + description) or the built-in converter. Runs as a task: poll "
+                 "get_task_result (progress: pages fetched / total). pdf_not_available when OPS has no full document "
+                 "(often WO and older EP publications).",
+                 FetchPatentPdfInput, PatentPdfResult, annotations=WRITE_OPEN, tags=frozenset({"patent", "write"}),
+                 task_support="optional", queue_on_rate_limit=False,
+                 # max_chars of Markdown (at most 60,000) leaves room for the rest
+                 max_result_chars=MAX_RESULT_CHARS),
 )

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.core.catalogue import WRITE_OPEN, ToolSpec
+from scholar.core.ids import PaperIdentifier
 from scholar.services.fulltext.models import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, PDF_RESULT_CHARS
 from scholar.services.fulltext.pdf_results import (
     ConvertPdfResult,
@@ -21,7 +22,6 @@ from scholar.services.fulltext.pdf_results import (
 
 PDF_PATH_PATTERN = r"^pdfs/[0-9a-f]{64}\.pdf$"
 
-Identifier = Annotated[str, Field(min_length=1, max_length=300, description="Any paper identifier")]
 UseVlm = Annotated[bool, Field(description="VLM enrichment of formulas and figures (slower; needs a VLM configured)")]
 Offset = Annotated[int, Field(ge=0, le=100_000_000, description="Pass next_offset")]
 MaxChars = Annotated[int, Field(ge=1_000, le=MAX_CHARS_LIMIT, description="Markdown characters per page")]
@@ -29,12 +29,12 @@ MaxChars = Annotated[int, Field(ge=1_000, le=MAX_CHARS_LIMIT, description="Markd
 
 class FetchPaperPdfInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    identifier: Identifier
+    identifier: PaperIdentifier
 
 
 class FetchAndConvertInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    identifier: Identifier
+    identifier: PaperIdentifier
     use_vlm: UseVlm = False
     offset: Offset = 0
     max_chars: MaxChars = DEFAULT_MAX_CHARS

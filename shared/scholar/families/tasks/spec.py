@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scholar.core.catalogue import READ_ONLY_LOCAL, ToolSpec
+from scholar.core.catalogue import READ_ONLY_LOCAL, spec_maker
 
 MAX_WAIT_S = 20
 
@@ -49,38 +49,20 @@ class TaskList(BaseModel):
     total: int
 
 
-_GET = ToolSpec(
-    name="get_task_result",
-    family="tasks",
-    title="Get task result",
-    description="Poll a task of a queued answer ({queued: true, task_id}): its status, elapsed time and a hint while "
-    "it runs, the tool's result once completed, or a typed error once failed. Only the caller that started a task "
-    "sees it.",
-    input_model=GetTaskResultInput,
-    output_model=TaskResult,
-    annotations=READ_ONLY_LOCAL,
-    relays_results=True,
-)
+# The task tools read the caller's own task records only.
+tasks_tool = spec_maker("tasks", annotations=READ_ONLY_LOCAL)
+_GET = tasks_tool("get_task_result", "Get task result",
+                  "Poll a task of a queued answer ({queued: true, task_id}): its status, elapsed time and a hint while "
+                  "it runs, the tool's result once completed, or a typed error once failed. Only the caller that "
+                  "started a task sees it.",
+                  GetTaskResultInput, TaskResult, relays_results=True)
 
 TOOLS = (
     _GET,
-    ToolSpec(
-        name="get_job_result",
-        family="tasks",
-        title="Get job result",
-        description="Alias of get_task_result (job handles and task ids are the same thing).",
-        input_model=GetTaskResultInput,
-        output_model=TaskResult,
-        annotations=READ_ONLY_LOCAL,
-        relays_results=True,
-    ),
-    ToolSpec(
-        name="list_tasks",
-        family="tasks",
-        title="List tasks",
-        description="List the caller's unexpired background tasks, newest first, with their status.",
-        input_model=ListTasksInput,
-        output_model=TaskList,
-        annotations=READ_ONLY_LOCAL,
-    ),
+    tasks_tool("get_job_result", "Get job result",
+               "Alias of get_task_result (job handles and task ids are the same thing).",
+               GetTaskResultInput, TaskResult, relays_results=True),
+    tasks_tool("list_tasks", "List tasks",
+               "List the caller's unexpired background tasks, newest first, with their status.",
+               ListTasksInput, TaskList),
 )

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 from scholar.core.config import get_settings
 from scholar.core.errors import NotFoundError, ScholarError
 from scholar.core.ids import PaperId
-from scholar.core.records import FailedSource, Paper
+from scholar.core.records import FailedSource, FailedSources, Paper
 from scholar.services import paper_lookup
 from scholar.services.fulltext.models import Candidate, PaperSummary, PdfSource
 from scholar.sources import crossref, europepmc, openalex, unpaywall
@@ -50,7 +50,7 @@ class Resolution(BaseModel):
 
     metadata: PaperSummary
     candidates: list[Candidate] = Field(default_factory=list)
-    failed_sources: list[FailedSource] = Field(default_factory=list)
+    failed_sources: FailedSources
 
 
 def summary_of(paper: Paper) -> PaperSummary:

@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.core.catalogue import WRITE_OPEN, ToolSpec
+from scholar.core.ids import PaperIdentifier
 from scholar.services.fulltext.keep_result import DownloadPaperResult
 from scholar.services.fulltext.models import Prefer
 from scholar.store.library.models import COLLECTION_PATTERN, DEFAULT_COLLECTION
@@ -14,10 +15,7 @@ from scholar.store.library.models import COLLECTION_PATTERN, DEFAULT_COLLECTION
 
 class DownloadPaperInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    identifier: Annotated[
-        str,
-        Field(min_length=1, max_length=300, description="Any paper identifier"),
-    ]
+    identifier: PaperIdentifier
     collection: Annotated[str, Field(pattern=COLLECTION_PATTERN)] = DEFAULT_COLLECTION
     prefer: Prefer = Field(
         default="published",

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scholar.core.catalogue import MAX_RESULT_CHARS, Annotations, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS, Annotations, spec_maker
 from scholar.core.records import Paper
 from scholar.store.library.models import (
     COLLECTION_PATTERN,
@@ -33,6 +33,7 @@ Identifier = Annotated[
 CollectionName = Annotated[str, Field(pattern=COLLECTION_PATTERN)]
 TagName = Annotated[str, Field(pattern=TAG_PATTERN)]
 Tags = Annotated[list[TagName], Field(max_length=MAX_TAGS_PER_CALL)]
+Identifiers = Annotated[list[Identifier], Field(min_length=1, max_length=MAX_IDS)]
 Notes = Annotated[str, Field(max_length=MAX_NOTES_CHARS, description="Your notes (Markdown)")]
 
 # The caller's own records: nothing outside the library changes, so no write tag (read-only mode keeps them).
@@ -89,13 +90,26 @@ class LibraryAddResult(BaseModel):
     created: bool = Field(description="False when the paper was in your library already (one item per paper)")
 
 
-class LibraryGetInput(BaseModel):
+class _IdsInput(BaseModel):
+    # The arguments of library_get and library_remove: only the items' ids (no docstring: it would be schema text).
     model_config = ConfigDict(extra="forbid")
-    ids: Annotated[list[Identifier], Field(min_length=1, max_length=MAX_IDS)]
+    ids: Identifiers
 
 
-class LibraryGetEntry(BaseModel):
+class LibraryGetInput(_IdsInput):
+    pass
+
+
+class LibraryRemoveInput(_IdsInput):
+    pass
+
+
+class _IdOutcome(BaseModel):
+    # What library_get and library_remove answer for each id asked, first of all the id itself.
     id: str = Field(description="The identifier as asked")
+
+
+class LibraryGetEntry(_IdOutcome):
     status: Literal["ok", "not_found", "invalid_id", "upstream_error", "rate_limited"]
     item: LibraryRecord | None = None
     message: str | None = Field(default=None, description="Why there is no item, when there is none")
@@ -140,13 +154,7 @@ class LibraryUpdateResult(BaseModel):
     changed: bool = Field(description="False when the item already was as asked")
 
 
-class LibraryRemoveInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    ids: Annotated[list[Identifier], Field(min_length=1, max_length=MAX_IDS)]
-
-
-class LibraryRemoveEntry(BaseModel):
-    id: str = Field(description="The identifier as asked")
+class LibraryRemoveEntry(_IdOutcome):
     status: Literal["removed", "not_found", "invalid_id", "upstream_error", "rate_limited"]
     item_id: str | None = None
     message: str | None = None
@@ -177,10 +185,7 @@ class LibraryCollectionsResult(BaseModel):
     library_items: int = Field(description="Items in your whole library")
 
 
-def _spec(name: str, title: str, description: str, input_model: type[BaseModel], output_model: type[BaseModel],
-          annotations: Annotations, max_result_chars: int | None = None) -> ToolSpec:
-    return ToolSpec(name=name, family="research", title=title, description=description, input_model=input_model,
-                    output_model=output_model, annotations=annotations, max_result_chars=max_result_chars)
+_spec = spec_maker("research")
 
 
 TOOLS = (
@@ -195,7 +200,7 @@ TOOLS = (
     _spec("library_list", "List library",
           "Your saved papers as compact entries, filtered by collection, tag and years; page with next_cursor. "
           "library_get gives the full records.",
-          LibraryListInput, LibraryListResult, _LIST, MAX_RESULT_CHARS),  # papers.budget.fit
+          LibraryListInput, LibraryListResult, _LIST, max_result_chars=MAX_RESULT_CHARS),  # papers.budget.fit
     _spec("library_update", "Update library item",
           "Change one saved paper's tags, notes or collection. Concurrent updates never lose one another.",
           LibraryUpdateInput, LibraryUpdateResult, _UPDATE),

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, ToolSpec
-from scholar.core.records import FailedSource
+from scholar.core.records import FailedSources
 
 MAX_QUESTION = 1000
 Intent = Literal["foundational", "recent", "survey", "methods", "datasets"]
@@ -109,7 +109,7 @@ class SearchResult(BaseModel):
         description="Sources that missed the first ranking: they answered later and joined the final one, or (also in "
         "failed_sources) their pace or answer came after this search's deadline")
     partial: bool
-    failed_sources: list[FailedSource] = Field(default_factory=list)
+    failed_sources: FailedSources
     expansion: list[str] = Field(default_factory=list, description="The hops followed from the seeds")
     upstream_requests: int = Field(description="Requests this search sent upstream (searches, hops, reranks)")
     truncated: bool | None = Field(default=None, description="The page was cut to fit the size budget")
