@@ -81,3 +81,24 @@ def test_sync_standards_syncs_the_bodies_named_in_any_case(held, capfd):
     assert [run["body"] for run in summary["runs"]] == ["IETF"]
     assert status == EXIT_OK and summary["published"] is True, summary["runs"]
     assert main(["sync-standards", "--bodies", "nope"]) == EXIT_CODES["invalid_argument"]
+
+
+def test_library_sync_keeps_a_bib_file_in_step_on_this_machine_and_a_second_run_changes_nothing(machine, tmp_path):
+    # Given a collection on the local backend and a .bib folder (issue 30: the local user's file target)
+    folder = tmp_path / "bib"
+    folder.mkdir()
+    env = {**machine.child_env(), "SCHOLAR_BIBTEX_DIR": str(folder)}
+
+    def scholar(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(machine.command(*args), env=env, capture_output=True, text=True, timeout=TIMEOUT_S,
+                              check=False)
+
+    assert scholar("library", "add", DOI, "--collection", "sync-bib").returncode == EXIT_OK
+    # When it is synced twice
+    first = scholar("library", "sync", "bibtex", "--collection", "sync-bib", "--json")
+    second = scholar("library", "sync", "bibtex", "--collection", "sync-bib", "--json")
+    # Then the file holds the paper, the first run created it and the second changed nothing
+    assert first.returncode == EXIT_OK, first.stderr[-2000:]
+    assert json.loads(first.stdout)["items"]["created"] == 1
+    assert json.loads(second.stdout)["items"]["created"] == 0 and json.loads(second.stdout)["items"]["unchanged"] == 1
+    assert DOI in (folder / "sync-bib.bib").read_text(encoding="utf-8")
