@@ -96,9 +96,10 @@ def start_task(
 
 
 def queue_deduplicated(
-    machine: str,
+    machine: str | None,
     payload: dict[str, Any],
     *,
+    unconfigured: str,
     prefix: str,
     principal: str,
     tool: str,
@@ -111,7 +112,8 @@ def queue_deduplicated(
     """Create (or find) the caller's task for one job and start its execution on ``machine``.
 
     Args:
-        machine: the state machine's ARN; its input is ``{"task_id", "principal", **payload}``.
+        machine: the state machine's ARN (None: not configured); its input is ``{"task_id", "principal", **payload}``.
+        unconfigured: the message when ``machine`` is None, naming the setting.
         payload: the job, as the machine reads it.
         prefix: the task ids' prefix (which kind of job: ``pdf``, ``patpdf``).
         principal: the caller the task is bound to.
@@ -123,9 +125,12 @@ def queue_deduplicated(
         store: the TaskTable (tests).
 
     Raises:
-        UnavailableError: every generation of this hour's task is used (retryable when the hour turns).
+        UnavailableError: no machine is configured, or every generation of this hour's task is used (retryable
+            when the hour turns).
         ScholarError: the execution could not be started (the task is marked failed first).
     """
+    if not machine:
+        raise UnavailableError(unconfigured)
     store = store or TaskStore()
     now = time.time()
     window = int(now // DEDUPE_WINDOW_S)

@@ -36,9 +36,14 @@ async def fetch_index(body: str) -> bytes:
     Raises:
         UpstreamError: a failure.
     """
-    path = f"/{OWNER}/{segment(repository(body))}/{BRANCH}/{INDEX_FILE}.zip"
-    response = await http.request(SOURCE, "GET", path)
-    http.raise_for_status(SOURCE, response, what=f"{body} Relaton index")
+    return await _get_bytes(SOURCE, f"/{OWNER}/{segment(repository(body))}/{BRANCH}/{INDEX_FILE}.zip",
+                            what=f"{body} Relaton index")
+
+
+async def _get_bytes(source: str, path: str, *, what: str) -> bytes:
+    """The body of a GET as served; a non-2xx answer typed by ``http.raise_for_status``."""
+    response = await http.request(source, "GET", path)
+    http.raise_for_status(source, response, what=what)
     return response.content
 
 
@@ -65,12 +70,10 @@ async def fetch_document(body: str, path: str) -> dict[str, Any]:
         NotFoundError: 404.
         UpstreamError: a failure, or a body that is not a YAML mapping.
     """
-    response = await http.request(
-        SOURCE, "GET", f"/{OWNER}/{segment(repository(body))}/{BRANCH}/{segments(path, field='path')}"
-    )
-    http.raise_for_status(SOURCE, response, what=f"Relaton document {path}")
+    content = await _get_bytes(SOURCE, f"/{OWNER}/{segment(repository(body))}/{BRANCH}/{segments(path, field='path')}",
+                               what=f"Relaton document {path}")
     try:
-        data = yaml.load(response.content, Loader=_loader())
+        data = yaml.load(content, Loader=_loader())
     except yaml.YAMLError as exc:
         raise UpstreamError(f"{SOURCE} document {path} is not valid YAML", source=SOURCE) from exc
     if not isinstance(data, dict):
@@ -111,10 +114,8 @@ async def fetch_archive(body: str, sha: str) -> bytes:
     Raises:
         UpstreamError: a failure.
     """
-    path = f"/repos/{OWNER}/{segment(repository(body))}/zipball/{segment(sha)}"
-    response = await http.request(COMMITS_SOURCE, "GET", path)
-    http.raise_for_status(COMMITS_SOURCE, response, what=f"{body} data repository archive")
-    return response.content
+    return await _get_bytes(COMMITS_SOURCE, f"/repos/{OWNER}/{segment(repository(body))}/zipball/{segment(sha)}",
+                            what=f"{body} data repository archive")
 
 
 def archive_documents(data: bytes) -> Iterator[tuple[str, Any]]:

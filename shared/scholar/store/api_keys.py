@@ -9,11 +9,11 @@ library survive a switch between the two modes.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 
 from scholar.store import aws
+from scholar.store.base import token_hash
 from scholar.store.boundary import boto_errors
 
 REFRESH_S = 300.0
@@ -28,7 +28,7 @@ def _load(usage_plan: str) -> dict[str, str]:
         for page in paginator.paginate(usagePlanId=usage_plan):
             for key in page.get("items", []):
                 if key.get("type") == "API_KEY" and key.get("value"):
-                    found[hashlib.sha256(key["value"].encode()).hexdigest()] = key["id"]
+                    found[token_hash(key["value"])] = key["id"]
     return found
 
 
@@ -43,7 +43,7 @@ def key_id_for(usage_plan: str, presented: str) -> str | None:
         hit = _keys.get(usage_plan)
         if hit is None or now - hit[0] > REFRESH_S:
             hit = _keys[usage_plan] = (now, _load(usage_plan))
-    return hit[1].get(hashlib.sha256(presented.encode()).hexdigest())
+    return hit[1].get(token_hash(presented))
 
 
 def forget() -> None:

@@ -19,7 +19,6 @@ The methods are awaitable: each runs its boto3 call off the event loop (``schola
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from typing import Any, Literal
@@ -29,17 +28,12 @@ from pydantic import BaseModel, Field
 
 from scholar.core.aio import off_loop
 from scholar.core.config import AUTH_TABLE_ENV
-from scholar.store.base import Store
+from scholar.store.base import Store, token_hash
 from scholar.store.boundary import boto_errors, error_code
 
 CONDITION_FAILED = "ConditionalCheckFailedException"
 # Earlier refresh hashes a family remembers: presenting one of them again is reuse (the family is revoked).
 REMEMBERED_REFRESH_HASHES = 50
-
-
-def token_hash(value: str) -> str:
-    """The stored form of a code, refresh token or client secret (hex SHA-256)."""
-    return hashlib.sha256(value.encode()).hexdigest()
 
 
 class ClientRecord(BaseModel):

@@ -9,6 +9,7 @@ write ``await cache.aget(...)``, sync code (Lambda steps, scripts) ``cache.get(.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Coroutine
 from typing import Any, ClassVar, Concatenate, ParamSpec, TypeVar
 
@@ -59,6 +60,11 @@ class Store:
 
     def _unconfigured(self) -> UnavailableError:
         return UnavailableError(f"no {self.NOUN} is configured ({self.ENV})")
+
+
+def token_hash(value: str) -> str:
+    """The stored form of a secret (a code, refresh token, client secret, API key, connect token): hex SHA-256."""
+    return hashlib.sha256(value.encode()).hexdigest()
 
 
 def awaitable(method: Callable[Concatenate[S, P], T]) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T]]:

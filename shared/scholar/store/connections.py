@@ -20,7 +20,6 @@ cannot bring it back.
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 import time
 from collections.abc import Iterable
@@ -32,7 +31,7 @@ from pydantic import BaseModel, Field, SecretStr
 from scholar.core.config import CONNECTIONS_TABLE_ENV, get_settings
 from scholar.core.errors import ForbiddenError, UnavailableError
 from scholar.store import aws
-from scholar.store.base import Store, awaitable
+from scholar.store.base import Store, awaitable, token_hash
 from scholar.store.boundary import boto_errors, error_code
 
 __all__ = ["CONNECT_PATH", "Connection", "ConnectionStore", "Link"]
@@ -71,10 +70,6 @@ class Link(BaseModel):
 
 def _key(principal: str, sk: str) -> dict[str, Any]:
     return {"pk": {"S": principal}, "sk": {"S": sk}}
-
-
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class ConnectionStore(Store):
@@ -171,7 +166,7 @@ class ConnectionStore(Store):
         token = secrets.token_urlsafe(32)
         with boto_errors("issuing a connect link"):
             self.client.put_item(TableName=self.table, Item={
-                **_key(f"connect#{_hash(token)}", "connect"), "principal": {"S": self.principal},
+                **_key(f"connect#{token_hash(token)}", "connect"), "principal": {"S": self.principal},
                 "expires_at": {"N": str(int(time.time()) + ttl_s)}})
         return token
 
@@ -181,7 +176,8 @@ class ConnectionStore(Store):
         store = cls("-", table, client=client)
         with boto_errors("redeeming a connect link"):
             try:
-                old = store.client.delete_item(TableName=store.table, Key=_key(f"connect#{_hash(token)}", "connect"),
+                old = store.client.delete_item(TableName=store.table,
+                                               Key=_key(f"connect#{token_hash(token)}", "connect"),
                                                ConditionExpression="attribute_exists(pk)",
                                                ReturnValues="ALL_OLD").get("Attributes")
             except ClientError as exc:

@@ -9,7 +9,6 @@ backends (the AuthTable is ``auth`` on one machine).
 
 from __future__ import annotations
 
-import hashlib
 import re
 import secrets
 import time
@@ -19,16 +18,12 @@ from botocore.exceptions import ClientError
 
 from scholar.core.config import AUTH_TABLE_ENV
 from scholar.core.errors import InvalidArgumentError, NotFoundError
-from scholar.store.base import Store
+from scholar.store.base import Store, token_hash
 from scholar.store.boundary import boto_errors, error_code
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 PREFIX = "sch_"
 _LIST = "keys"
-
-
-def _hash(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()
 
 
 class OwnerKeyStore(Store):
@@ -52,7 +47,7 @@ class OwnerKeyStore(Store):
             raise InvalidArgumentError("a key name is 1-64 characters of a-z, 0-9, _ and -, starting with a letter "
                                        "or digit", field="name")
         value = PREFIX + secrets.token_urlsafe(32)
-        listed, lookup = self._rows(name, _hash(value))
+        listed, lookup = self._rows(name, token_hash(value))
         created, table = {"S": str(int(time.time()))}, self._required()
         with boto_errors("storing an API key"):
             try:
@@ -72,7 +67,7 @@ class OwnerKeyStore(Store):
     def name_for(self, presented: str) -> str | None:
         """The name of the key whose value is ``presented``, or None (an unknown key: refuse the caller)."""
         with boto_errors("checking an API key"):
-            item = self.client.get_item(TableName=self._required(), Key=self._rows("", _hash(presented))[1],
+            item = self.client.get_item(TableName=self._required(), Key=self._rows("", token_hash(presented))[1],
                                         ConsistentRead=True).get("Item")
         return item["name"]["S"] if item else None
 

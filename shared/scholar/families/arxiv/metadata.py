@@ -48,22 +48,8 @@ class Wanted:
 
 
 def to_paper(entry: arxiv.Entry) -> ArxivPaper:
-    """Map an Atom entry to the tool's paper record."""
-    return ArxivPaper(
-        id=entry.id,
-        title=entry.title,
-        authors=entry.authors,
-        abstract=entry.summary,
-        primary_category=entry.primary_category,
-        categories=entry.categories,
-        published=entry.published,
-        updated=entry.updated,
-        comment=entry.comment,
-        journal_ref=entry.journal_ref,
-        doi=entry.doi,
-        pdf_url=entry.pdf_url,
-        abstract_url=entry.abstract_url,
-    )
+    """Map an Atom entry to the tool's paper record: the entry's own fields, with its summary as the abstract."""
+    return ArxivPaper.model_validate(entry.model_dump() | {"abstract": entry.summary})
 
 
 def _match(wanted: Wanted, entries: list[arxiv.Entry]) -> arxiv.Entry | None:

@@ -10,9 +10,9 @@ networkx is imported only when a picture is asked for (cold start of the papers 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from scholar.core.content import ExtraContent
 from scholar.families.papers import bridge, graph
@@ -32,6 +32,8 @@ MEDIA_TYPES = {"mermaid": "text/vnd.mermaid", "graphml": "application/graphml+xm
 # Characters that end or change a quoted Mermaid label; written as Mermaid's #<code>; entities.
 _MERMAID_UNSAFE = set('"#<>&`|{}[]()\\;')
 SEED, BRIDGE = "seed", "bridge"
+_In = TypeVar("_In", GetCitationGraphInput, FindBridgePapersInput)
+_Out = TypeVar("_Out", GetCitationGraphResult, FindBridgePapersResult)
 
 
 @dataclass(frozen=True)
@@ -54,22 +56,25 @@ class Picture:
     highlighted: frozenset[tuple[str, str]] = frozenset()
 
 
+async def _with_picture(args: _In, compute: Callable[[_In], Awaitable[_Out]],
+                        picture: Callable[[_Out], Picture]) -> _Out:
+    """Compute the result as ``format=json`` (the form that is cached), then add the picture ``args`` asks for."""
+    result = await compute(args.model_copy(update={"format": "json"}))
+    if args.format != "json":
+        result.extra_content = [render(picture(result), args.format)]
+    return result
+
+
 async def citation_graph(args: GetCitationGraphInput) -> GetCitationGraphResult:
     """get_citation_graph with its picture (see scholar.families.papers.graph.citation_graph for the walk and
     Raises)."""
-    result = await graph.citation_graph(args.model_copy(update={"format": "json"}))
-    if args.format != "json":
-        result.extra_content = [render(graph_picture(result), args.format)]
-    return result
+    return await _with_picture(args, graph.citation_graph, graph_picture)
 
 
 async def find_bridge(args: FindBridgePapersInput) -> FindBridgePapersResult:
     """find_bridge_papers with its picture (see scholar.families.papers.bridge.find_bridge for the search and
     Raises)."""
-    result = await bridge.find_bridge(args.model_copy(update={"format": "json"}))
-    if args.format != "json":
-        result.extra_content = [render(bridge_picture(result), args.format)]
-    return result
+    return await _with_picture(args, bridge.find_bridge, bridge_picture)
 
 
 def short_label(first_author: str | None, year: int | None, title: str | None) -> str:

@@ -27,12 +27,16 @@ class SearchPatentsResult(_Compact):
     effective_query: str = Field(description="The CQL query sent to EPO OPS")
 
 
-class FamilyMember(_Compact):
+# The identity of a patent document a list names (a family member, a cited document): its fields come first.
+class _Document(_Compact):
     patent_id: str
     publication_number: str
     country: str
     number: str
     kind: str | None = None
+
+
+class FamilyMember(_Document):
     date: str | None = Field(default=None, description="Publication date, YYYY-MM-DD")
     application_number: str | None = None
 
@@ -46,12 +50,7 @@ class LegalEvent(_Compact):
     effect: str | None = Field(default=None, description="'+' the right arises or continues, '-' it lapses")
 
 
-class PatentCitation(_Compact):
-    patent_id: str
-    publication_number: str
-    country: str
-    number: str
-    kind: str | None = None
+class PatentCitation(_Document):
     name: str | None = Field(default=None, description="Applicant of the cited document as the search report gives it")
     date: str | None = None
     category: list[str] | None = Field(default=None, description="Search-report categories (X, Y, A …)")

@@ -12,7 +12,6 @@ from pydantic import BaseModel
 
 from scholar.core.catalogue import CallContext, QueuedResult
 from scholar.core.config import get_settings
-from scholar.core.errors import UnavailableError
 from scholar.core.patent_numbers import PatentNumber
 from scholar.families.patents.models import PatentPdfResult
 from scholar.runtime.queue import queue_deduplicated
@@ -85,11 +84,9 @@ def queue(job: PatentPdfJob, ctx: CallContext) -> QueuedResult:
     Raises:
         UnavailableError: the patent PDF state machine is not configured, or the hour's generations are used.
     """
-    machine = get_settings().resources.patent_pdf_state_machine_arn
-    if not machine:
-        raise UnavailableError("patent PDF assembly is not configured (SCHOLAR_PATENT_PDF_STATE_MACHINE_ARN)")
     return queue_deduplicated(
-        machine, {"job": job.model_dump(mode="json")}, prefix="patpdf", principal=ctx.principal, tool=job.tool,
-        dedupe_key=job.model_dump_json(), ttl_s=TASK_TTL_S, poll_after_s=POLL_AFTER_S,
-        exhausted="this document was requested too many times in the last hour",
+        get_settings().resources.patent_pdf_state_machine_arn, {"job": job.model_dump(mode="json")},
+        unconfigured="patent PDF assembly is not configured (SCHOLAR_PATENT_PDF_STATE_MACHINE_ARN)",
+        prefix="patpdf", principal=ctx.principal, tool=job.tool, dedupe_key=job.model_dump_json(), ttl_s=TASK_TTL_S,
+        poll_after_s=POLL_AFTER_S, exhausted="this document was requested too many times in the last hour",
     )

@@ -10,9 +10,7 @@ not touched at all.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import warnings
 from pathlib import Path
 
@@ -22,6 +20,7 @@ from bibtexparser.bparser import BibTexParser
 from scholar.core.records import Author, Journal, Paper
 from scholar.services.cite.bibtex import to_bibtex
 from scholar.services.cite.entry import build_entries, build_entry
+from scholar.store.atomic_file import replace_file
 from scholar.store.library.models import LibraryItem
 
 __all__ = ["bib_text", "papers_from_bib", "write_atomically"]
@@ -84,17 +83,8 @@ def write_atomically(path: Path, text: str) -> bool:
     """Replace ``path`` with ``text`` in one rename; False (and nothing written) when it already holds it."""
     if path.exists() and path.read_text(encoding="utf-8") == text:
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    data = text.encode("utf-8")
+    replace_file(path, lambda out: out.write(data), prefix=f".{path.name}.")
     return True
 
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from scholar.core.catalogue import CallContext, QueuedResult
 from scholar.core.config import get_settings
-from scholar.core.errors import NotFoundError, UnavailableError
+from scholar.core.errors import NotFoundError
 from scholar.core.ids import S2_KINDS, InvalidIdError, parse_paper_id
 from scholar.runtime.cancel import cancel
 from scholar.runtime.queue import queue_deduplicated
@@ -118,13 +118,11 @@ def queue(job: Job, ctx: CallContext) -> QueuedResult:
     Raises:
         UnavailableError: no PDF state machine is configured, or every generation of the task is used.
     """
-    machine = get_settings().resources.pdf_state_machine_arn
-    if not machine:
-        raise UnavailableError("the PDF pipeline is not configured (SCHOLAR_PDF_STATE_MACHINE_ARN)")
     return queue_deduplicated(
-        machine, {"job": job.model_dump(mode="json")}, prefix="pdf", principal=ctx.principal, tool=job.tool,
-        dedupe_key=job.dedupe_key(), ttl_s=PDF_TASK_TTL_S, poll_after_s=POLL_AFTER_S,
-        exhausted="this request was run too many times in the last hour",
+        get_settings().resources.pdf_state_machine_arn, {"job": job.model_dump(mode="json")},
+        unconfigured="the PDF pipeline is not configured (SCHOLAR_PDF_STATE_MACHINE_ARN)", prefix="pdf",
+        principal=ctx.principal, tool=job.tool, dedupe_key=job.dedupe_key(), ttl_s=PDF_TASK_TTL_S,
+        poll_after_s=POLL_AFTER_S, exhausted="this request was run too many times in the last hour",
     )
 
 

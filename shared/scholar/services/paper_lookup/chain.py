@@ -23,17 +23,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 
+from scholar.core import paper_mapping
 from scholar.core.errors import NotFoundError, ScholarError
 from scholar.core.ids import S2_KINDS, IdKind, PaperId, record_keys
 from scholar.core.paper_mapping import S2_RECORD_FIELDS as FULL
-from scholar.core.paper_mapping import (
-    from_arxiv_entry,
-    from_crossref,
-    from_europepmc,
-    from_inspire,
-    from_openalex,
-    from_s2,
-)
 from scholar.core.records import Paper
 from scholar.sources import arxiv, crossref, europepmc, inspire, openalex, s2
 
@@ -69,7 +62,7 @@ def _names(paper: Paper, pid: PaperId) -> bool:
 
 
 async def _s2(pid: PaperId) -> Paper:
-    return from_s2(await s2.get_paper(pid.s2_key(), FULL), FULL)
+    return paper_mapping.from_s2(await s2.get_paper(pid.s2_key(), FULL), FULL)
 
 
 async def _openalex(pid: PaperId) -> Paper:
@@ -79,18 +72,18 @@ async def _openalex(pid: PaperId) -> Paper:
         work = await openalex.get_work_by_doi(doi)
     else:  # OpenAlex's short forms for external ids: pmid:123, pmcid:PMC123
         work = await openalex.get_work(f"{pid.kind}:{pid.value}")
-    return from_openalex(work)
+    return paper_mapping.from_openalex(work)
 
 
 async def _crossref(pid: PaperId) -> Paper:
-    return from_crossref(await crossref.get_work(pid.value))
+    return paper_mapping.from_crossref(await crossref.get_work(pid.value))
 
 
 async def _arxiv(pid: PaperId) -> Paper:
     feed = await arxiv.query({"id_list": pid.value, "start": "0", "max_results": "10"}, field="identifier")
     for entry in feed.entries:
         if entry.base_id == pid.value:
-            return from_arxiv_entry(entry)
+            return paper_mapping.from_arxiv_entry(entry)
     raise NotFoundError(f"arXiv has no paper {pid.value}", source=arxiv.API)
 
 
@@ -99,7 +92,7 @@ _EPMC_QUERY = {"doi": 'DOI:"{}"', "pmid": "EXT_ID:{} AND SRC:MED", "pmcid": "PMC
 
 async def _europepmc(pid: PaperId) -> Paper:
     for result in await europepmc.search_core(_EPMC_QUERY[pid.kind].format(pid.value), page_size=5):
-        paper = from_europepmc(result)
+        paper = paper_mapping.from_europepmc(result)
         if _names(paper, pid):
             return paper
     raise NotFoundError(f"Europe PMC has no record for {pid.cache_key()}", source=europepmc.SOURCE)
@@ -107,10 +100,10 @@ async def _europepmc(pid: PaperId) -> Paper:
 
 async def _inspire(pid: PaperId) -> Paper:
     if pid.kind == "inspire":
-        return from_inspire(await inspire.get_record(pid.value))
+        return paper_mapping.from_inspire(await inspire.get_record(pid.value))
     query = f"doi:{pid.value}" if pid.kind == "doi" else f"arxiv:{pid.value}"
     for hit in await inspire.search_literature(query, size=3):
-        paper = from_inspire(hit)
+        paper = paper_mapping.from_inspire(hit)
         if _names(paper, pid):
             return paper
     raise NotFoundError(f"INSPIRE-HEP has no record for {pid.cache_key()}", source=inspire.SOURCE)
@@ -165,7 +158,7 @@ async def _completed_by_s2(paper: Paper, found: Found) -> Paper:
     if key is None:
         return paper
     try:
-        canonical = from_s2(await s2.get_paper(key, FULL), FULL)
+        canonical = paper_mapping.from_s2(await s2.get_paper(key, FULL), FULL)
     except NotFoundError:
         return paper
     except ScholarError:

@@ -147,34 +147,30 @@ def _search_edition(doc: dict[str, Any]) -> SearchEdition | None:
     return SearchEdition(id=cover_edition) if cover_edition else None
 
 
-def search_doc_from_json(doc: dict[str, Any]) -> SearchDoc:
-    """Map one ``search.json`` doc (current shape with ``editions``, or the older merged-lists shape)."""
+def _work_doc(doc: dict[str, Any], *, authors: list[str], cover_key: str, **edition_level: Any) -> SearchDoc:
+    """The work-level fields both shapes share; ``edition_level`` adds what only a search doc carries."""
     return SearchDoc(
         work_id=olid(doc.get("key")),
         title=text_value(doc.get("title")),
         subtitle=text_value(doc.get("subtitle")),
-        authors=_strings(doc.get("author_name")),
+        authors=authors,
         first_publish_year=_int(doc.get("first_publish_year")),
         edition_count=doc.get("edition_count") if isinstance(doc.get("edition_count"), int) else None,
-        cover_id=_int(doc.get("cover_i")),
+        cover_id=_int(doc.get(cover_key)),
         subjects=_strings(doc.get("subject"))[:25],
-        page_count_median=_int(doc.get("number_of_pages_median")),
-        edition=_search_edition(doc),
+        **edition_level,
     )
+
+
+def search_doc_from_json(doc: dict[str, Any]) -> SearchDoc:
+    """Map one ``search.json`` doc (current shape with ``editions``, or the older merged-lists shape)."""
+    return _work_doc(doc, authors=_strings(doc.get("author_name")), cover_key="cover_i",
+                     page_count_median=_int(doc.get("number_of_pages_median")), edition=_search_edition(doc))
 
 
 def subject_work_from_json(work: dict[str, Any]) -> SearchDoc:
     """Map one work of a subject page (``/subjects/<slug>.json``): work-level only."""
-    return SearchDoc(
-        work_id=olid(work.get("key")),
-        title=text_value(work.get("title")),
-        subtitle=text_value(work.get("subtitle")),
-        authors=_names(work.get("authors")),
-        first_publish_year=_int(work.get("first_publish_year")),
-        edition_count=work.get("edition_count") if isinstance(work.get("edition_count"), int) else None,
-        cover_id=_int(work.get("cover_id")),
-        subjects=_strings(work.get("subject"))[:25],
-    )
+    return _work_doc(work, authors=_names(work.get("authors")), cover_key="cover_id")
 
 
 def isbn_pair(candidates: list[str], prefer: str | None = None) -> tuple[str | None, str | None]:

@@ -11,14 +11,13 @@ database, as S3 keeps them, so what the stores read back is the same on both bac
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import IO, Any
 
 from botocore.exceptions import ClientError
 
+from scholar.store.atomic_file import replace_file
 from scholar.store.local.database import Database, sqlite_errors
 
 ARTIFACTS_FOLDER = "artifacts"
@@ -70,17 +69,7 @@ class LocalS3:
 
     def _write(self, target: Path, fill: Any) -> None:
         with sqlite_errors(target):
-            target.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".part-")
-            try:
-                with os.fdopen(handle, "wb") as out:
-                    fill(out)
-                    out.flush()
-                    os.fsync(out.fileno())
-                os.replace(temporary, target)
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
+            replace_file(target, fill, prefix=".part-")
 
     def put_object(self, *, Bucket: str, Key: str, Body: bytes | IO[bytes], ContentType: str | None = None,  # noqa: N803
                    Tagging: str | None = None, **_: Any) -> dict[str, Any]:  # noqa: N803
