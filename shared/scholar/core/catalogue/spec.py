@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.core.catalogue.schema import input_schema, output_schema
 from scholar.core.errors import ErrorEnvelope
@@ -20,6 +20,12 @@ from scholar.core.errors import ErrorEnvelope
 MAX_RESULT_CHARS = 80_000
 
 TaskSupport = Literal["forbidden", "optional", "required"]
+
+
+class ToolInput(BaseModel):
+    """What every tool's input model is: an argument the tool does not declare is refused, never ignored."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 @dataclass(frozen=True)

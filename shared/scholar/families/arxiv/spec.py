@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
-from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_LOCAL, READ_ONLY_OPEN, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_LOCAL, READ_ONLY_OPEN, ToolInput, ToolSpec
 
 START_CEILING = 10_000
 # One slice stays within the 80,000-character result budget (DESIGN §4) with room for the other fields.
@@ -49,8 +49,7 @@ class ArxivPaper(BaseModel):
     abstract_url: str
 
 
-class SearchInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SearchInput(ToolInput):
 
     query: Annotated[
         str,
@@ -125,8 +124,7 @@ class SearchResult(BaseModel):
     )
 
 
-class GetPapersInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class GetPapersInput(ToolInput):
 
     paper_ids: ArxivIdText | Annotated[list[ArxivIdText], Field(min_length=1, max_length=MAX_IDS)] = Field(
         description=f"One arXiv id or a list of up to 10. {ARXIV_ID_FORMS}"
@@ -150,8 +148,7 @@ class GetPapersResult(BaseModel):
     )
 
 
-class ReadPaperInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class ReadPaperInput(ToolInput):
 
     paper_id: Annotated[str, Field(min_length=1, max_length=100, description=ARXIV_ID_FORMS)]
     max_characters: Annotated[int, Field(ge=1, le=MAX_CHARACTERS)] | None = Field(
@@ -195,8 +192,7 @@ class ReadPaperResult(BaseModel):
     notice: str | None = Field(default=None, description="How to continue when the slice is partial or empty.")
 
 
-class ListCategoriesInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class ListCategoriesInput(ToolInput):
 
     group: Group | None = Field(
         default=None,

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from scholar.core.catalogue import READ_ONLY_OPEN, WRITE_OPEN, ToolSpec
+from scholar.core.catalogue import READ_ONLY_OPEN, WRITE_OPEN, ToolInput, ToolSpec
 from scholar.families.books.models import EXCERPT_RESULT_CHARS, BookExcerpt, BookList, BookRecommendations, BookResult
 
 Limit = Annotated[int, Field(ge=1, le=50)]
 Text = Annotated[str, Field(min_length=1, max_length=300)]
 
 
-class SearchBooksInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SearchBooksInput(ToolInput):
     query: Text | None = Field(default=None, description="Free text, when title and author are not known")
     title: Text | None = Field(default=None, description="Title or part of it")
     author: Text | None = None
@@ -27,8 +26,7 @@ class SearchBooksInput(BaseModel):
         return self
 
 
-class GetBookInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class GetBookInput(ToolInput):
     identifier: Annotated[
         str,
         Field(
@@ -47,13 +45,11 @@ class GetBookInput(BaseModel):
     cover_size: Literal["S", "M", "L"] = "M"
 
 
-class GetBookExcerptInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class GetBookExcerptInput(ToolInput):
     isbn: Annotated[str, Field(min_length=10, max_length=40, description="ISBN-10 or ISBN-13 (hyphens allowed)")]
 
 
-class RecommendBooksInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class RecommendBooksInput(ToolInput):
     subject: Annotated[
         str,
         Field(min_length=1, max_length=200, description="A subject, e.g. machine learning"),

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from scholar.core.catalogue import ToolInput
 from scholar.core.records import FailedSource, Paper
 from scholar.families.papers import spec_export, spec_graph
 from scholar.families.papers.fields import PAPER_ID_FORMS, FieldOfStudy, FieldSet, S2Sources, Year, papers_tool
 
 
-class GetPaperInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class GetPaperInput(ToolInput):
     identifier: Annotated[str, Field(min_length=1, max_length=300, description=PAPER_ID_FORMS)]
 
 
-class SearchPapersInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SearchPapersInput(ToolInput):
     query: Annotated[str, Field(min_length=1, max_length=500)]
     fields: FieldSet = Field(
         default="compact",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, WRITE_OPEN, spec_maker
+from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, WRITE_OPEN, ToolInput, spec_maker
 from scholar.families.patents.models import CitingPatentsResult, PatentPdfResult, PatentResult, SearchPatentsResult
 
 EPO_CREDENTIALS = ("epo_consumer_key", "epo_consumer_secret")
@@ -29,8 +29,7 @@ patents_tool = spec_maker("patents", annotations=READ_ONLY_OPEN, tags=frozenset(
                           requires=EPO_CREDENTIALS)
 
 
-class SearchPatentsInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SearchPatentsInput(ToolInput):
     query: Text | None = Field(default=None, description="Words in titles and abstracts (quotes make a phrase); "
                                "optional with a filter")
     cpc_classification: Annotated[str, Field(min_length=1, max_length=30)] | None = Field(
@@ -56,8 +55,7 @@ class SearchPatentsInput(BaseModel):
         return self
 
 
-class GetPatentInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class GetPatentInput(ToolInput):
     patent_number: PatentNumberArg
     sections: list[Section] = Field(default_factory=lambda: ["biblio"], min_length=1, max_length=7)
     description_offset: Annotated[int, Field(ge=0, le=10_000_000, description="Pass description_next_offset")] = 0
@@ -65,15 +63,13 @@ class GetPatentInput(BaseModel):
                                                 "page")] = 30_000
 
 
-class GetCitingPatentsInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class GetCitingPatentsInput(ToolInput):
     paper_id: Annotated[str, Field(min_length=1, max_length=300, description="Any paper identifier (a DOI works "
                                    "best)")]
     limit: Annotated[int, Field(ge=1, le=25)] = 10
 
 
-class FetchPatentPdfInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class FetchPatentPdfInput(ToolInput):
     patent_number: PatentNumberArg
     use_vlm: bool = Field(default=False, description="VLM enrichment of formulas and figures (only when OPS has no "
                           "full text and a docling converter is configured)")

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from scholar.core.catalogue import WRITE_OPEN, ToolSpec
+from scholar.core.catalogue import WRITE_OPEN, ToolInput, ToolSpec
 from scholar.core.ids import PaperIdentifier
 from scholar.services.fulltext.models import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, PDF_RESULT_CHARS
 from scholar.services.fulltext.pdf_results import (
@@ -27,21 +27,18 @@ Offset = Annotated[int, Field(ge=0, le=100_000_000, description="Pass next_offse
 MaxChars = Annotated[int, Field(ge=1_000, le=MAX_CHARS_LIMIT, description="Markdown characters per page")]
 
 
-class FetchPaperPdfInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class FetchPaperPdfInput(ToolInput):
     identifier: PaperIdentifier
 
 
-class FetchAndConvertInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class FetchAndConvertInput(ToolInput):
     identifier: PaperIdentifier
     use_vlm: UseVlm = False
     offset: Offset = 0
     max_chars: MaxChars = DEFAULT_MAX_CHARS
 
 
-class FetchPdfByUrlInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class FetchPdfByUrlInput(ToolInput):
     url: Annotated[str, Field(min_length=8, max_length=2000, description="Direct http(s) URL of a PDF file")]
     filename: Annotated[
         str | None,
@@ -58,8 +55,7 @@ class FetchPdfByUrlInput(BaseModel):
     max_chars: MaxChars = DEFAULT_MAX_CHARS
 
 
-class ConvertPdfInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class ConvertPdfInput(ToolInput):
     file_path: Annotated[
         str,
         Field(

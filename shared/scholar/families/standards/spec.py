@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from scholar.core.catalogue import READ_ONLY_LOCAL, Annotations, ToolSpec
+from scholar.core.catalogue import READ_ONLY_LOCAL, Annotations, ToolInput, ToolSpec
 from scholar.families.standards.records import BODIES, StandardRecord
 from scholar.families.standards.runs import SyncRun
 
@@ -28,8 +28,7 @@ BodyFilter = Annotated[
 ]
 
 
-class ResolveInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class ResolveInput(ToolInput):
     raw: Annotated[
         str,
         Field(
@@ -41,8 +40,7 @@ class ResolveInput(BaseModel):
     ]
 
 
-class SearchInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SearchInput(ToolInput):
     query: Annotated[str, Field(min_length=1, max_length=300)]
     body: BodyFilter | None = None
     status: Literal["current", "withdrawn", "superseded", "draft", "all"] = Field(
@@ -51,8 +49,7 @@ class SearchInput(BaseModel):
     limit: Annotated[int, Field(ge=1, le=50)] = 10
 
 
-class GetStandardInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class GetStandardInput(ToolInput):
     identifier: Annotated[
         str,
         Field(min_length=1, max_length=300, description="Canonical or fuzzy identifier"),
@@ -69,8 +66,8 @@ class GetStandardInput(BaseModel):
     )
 
 
-class SyncStatusInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SyncStatusInput(ToolInput):
+    pass  # no arguments
 
 
 class VersionRef(BaseModel):

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from scholar.core.catalogue import READ_ONLY_LOCAL, spec_maker
+from scholar.core.catalogue import READ_ONLY_LOCAL, ToolInput, spec_maker
 
 MAX_WAIT_S = 20
 
 
-class GetTaskResultInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class GetTaskResultInput(ToolInput):
     task_id: Annotated[
         str, Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$", description="Task id from a queued answer")
     ]
@@ -20,8 +19,7 @@ class GetTaskResultInput(BaseModel):
                                  "answering (0: answer at once)")] = 0
 
 
-class ListTasksInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class ListTasksInput(ToolInput):
     limit: Annotated[int, Field(ge=1, le=100)] = 50
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from scholar.core.catalogue import READ_ONLY_OPEN, ToolSpec
+from scholar.core.catalogue import READ_ONLY_OPEN, ToolInput, ToolSpec
 from scholar.services.fulltext.read_options import MAX_READ_CHARS, READ_RESULT_CHARS
 
 FETCH_TOOL = "fetch"
@@ -21,8 +21,7 @@ FETCH_TOOL = "fetch"
 FETCH_MAX_CHARS = MAX_READ_CHARS
 
 
-class FetchInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class FetchInput(ToolInput):
     id: Annotated[
         str,
         Field(min_length=1, max_length=300,

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from scholar.core.catalogue import WRITE_OPEN, ToolSpec
+from scholar.core.catalogue import WRITE_OPEN, ToolInput, ToolSpec
 from scholar.core.ids import PaperIdentifier
 from scholar.services.fulltext.keep_result import DownloadPaperResult
 from scholar.services.fulltext.models import Prefer
 from scholar.store.library.models import COLLECTION_PATTERN, DEFAULT_COLLECTION
 
 
-class DownloadPaperInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class DownloadPaperInput(ToolInput):
     identifier: PaperIdentifier
     collection: Annotated[str, Field(pattern=COLLECTION_PATTERN)] = DEFAULT_COLLECTION
     prefer: Prefer = Field(

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scholar.core.catalogue import MAX_RESULT_CHARS, Annotations, spec_maker
+from scholar.core.catalogue import MAX_RESULT_CHARS, Annotations, ToolInput, spec_maker
 from scholar.core.records import Paper
 from scholar.store.library.models import (
     COLLECTION_PATTERN,
@@ -77,8 +77,7 @@ class LibraryEntry(BaseModel):
     added_at: str
 
 
-class LibraryAddInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class LibraryAddInput(ToolInput):
     identifier: Identifier
     collection: CollectionName = DEFAULT_COLLECTION
     tags: Tags = Field(default_factory=list, description="Added to any it has")
@@ -121,8 +120,7 @@ class LibraryGetResult(BaseModel):
     omitted: list[str] | None = Field(default=None, description="Identifiers whose records were left out")
 
 
-class LibraryListInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class LibraryListInput(ToolInput):
     collection: CollectionName | None = None
     tag: TagName | None = None
     year_start: Annotated[int | None, Field(default=None, ge=1000, le=2100)] = None
@@ -139,8 +137,7 @@ class LibraryListResult(BaseModel):
     truncated: bool | None = Field(default=None, description="The page was cut to fit the size budget")
 
 
-class LibraryUpdateInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class LibraryUpdateInput(ToolInput):
     id: Identifier
     add_tags: Tags = Field(default_factory=list)
     remove_tags: Tags = Field(default_factory=list)
@@ -165,8 +162,7 @@ class LibraryRemoveResult(BaseModel):
     removed: int
 
 
-class LibraryCollectionsInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class LibraryCollectionsInput(ToolInput):
     action: Literal["list", "create", "rename", "delete"] = "list"
     name: CollectionName | None = None
     new_name: CollectionName | None = Field(default=None, description="rename only")

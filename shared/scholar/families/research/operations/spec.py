@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
-from scholar.core.catalogue import READ_ONLY_LOCAL, ToolSpec
+from scholar.core.catalogue import READ_ONLY_LOCAL, ToolInput, ToolSpec
 from scholar.services.health.report import SourceHealth, known_sources
 
 
-class SourceHealthInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SourceHealthInput(ToolInput):
     source: Annotated[
         str | None,
         Field(
@@ -40,8 +39,8 @@ class SourceHealthResult(BaseModel):
     )
 
 
-class ServerInfoInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class ServerInfoInput(ToolInput):
+    pass  # no arguments
 
 
 class FamilyInfo(BaseModel):

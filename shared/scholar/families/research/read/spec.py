@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from scholar.core.catalogue import READ_ONLY_OPEN, ToolSpec
+from scholar.core.catalogue import READ_ONLY_OPEN, ToolInput, ToolSpec
 from scholar.services.fulltext.read_options import (
     DEFAULT_PAGES,
     DEFAULT_READ_CHARS,
@@ -18,8 +18,7 @@ from scholar.services.fulltext.read_options import (
 from scholar.services.fulltext.read_result import ReadPaperResult
 
 
-class ReadPaperInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class ReadPaperInput(ToolInput):
     identifier: Annotated[
         str,
         Field(min_length=1, max_length=2000,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
-from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, ToolInput, ToolSpec
 from scholar.core.records import FailedSources
 
 MAX_QUESTION = 1000
@@ -14,8 +14,7 @@ Intent = Literal["foundational", "recent", "survey", "methods", "datasets"]
 Sort = Literal["relevance", "citations", "date"]
 
 
-class SearchInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SearchInput(ToolInput):
     query: Annotated[
         str | None,
         Field(default=None, min_length=1, max_length=MAX_QUESTION,
@@ -70,10 +69,9 @@ class Signals(BaseModel):
     kind: float | None = Field(default=None, description="1 when the text matches the intent (survey, …)")
 
 
-class SearchHit(BaseModel):
+class SearchHit(ToolInput):
     """One compact result; every entry of ``ids`` is accepted by every other tool."""
 
-    model_config = ConfigDict(extra="forbid")
     id: str = Field(description="The preferred identifier (S2 id, DOI, arXiv id, PMID, INSPIRE:…); a paper with "
                     "no identifier at all carries its web page URL")
     ids: list[str] = Field(description="Every identifier known for the paper, in a form every tool accepts")
