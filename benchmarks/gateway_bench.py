@@ -66,7 +66,7 @@ def in_process(fixtures: Path) -> None:
         # The difference above also counts the family running a second time inside the gateway (its
         # decorators, the in-process dispatch) and the noise of two medians; this is the gateway alone.
         answer = Outcome.model_validate(papers_handler(invocation, LocalContext(function_name="scholar-bench-papers")))
-        with patch("scholar.gateway.mcp.dispatch.invoke_family", lambda family, invocation: answer):
+        with patch("scholar.runtime.calls.invoke_family", lambda family, invocation: answer):
             report("  gateway alone (the family's answer handed back at once)", timed(lambda: lambda_handler(call, ctx),
                                                                                       500, 20), 2.0)
 
