@@ -73,11 +73,11 @@ def in_process(fixtures: Path) -> None:
 
 # (module, attribute, label) of the segments a cached call goes through, outermost first.
 SEGMENTS = (
-    ("scholar.gateway.mcp.dispatch", "invoke_family", "gateway: the family invocation it waits for"),
+    ("scholar.runtime.calls", "invoke_family", "gateway: the family invocation it waits for"),
     ("scholar.local.invoke", "InvokeRouter._call", "  family: the whole handler (as moto's Lambda runs it)"),
     ("scholar.runtime.family", "_run", "  family: the tool"),
     ("scholar.services.health.recorder", "flush", "  family: usage record queued"),
-    ("scholar.gateway.mcp.dispatch", "validate_arguments", "gateway: strict validation"),
+    ("scholar.runtime.calls", "validate_arguments", "gateway: strict validation"),
     ("scholar.runtime.family", "validate_arguments", "  family: strict validation"),
     ("scholar.runtime.family", "dump_result", "  family: result dump"),
     ("scholar.runtime.family", "enforce_cap", "  family: 5 MiB cap check"),
