@@ -71,41 +71,30 @@ class Template:
                                   for i, part in enumerate(parts)))
 
 
-LIBRARY_ITEM = Template(
-    name="library_item",
-    title="Library item",
-    uri_template=f"{SCHEME}://library/{{item_id}}",
-    description="A paper in your library (item_id lib_…): its full record, collection, tags, notes, the PDF "
-    "versions kept and the URIs of its PDF and Markdown. Only your own items exist for you.",
-    mime_type="application/json",
-    ttl_ms=_MINUTE_MS,
+def _template(name: str, title: str, path: str, mime_type: str, ttl_ms: int, description: str) -> Template:
+    """One of our templates, written as a row: ``path`` is what follows ``scholar://``."""
+    return Template(name, title, f"{SCHEME}://{path}", description, mime_type, ttl_ms)
+
+
+LIBRARY_ITEM = _template(
+    "library_item", "Library item", "library/{item_id}", "application/json", _MINUTE_MS,
+    "A paper in your library (item_id lib_…): its full record, collection, tags, notes, the PDF versions kept and "
+    "the URIs of its PDF and Markdown. Only your own items exist for you.",
 )
-LIBRARY_PDF = Template(
-    name="library_pdf",
-    title="Kept PDF",
-    uri_template=f"{SCHEME}://library/{{item_id}}/pdf",
-    description="The PDF download_paper kept for a library item (the preferred version), as a base64 blob; a PDF "
-    "over the inline cap comes as a text/uri-list with a short-lived download link instead.",
-    mime_type="application/pdf",
-    ttl_ms=_HOUR_MS,
+LIBRARY_PDF = _template(
+    "library_pdf", "Kept PDF", "library/{item_id}/pdf", "application/pdf", _HOUR_MS,
+    "The PDF download_paper kept for a library item (the preferred version), as a base64 blob; a PDF over the "
+    "inline cap comes as a text/uri-list with a short-lived download link instead.",
 )
-LIBRARY_MARKDOWN = Template(
-    name="library_markdown",
-    title="Library item as Markdown",
-    uri_template=f"{SCHEME}://library/{{item_id}}/markdown",
-    description="The whole Markdown of a library item's kept PDF (one <!-- page N --> marker per page).",
-    mime_type="text/markdown",
-    ttl_ms=_HOUR_MS,
+LIBRARY_MARKDOWN = _template(
+    "library_markdown", "Library item as Markdown", "library/{item_id}/markdown", "text/markdown", _HOUR_MS,
+    "The whole Markdown of a library item's kept PDF (one <!-- page N --> marker per page).",
 )
-PAPER_MARKDOWN = Template(
-    name="paper_markdown",
-    title="Paper as Markdown",
-    uri_template=f"{SCHEME}://paper/{{id}}/markdown",
-    description="The whole converted Markdown of a paper read_paper or download_paper has converted; id is any "
-    "paper identifier (DOI, arXiv id, S2 id, PMID:…), percent-encoded. A paper not converted yet does not "
-    "exist here: read_paper converts it.",
-    mime_type="text/markdown",
-    ttl_ms=24 * _HOUR_MS,
+PAPER_MARKDOWN = _template(
+    "paper_markdown", "Paper as Markdown", "paper/{id}/markdown", "text/markdown", 24 * _HOUR_MS,
+    "The whole converted Markdown of a paper read_paper or download_paper has converted; id is any paper "
+    "identifier (DOI, arXiv id, S2 id, PMID:…), percent-encoded. A paper not converted yet does not exist here: "
+    "read_paper converts it.",
 )
 TEMPLATES: tuple[Template, ...] = tuple(
     sorted((LIBRARY_ITEM, LIBRARY_MARKDOWN, LIBRARY_PDF, PAPER_MARKDOWN), key=lambda t: t.name)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scholar.core.catalogue import CallContext, Handler
+from scholar.core.catalogue import CallContext, Handler, args_only
 from scholar.families.arxiv import fulltext, metadata, search, taxonomy
 from scholar.families.arxiv.spec import (
     CategoryItem,
@@ -10,24 +10,12 @@ from scholar.families.arxiv.spec import (
     GetPapersResult,
     ListCategoriesInput,
     ListCategoriesResult,
-    ReadPaperInput,
-    ReadPaperResult,
-    SearchInput,
-    SearchResult,
 )
-
-
-async def arxiv_search(args: SearchInput, ctx: CallContext) -> SearchResult:
-    return await search.search(args)
 
 
 async def arxiv_get_papers(args: GetPapersInput, ctx: CallContext) -> GetPapersResult:
     ids = [args.paper_ids] if isinstance(args.paper_ids, str) else list(args.paper_ids)
     return await metadata.get_papers(ids)
-
-
-async def arxiv_read_paper(args: ReadPaperInput, ctx: CallContext) -> ReadPaperResult:
-    return await fulltext.read_paper(args)
 
 
 async def arxiv_list_categories(args: ListCategoriesInput, ctx: CallContext) -> ListCategoriesResult:
@@ -37,8 +25,8 @@ async def arxiv_list_categories(args: ListCategoriesInput, ctx: CallContext) -> 
 
 
 HANDLERS: dict[str, Handler] = {
-    "arxiv_search": arxiv_search,
+    "arxiv_search": args_only(search.search),
     "arxiv_get_papers": arxiv_get_papers,
-    "arxiv_read_paper": arxiv_read_paper,
+    "arxiv_read_paper": args_only(fulltext.read_paper),
     "arxiv_list_categories": arxiv_list_categories,
 }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scholar.core.catalogue import CallContext, Handler
+from scholar.core.catalogue import CallContext, Handler, args_only
 from scholar.core.errors import InvalidArgumentError
 from scholar.core.id_forms import refuse_other_forms
 from scholar.core.ids import InvalidIdError, parse_isbn
@@ -13,20 +13,9 @@ from scholar.families.books.models import (
     EXCERPT_TEXT_CHARS,
     EXCERPT_TITLE_CHARS,
     BookExcerpt,
-    BookList,
-    BookRecommendations,
-    BookResult,
 )
-from scholar.families.books.spec import GetBookExcerptInput, GetBookInput, RecommendBooksInput, SearchBooksInput
+from scholar.families.books.spec import GetBookExcerptInput
 from scholar.sources import google_books
-
-
-async def search_books(args: SearchBooksInput, ctx: CallContext) -> BookList:
-    return await search.search_books(args)
-
-
-async def get_book(args: GetBookInput, ctx: CallContext) -> BookResult:
-    return await lookup.get_book(args)
 
 
 def _cut(text: str | None, cap: int) -> str | None:
@@ -56,13 +45,9 @@ async def get_book_excerpt(args: GetBookExcerptInput, ctx: CallContext) -> BookE
     )
 
 
-async def recommend_books(args: RecommendBooksInput, ctx: CallContext) -> BookRecommendations:
-    return await search.recommend_books(args)
-
-
 HANDLERS: dict[str, Handler] = {
-    "search_books": search_books,
-    "get_book": get_book,
+    "search_books": args_only(search.search_books),
+    "get_book": args_only(lookup.get_book),
     "get_book_excerpt": get_book_excerpt,
-    "recommend_books": recommend_books,
+    "recommend_books": args_only(search.recommend_books),
 }

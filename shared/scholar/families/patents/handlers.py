@@ -8,26 +8,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from scholar.core.aio import off_loop
-from scholar.core.catalogue import CallContext, Handler
+from scholar.core.catalogue import CallContext, Handler, args_only
 from scholar.core.id_forms import refuse_other_forms
 from scholar.core.patent_numbers import parse_patent_number
 from scholar.families.patents import citing, get, pdf_jobs, search
 from scholar.families.patents.get import PATENT_FORMS
-from scholar.families.patents.models import CitingPatentsResult, PatentResult, SearchPatentsResult
-from scholar.families.patents.spec import FetchPatentPdfInput, GetCitingPatentsInput, GetPatentInput, SearchPatentsInput
+from scholar.families.patents.spec import FetchPatentPdfInput
 from scholar.sources.epo_ops_numbers import standardise
-
-
-async def search_patents(args: SearchPatentsInput, ctx: CallContext) -> SearchPatentsResult:
-    return await search.search_patents(args)
-
-
-async def get_patent(args: GetPatentInput, ctx: CallContext) -> PatentResult:
-    return await get.get_patent(args)
-
-
-async def get_citing_patents(args: GetCitingPatentsInput, ctx: CallContext) -> CitingPatentsResult:
-    return await citing.get_citing_patents(args)
 
 
 async def fetch_patent_pdf(args: FetchPatentPdfInput, ctx: CallContext) -> BaseModel:
@@ -42,9 +29,9 @@ async def fetch_patent_pdf(args: FetchPatentPdfInput, ctx: CallContext) -> BaseM
 
 
 HANDLERS: dict[str, Handler] = {
-    "search_patents": search_patents,
-    "get_patent": get_patent,
-    "get_citing_patents": get_citing_patents,
+    "search_patents": args_only(search.search_patents),
+    "get_patent": args_only(get.get_patent),
+    "get_citing_patents": args_only(citing.get_citing_patents),
     "fetch_patent_pdf": fetch_patent_pdf,
 }
 
