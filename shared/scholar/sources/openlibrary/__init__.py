@@ -8,7 +8,6 @@ the registry do both); the requests are in ``client``.
 """
 
 from scholar.sources.openlibrary.client import (
-    COVERS_SOURCE,
     SEARCH_FIELDS,
     author_names,
     book_metadata,
@@ -24,40 +23,27 @@ from scholar.sources.openlibrary.mapping import (
     cover_url,
     edition_from_json,
     isbn_pair,
-    olid,
     pick_edition,
-    search_doc_from_json,
     subject_slug,
-    subject_work_from_json,
-    text_value,
     work_from_json,
 )
 from scholar.sources.openlibrary.models import (
     SOURCE,
-    BookMetadata,
     CoverSize,
     Edition,
     EditionsPage,
     SearchDoc,
-    SearchEdition,
-    SearchPage,
-    SubjectPage,
     Work,
     year_of,
 )
 
 __all__ = [
-    "COVERS_SOURCE",
     "SEARCH_FIELDS",
     "SOURCE",
-    "BookMetadata",
     "CoverSize",
     "Edition",
     "EditionsPage",
     "SearchDoc",
-    "SearchEdition",
-    "SearchPage",
-    "SubjectPage",
     "Work",
     "author_names",
     "book_metadata",
@@ -69,14 +55,10 @@ __all__ = [
     "get_work",
     "isbn_pair",
     "list_editions",
-    "olid",
     "pick_edition",
     "search",
-    "search_doc_from_json",
     "subject",
     "subject_slug",
-    "subject_work_from_json",
-    "text_value",
     "work_from_json",
     "year_of",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from scholar.core.ids import InvalidIdError, isbn13_to_isbn10, parse_isbn
@@ -79,27 +80,33 @@ def _int(value: object) -> int | None:
     return value if isinstance(value, int) and value > 0 else None
 
 
+# The edition fields read straight from the key of the same name, each with its reader.
+_EDITION_FIELDS: dict[str, Callable[[object], object]] = {
+    "title": text_value,
+    "subtitle": text_value,
+    "publishers": _names,
+    "publish_date": text_value,
+    "isbn_10": _strings,
+    "isbn_13": _strings,
+    "covers": _ints,
+    "number_of_pages": _int,
+    "edition_name": text_value,
+    "physical_format": text_value,
+    "languages": _language_codes,
+    "description": text_value,
+    "subjects": _names,
+}
+
+
 def edition_from_json(data: dict[str, Any]) -> Edition:
     """Map an edition record (``/books/OL…M.json``, ``/isbn/….json`` or an editions-list entry)."""
     identifiers = data.get("identifiers") if isinstance(data.get("identifiers"), dict) else {}
     return Edition(
         id=olid(data.get("key")) or "",
-        title=text_value(data.get("title")),
-        subtitle=text_value(data.get("subtitle")),
         work_id=next(iter(_keys(data.get("works"))), None),
         author_ids=_keys(data.get("authors"), "author"),
-        publishers=_names(data.get("publishers")),
-        publish_date=text_value(data.get("publish_date")),
-        isbn_10=_strings(data.get("isbn_10")),
-        isbn_13=_strings(data.get("isbn_13")),
-        covers=_ints(data.get("covers")),
-        number_of_pages=_int(data.get("number_of_pages")),
-        edition_name=text_value(data.get("edition_name")),
-        physical_format=text_value(data.get("physical_format")),
-        languages=_language_codes(data.get("languages")),
-        description=text_value(data.get("description")),
-        subjects=_names(data.get("subjects")),
         google_ids=_strings(identifiers.get("google")),
+        **{field: read(data.get(field)) for field, read in _EDITION_FIELDS.items()},
     )
 
 
