@@ -38,6 +38,7 @@ from scholar.core.catalogue.spec import (
     ToolSpec,
     args_only,
     spec_maker,
+    text_argument,
 )
 
 __all__ = [
@@ -69,4 +70,5 @@ __all__ = [
     "profile_tools",
     "result_size_hint",
     "spec_maker",
+    "text_argument",
 ]

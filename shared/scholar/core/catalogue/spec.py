@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -20,6 +20,14 @@ from scholar.core.errors import ErrorEnvelope
 MAX_RESULT_CHARS = 80_000
 
 TaskSupport = Literal["forbidden", "optional", "required"]
+
+
+def text_argument(max_length: int, description: str, **constraints: Any) -> Any:
+    """The type of a required, non-empty string argument of at most ``max_length`` characters.
+
+    Use it in an input model: ``identifier: text_argument(300, "Any paper identifier")``.
+    """
+    return Annotated[str, Field(min_length=1, max_length=max_length, description=description, **constraints)]
 
 
 class ToolInput(BaseModel):

@@ -9,11 +9,11 @@ which it is, and read_paper makes the full text).
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from scholar.core.catalogue import READ_ONLY_OPEN, ToolInput, ToolSpec
+from scholar.core.catalogue import READ_ONLY_OPEN, ToolInput, ToolSpec, text_argument
 from scholar.services.fulltext.read_options import MAX_READ_CHARS, READ_RESULT_CHARS
 
 FETCH_TOOL = "fetch"
@@ -22,12 +22,8 @@ FETCH_MAX_CHARS = MAX_READ_CHARS
 
 
 class FetchInput(ToolInput):
-    id: Annotated[
-        str,
-        Field(min_length=1, max_length=300,
-              description="A search result's id (or any of its ids), or any paper identifier: DOI, arXiv id, S2 id, "
-              "PMID:…, PMCID:…"),
-    ]
+    id: text_argument(300, "A search result's id (or any of its ids), or any paper identifier: DOI, arXiv id, S2 id, "
+                      "PMID:…, PMCID:…")
 
 
 class FetchMetadata(BaseModel):

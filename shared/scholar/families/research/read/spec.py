@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from scholar.core.catalogue import READ_ONLY_OPEN, ToolInput, ToolSpec
+from scholar.core.catalogue import READ_ONLY_OPEN, ToolInput, ToolSpec, text_argument
 from scholar.services.fulltext.read_options import (
     DEFAULT_PAGES,
     DEFAULT_READ_CHARS,
@@ -19,17 +19,10 @@ from scholar.services.fulltext.read_result import ReadPaperResult
 
 
 class ReadPaperInput(ToolInput):
-    identifier: Annotated[
-        str,
-        Field(min_length=1, max_length=2000,
-              description="Any paper identifier, a pdfs/<sha256>.pdf reference we returned, or a public http(s) "
-              "URL of a PDF"),
-    ]
-    pages: Annotated[
-        str,
-        Field(min_length=1, max_length=200, pattern=r"^[0-9,\- ]+$",
-              description="A range list: 1-10, 3,5,7-9 or 12- (to the end)"),
-    ] = DEFAULT_PAGES
+    identifier: text_argument(2000, "Any paper identifier, a pdfs/<sha256>.pdf reference we returned, or a public "
+                              "http(s) URL of a PDF")
+    pages: text_argument(200, "A range list: 1-10, 3,5,7-9 or 12- (to the end)",
+                         pattern=r"^[0-9,\- ]+$") = DEFAULT_PAGES
     max_chars: Annotated[int, Field(ge=MIN_READ_CHARS, le=MAX_READ_CHARS, description="Whole pages only")] = (
         DEFAULT_READ_CHARS
     )
