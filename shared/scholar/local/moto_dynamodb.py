@@ -5,8 +5,9 @@ failed one back by putting the copies back: a write another thread committed mea
 write costs a copy of the whole table (all callers' libraries). The local server answers requests on many
 threads, and the library's writes are transactions meant to lose races (scholar.store.library.table), so this
 module swaps in a transaction that holds one lock, checks every condition first and only then applies the
-actions (restoring just the touched items if one fails), and takes the same lock around moto's single-item
-writes. Installing is idempotent and process-wide (moto's state is process-wide too).
+actions (restoring just the touched items if one fails), takes the same lock around moto's single-item writes,
+and answers ``get_item`` with a copy taken under it. Installing is idempotent and process-wide (moto's state
+is process-wide too).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def install() -> None:
             return
         for name in _WRITES:
             setattr(DynamoDBBackend, name, _locked(getattr(DynamoDBBackend, name)))
+        DynamoDBBackend.get_item = _snapshot(DynamoDBBackend.get_item)  # type: ignore[method-assign]  # moto's seam
         DynamoDBBackend.transact_write_items = _transact_write_items  # type: ignore[method-assign]  # moto's seam
         _installed = True
 
@@ -52,6 +54,22 @@ def _locked(original: Callable[..., Any]) -> Callable[..., Any]:
             return original(self, *args, **kwargs)
 
     return locked
+
+
+def _snapshot(original: Callable[..., Any]) -> Callable[..., Any]:
+    """A read that returns a copy taken under the lock.
+
+    moto updates an item in place and serialises what ``get_item`` returned only after the call: without a copy,
+    a read racing a transaction could answer a half-applied item (the library's revision already new, its counts
+    not yet), and a write planned on it would lose another's increment.
+    """
+
+    @functools.wraps(original)
+    def snapshot(self: DynamoDBBackend, *args: Any, **kwargs: Any) -> Any:
+        with _lock:
+            return copy.deepcopy(original(self, *args, **kwargs))
+
+    return snapshot
 
 
 def _actions(backend: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> list[tuple[str, dict, dict]]:
