@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -65,9 +64,9 @@ def _environment(home: Path) -> dict[str, str]:
     env = {config.BACKEND_ENV: "local", config.HOME_ENV: str(home), config.LOCAL_DISPATCH_ENV: "1"}
     env |= {_TABLE_ENVS[name]: value for name, value in names.items()}
     env |= {variable: machine_arn(name) for variable, name in _MACHINE_ENVS.items()}
-    if not os.environ.get(METRICS_DISABLED_ENV):
+    if not config.get_environ(METRICS_DISABLED_ENV):
         env[METRICS_DISABLED_ENV] = "true"
-    if not os.environ.get(config.OAUTH_SIGNING_KEY_ENV):
+    if not config.get_environ(config.OAUTH_SIGNING_KEY_ENV):
         # The key file under home/keys (scholar.store.local); one id per folder, so a public key read once per
         # process (scholar.store.signing) is never another folder's.
         env[config.OAUTH_SIGNING_KEY_ENV] = f"{SIGNING_KEY_ID}-{hashlib.sha256(str(home).encode()).hexdigest()[:12]}"
@@ -120,9 +119,9 @@ def local_backend(home: Path | None = None, *, statemachines: Path = STATEMACHIN
         raise
     executions = LocalStepFunctions(backend.database, statemachines, backend.owner)
     backend.register("stepfunctions", executions)
-    saved = {name: os.environ.get(name) for name in _environment(folder)}
-    os.environ.update(_environment(folder))
-    get_settings.cache_clear()
+    environment = _environment(folder)
+    saved = {name: config.get_environ(name) for name in environment}
+    config.set_environment(environment)
     aws.reset_clients()
     aws.use_local_clients(backend.client)
     dispatch.install()
@@ -138,12 +137,7 @@ def local_backend(home: Path | None = None, *, statemachines: Path = STATEMACHIN
     finally:
         executions.close()  # a step under way finishes; what is left runs again at the next start
         aws.use_local_clients(None)
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        get_settings.cache_clear()
+        config.set_environment(saved)
         aws.reset_clients()
         owners.release(folder, backend.owner, lock)
         backend.close()
