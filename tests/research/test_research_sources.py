@@ -81,6 +81,19 @@ def test_europepmc_search_asks_for_core_results_and_maps_pmids_and_abstracts(ups
     assert any(p.abstract for p in papers)
 
 
+def test_europepmc_people_are_given_names_first_so_the_surname_is_the_last_word():
+    """Europe PMC's fullName is "Schoenfeld JD": read as written, every citation style made "JD" the surname."""
+    from scholar.core.paper_mapping import from_europepmc  # noqa: PLC0415
+
+    core = recorded_json("europepmc/search_cancer_core.json")["resultList"]["result"][0]
+    names = [a.name for a in from_europepmc(core).authors or []]
+    assert names[:3] == ["Jonathan D Schoenfeld", "Daphne A Haas-Kogan", "Allison F O'Neill"]
+    lite = recorded_json("europepmc/search_cancer_lite.json")["resultList"]["result"][0]
+    assert [a.name for a in from_europepmc(lite).authors or []] == ["JD Schoenfeld", "DA Haas-Kogan", "AF O'Neill"]
+    group = from_europepmc({"authorList": {"author": [{"collectiveName": "The ABC Consortium"},
+                                                      {"fullName": "van der Berg AB"}]}})
+    assert [a.name for a in group.authors or []] == ["The ABC Consortium", "AB van der Berg"]
+
 def test_inspire_search_maps_the_recorded_literature_record(upstream):
     record = recorded_json("inspire/literature_record_1842768.json")
     upstream.get(INSPIRE_SEARCH).mock(return_value=json_response(synthetic_inspire_search(record)))

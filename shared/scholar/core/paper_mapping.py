@@ -6,6 +6,7 @@ upstream supports and names its source in ``sources``; unknown values stay absen
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from scholar.core.numerals import ascii_int
@@ -164,6 +165,26 @@ def _epmc_pdf(result: dict[str, Any]) -> OpenAccessPdf | None:
     return None
 
 
+_SURNAME_INITIALS = re.compile(r"^(?P<surname>.+?)\s+(?P<initials>[A-Z]{1,4})$")
+
+
+def _given_first(name: str) -> str:
+    """Europe PMC writes people as "Surname INITIALS" ("Schoenfeld JD"); every other source and every citation
+    style reads the last word as the family name, so turn it round ("JD Schoenfeld"). Other names pass as they are."""
+    match = _SURNAME_INITIALS.match(name)
+    return f"{match['initials']} {match['surname']}" if match else name
+
+
+def _epmc_author(author: dict[str, Any]) -> str | None:
+    """One ``authorList`` entry's name, given names first: first + last name when Europe PMC splits them, a group's
+    ``collectiveName``, else ``fullName`` turned round."""
+    if author.get("lastName"):
+        return " ".join(p for p in (author.get("firstName") or author.get("initials"), author["lastName"]) if p)
+    if author.get("collectiveName"):
+        return str(author["collectiveName"])
+    return _given_first(str(author["fullName"]).strip()) if author.get("fullName") else None
+
+
 def from_europepmc(result: dict[str, Any]) -> Paper:
     """A Europe PMC search result (``resultType=core`` or ``lite``) → Paper (sources: europepmc)."""
     external: dict[str, str] = {}
@@ -173,13 +194,11 @@ def from_europepmc(result: dict[str, Any]) -> Paper:
         external["PubMed"] = str(result["pmid"])
     if result.get("pmcid"):
         external["PubMedCentral"] = str(result["pmcid"]).upper()
-    authors = [
-        Author(name=a.get("fullName") or " ".join(p for p in (a.get("firstName"), a.get("lastName")) if p))
-        for a in ((result.get("authorList") or {}).get("author") or [])
-        if a.get("fullName") or a.get("lastName")
-    ]
+    authors = [Author(name=name) for a in ((result.get("authorList") or {}).get("author") or [])
+               if (name := _epmc_author(a))]
     if not authors and result.get("authorString"):
-        authors = [Author(name=n.strip().rstrip(".")) for n in str(result["authorString"]).split(",") if n.strip()]
+        authors = [Author(name=_given_first(n.strip().rstrip("."))) for n in str(result["authorString"]).split(",")
+                   if n.strip().rstrip(".")]
     journal = ((result.get("journalInfo") or {}).get("journal") or {}).get("title") or result.get("journalTitle")
     year = str(result.get("pubYear", ""))
     cited = str(result.get("citedByCount", ""))
