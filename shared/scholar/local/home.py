@@ -8,17 +8,14 @@ never half of either.
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from scholar.core.config import get_environ, get_settings
+from scholar.core.config import default_home, get_environ, get_settings
+from scholar.store import atomic_file
 
 __all__ = ["backup", "replace_file", "scholar_home", "user_config_dir"]
-
-APP = "scholar"
 
 
 def user_config_dir(system: str = sys.platform, home: Path | None = None) -> Path:
@@ -32,17 +29,11 @@ def user_config_dir(system: str = sys.platform, home: Path | None = None) -> Pat
     return Path(get_environ("XDG_CONFIG_HOME") or home / ".config")
 
 
-def scholar_home(system: str = sys.platform, home: Path | None = None) -> Path:
-    """The data folder: ``SCHOLAR_HOME``, else ``~/Library/Application Support/scholar`` (macOS),
-    ``%LOCALAPPDATA%\\scholar`` (Windows), ``$XDG_DATA_HOME/scholar`` or ``~/.local/share/scholar``."""
-    if configured := get_settings().home:
-        return Path(configured).expanduser()
-    home = home or Path.home()
-    if system == "darwin":
-        return home / "Library" / "Application Support" / APP
-    if system == "win32":
-        return Path(get_environ("LOCALAPPDATA") or home / "AppData" / "Local") / APP
-    return Path(get_environ("XDG_DATA_HOME") or home / ".local" / "share") / APP
+def scholar_home() -> Path:
+    """The data folder: ``SCHOLAR_HOME``, else the platform's user data folder (``config.default_home``:
+    ``~/.local/share/scholar`` on Linux, ``~/Library/Application Support/scholar`` on macOS,
+    ``%LOCALAPPDATA%\\scholar`` on Windows)."""
+    return Path(get_settings().home or default_home()).expanduser()
 
 
 def backup(path: Path) -> Path | None:
@@ -60,20 +51,10 @@ def backup(path: Path) -> Path | None:
 
 
 def replace_file(path: Path, content: bytes, *, private: bool = False) -> None:
-    """Write ``content`` to ``path`` atomically (temporary file in the same folder, fsync, ``os.replace``).
+    """Write ``content`` to ``path`` in one rename (``store.atomic_file``), keeping the old file's permissions.
 
     Args:
         private: readable by the user only (0600), as keys are.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(content)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temp, 0o600 if private else (path.stat().st_mode & 0o777 if path.exists() else 0o644))
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    atomic_file.replace_file(path, lambda out: out.write(content), prefix=f".{path.name}.",
+                             mode=0o600 if private else (None if path.exists() else 0o644))
