@@ -97,12 +97,13 @@ def _transfer_text(report: dict[str, Any]) -> str:
 
 def _transfer(args: argparse.Namespace) -> int:
     from scholar.local import transfer  # noqa: PLC0415  # the MCP client (imports mcp): only these commands
-    from scholar.local.cli.output import EXIT_CODES, EXIT_OK, ProgressLine  # noqa: PLC0415
+    from scholar.local.cli.output import EXIT_CODES, EXIT_OK, ProgressLine, answer_stream  # noqa: PLC0415
 
     move = transfer.push if args.direction == "push" else transfer.pull
-    report = move(args.url, api_key=args.api_key, collection=args.collection, dry_run=args.dry_run,
-                  pdfs=not args.no_pdfs, progress=ProgressLine())
-    sys.stdout.write((json.dumps(report, ensure_ascii=False, indent=2) if args.as_json else _transfer_text(report))
+    with answer_stream() as answer:
+        report = move(args.url, api_key=args.api_key, collection=args.collection, dry_run=args.dry_run,
+                      pdfs=not args.no_pdfs, progress=ProgressLine())
+        answer.write((json.dumps(report, ensure_ascii=False, indent=2) if args.as_json else _transfer_text(report))
                      + "\n")
     failed = [entry.get("error") or entry.get("pdf") for entry in report["items"]
               if entry["outcome"] == "failed" or (entry.get("pdf") or {}).get("status") == "failed"]
