@@ -39,6 +39,8 @@ class WebToFake(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-def web_access(fake: FakeUpstream) -> fetch.WebAccess:
-    """What ``fetch.set_web_access`` takes so that every web host is answered by ``fake``."""
-    return fetch.WebAccess(resolver=public_resolver, transport=lambda: WebToFake(fake.base_url))
+def web_access(fake: FakeUpstream | str) -> fetch.WebAccess:
+    """What ``fetch.set_web_access`` takes so that every web host is answered by ``fake`` (or the fake at that URL,
+    from another process)."""
+    base_url = fake if isinstance(fake, str) else fake.base_url
+    return fetch.WebAccess(resolver=public_resolver, transport=lambda: WebToFake(base_url))

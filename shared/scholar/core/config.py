@@ -26,6 +26,8 @@ HOST_ENV = "SCHOLAR_HOST"
 # SCHOLAR_HOME, everything in this process: scholar.local.machine). Chosen once per process; families never know.
 BACKEND_ENV = "SCHOLAR_BACKEND"
 HOME_ENV = "SCHOLAR_HOME"
+# The API key `scholar library push/pull` sends to a hosted deployment (x-api-key) when --api-key is not given.
+REMOTE_API_KEY_ENV = "SCHOLAR_REMOTE_API_KEY"
 BACKENDS = ("aws", "local")
 PORT_ENV = "SCHOLAR_PORT"
 CACHE_TABLE_ENV = "SCHOLAR_CACHE_TABLE"

@@ -1,5 +1,5 @@
 """The commands of this machine beside the tools: ``mcp``, ``serve``, ``doctor``, ``sync-standards``,
-``install`` / ``uninstall`` and ``keys``.
+``install`` / ``uninstall`` and ``keys``; in the ``library`` group, ``push`` and ``pull``.
 
 Each imports what it runs only when chosen (``scholar get-paper`` pays for none of it: the MCP SDK alone costs
 ~0.7 s). Each sets ``run`` on its parser: ``scholar.local.cli.main`` calls it with the parsed arguments and exits
@@ -15,7 +15,7 @@ from typing import Any
 
 from scholar.core.errors import InvalidArgumentError
 
-__all__ = ["add_commands"]
+__all__ = ["add_commands", "add_library_commands"]
 
 CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode", "codex")
 
@@ -74,6 +74,67 @@ def _keys(args: argparse.Namespace) -> int:
     from scholar.local import keys  # noqa: PLC0415
 
     return keys.run(args.action, args.name)
+
+
+def _transfer_text(report: dict[str, Any]) -> str:
+    counts = report["counts"]
+    head = ("plan (dry run, nothing written): " if report["dry_run"] else "") + ", ".join(
+        f"{count} {name.replace('_', ' ')}" for name, count in counts.items() if count)
+    lines = [f"library {report['direction']} {report['url']}: {head or 'nothing to move'}"]
+    if report["collections_created"]:
+        lines.append(f"collections created: {', '.join(report['collections_created'])}")
+    for item in report["items"]:
+        line = f"{item['outcome']:<10} {item['item_id']}  {item.get('title') or ''}"
+        if error := item.get("error"):
+            line += f"  [{error['code']}] {error['message']}"
+        if pdf := item.get("pdf"):
+            line += f"  pdf: {pdf['status']}" + (f" ({', '.join(pdf['task_ids'])})" if pdf.get("task_ids") else "")
+            line += f" [{pdf['code']}] {pdf.get('message', '')}" if pdf.get("code") else ""
+        lines.append(line)
+    lines += [f"warning: {warning}" for warning in report.get("warnings", [])]
+    return "\n".join(lines)
+
+
+def _transfer(args: argparse.Namespace) -> int:
+    from scholar.local import transfer  # noqa: PLC0415  # the MCP client (imports mcp): only these commands
+    from scholar.local.cli.output import EXIT_CODES, EXIT_OK, ProgressLine, answer_stream  # noqa: PLC0415
+
+    move = transfer.push if args.direction == "push" else transfer.pull
+    with answer_stream() as answer:
+        report = move(args.url, api_key=args.api_key, collection=args.collection, dry_run=args.dry_run,
+                      pdfs=not args.no_pdfs, progress=ProgressLine())
+        answer.write((json.dumps(report, ensure_ascii=False, indent=2) if args.as_json else _transfer_text(report))
+                     + "\n")
+    failed = [entry.get("error") or entry.get("pdf") for entry in report["items"]
+              if entry["outcome"] == "failed" or (entry.get("pdf") or {}).get("status") == "failed"]
+    return EXIT_CODES.get(str(failed[0].get("code")), EXIT_CODES["internal"]) if failed else EXIT_OK
+
+
+_TRANSFER_HELP = {
+    "push": ("move this machine's library to a hosted deployment (over MCP)",
+             "Copy every item (every field, collection, tag, note, kept-PDF record) to the deployment at URL with its "
+             "own library tools; items it has unchanged are left alone, a newer copy there is kept, and each kept PDF "
+             "is queued to be kept again there (download_paper). Running it twice writes nothing."),
+    "pull": ("move a hosted deployment's library to this machine (over MCP)",
+             "The reverse of push: the deployment's items into this machine's library; kept PDFs are kept again "
+             "here by this machine's own pipeline."),
+}
+_URL_HELP = ("the deployment's MCP endpoint, https://…/mcp (plain http only to this machine: 127.0.0.1, localhost)")
+
+
+def add_library_commands(library: Any) -> None:
+    """Add ``push`` and ``pull`` to the ``library`` group's subcommands."""
+    for direction, (text, description) in _TRANSFER_HELP.items():
+        parser = library.add_parser(direction, help=text, description=description + " Signs in with OAuth (a "
+                                    "browser) unless an API key is given; the sign-in is kept under SCHOLAR_HOME.")
+        parser.add_argument("url", metavar="URL", help=_URL_HELP)
+        parser.add_argument("--api-key", help="the deployment's API key, sent as x-api-key (default: "
+                                              "SCHOLAR_REMOTE_API_KEY; neither: sign in with OAuth)")
+        parser.add_argument("--collection", help="only this collection")
+        parser.add_argument("--dry-run", action="store_true", help="read both sides and print the plan; write nothing")
+        parser.add_argument("--no-pdfs", action="store_true", help="do not keep the kept PDFs again on the other side")
+        parser.add_argument("--json", action="store_true", dest="as_json", help="print the report as JSON")
+        parser.set_defaults(run=_transfer, direction=direction)
 
 
 def add_commands(subcommands: Any) -> None:

@@ -1,6 +1,7 @@
 """``scholar``: every tool of the catalogue as a subcommand, plus the commands of this machine.
 
-Tools: ``get_paper`` → ``scholar get-paper``; the ``library_*`` tools are grouped (``scholar library export``).
+Tools: ``get_paper`` → ``scholar get-paper``; the ``library_*`` tools are grouped (``scholar library export``), with
+``scholar library push`` / ``pull`` beside them.
 Their parameters come from the input schema (``scholar.local.cli.options``), ``--help`` from the tool's
 description. A tool runs through the gateway's own path below MCP (``scholar.local.calls``) as principal
 ``local``, on the backend ``SCHOLAR_BACKEND`` names (``scholar.local.backend``; default local). The machine's
@@ -61,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
             group = subcommands.add_parser(GROUPS[prefix], help=f"the {GROUPS[prefix]}_* tools")
             groups[prefix] = group.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
         _add_tool(groups[prefix], command_name(name[len(prefix):]), spec)
+    if "library_" in groups:
+        commands.add_library_commands(groups["library_"])
     commands.add_commands(subcommands)
     return parser
 

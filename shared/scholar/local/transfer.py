@@ -1,0 +1,438 @@
+"""``scholar library push URL`` / ``scholar library pull URL``: this machine's library moved to a hosted deployment and
+back, over MCP, with each side's own library tools (the same dicts on both sides).
+
+One flow for both directions, from a source library to a target library:
+
+    1. read both: library_export format=jsonl (the lossless snapshot: every field, collection, tag, note, PDF
+       version), the target's whole library, so an item is matched by id wherever it lives there;
+    2. plan each source item: ``created`` (the target lacks it), ``unchanged`` (equal, PDF versions the target kept
+       on its own aside), ``updated`` (the source's copy is newer), ``kept_newer`` (the target's copy is newer: it
+       stays, nothing is lost);
+    3. create the collections the target lacks (empty ones too), import the planned items in batches with
+       library_import (an item the target refuses is named by its line, left out and reported; the rest goes on);
+    4. export the target again and hold every written item to the source's copy: what differs is ``failed``;
+    5. kept PDFs: the target keeps each again itself (download_paper with the version kind kept): a deployment
+       queues it (the task id is reported), this machine runs it to its end.
+
+The non-obvious constraint: an update never drops what only the target holds. PDF versions the target kept (and
+its Markdown) are merged into the written copy, and an item equal to the source's copy but for them is unchanged,
+so pushing twice writes nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import anyio
+import httpx
+
+from scholar.core.config import REMOTE_API_KEY_ENV, get_environ
+from scholar.core.errors import ForbiddenError, InvalidArgumentError, ScholarError, UnavailableError
+from scholar.core.ids import InvalidIdError, parse_paper_id
+from scholar.core.records import Paper
+from scholar.local.calls import LOCAL_PRINCIPAL, Progress, call
+from scholar.local.serving import is_loopback
+from scholar.services.library.export import to_jsonl
+from scholar.services.library.keep import identity_of
+from scholar.services.library.snapshot import parse_snapshot, read_reference
+from scholar.store.library.models import LibraryItem
+
+__all__ = ["BATCH_CHARS", "BATCH_ITEMS", "check_url", "merged", "plan_item", "pull", "push", "sign_in_file"]
+
+Direction = Literal["push", "pull"]
+Outcome = Literal["created", "updated", "unchanged", "kept_newer", "failed"]
+Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+Browser = Callable[[str], Awaitable[None]]
+
+# A batch stays far below library_import's inline cap (3,000,000 characters) and the gateway's 4 MiB request.
+BATCH_CHARS = 1_000_000
+BATCH_ITEMS = 200
+DOWNLOAD_TIMEOUT_S = 120.0
+SIGN_IN_FOLDER = "sign-in"
+READING_TOOLS = ("library_export", "library_collections")
+WRITING_TOOLS = (*READING_TOOLS, "library_import")
+KEEP_TOOL = "download_paper"
+# A kept version's kind → download_paper's prefer that keeps that kind again.
+_PREFER = {"published": "published", "accepted": "published", "unknown": "published", "submitted": "preprint",
+           "preprint": "preprint"}
+_DROPPED = ("rev",)  # the store's revision counter: each library's own, not the item's
+
+
+def check_url(url: str, field_name: str = "url") -> str:
+    """``url`` when it may be called: https, or plain http on a loopback address (a deployment on this machine).
+
+    Raises:
+        InvalidArgumentError: (``field_name``) another scheme, no host, or plain http to another machine.
+    """
+    parts = urlsplit(url)
+    if parts.scheme == "https" and parts.hostname:
+        return url
+    if parts.scheme == "http" and parts.hostname and is_loopback(parts.hostname):
+        return url
+    raise InvalidArgumentError(f"{url[:200]!r} is not an https URL (plain http only to this machine: 127.0.0.1, "
+                               "localhost, ::1)", field=field_name, reason="url_scheme",
+                               hint="Give the deployment's https://…/mcp URL.")
+
+
+def sign_in_file(home: Path, url: str) -> Path:
+    """Where the OAuth sign-in for ``url`` is kept: one file per server URL under the data folder."""
+    return home / SIGN_IN_FOLDER / f"{hashlib.sha256(url.encode()).hexdigest()[:24]}.json"
+
+
+def _comparable(item: LibraryItem) -> dict[str, Any]:
+    return item.model_dump(mode="json", exclude=set(_DROPPED))
+
+
+def merged(mine: LibraryItem, theirs: LibraryItem) -> LibraryItem:
+    """``mine`` with what only ``theirs`` holds kept: its other PDF versions (after mine) and its Markdown."""
+    shas = {pdf.sha256 for pdf in mine.pdfs}
+    extra = [pdf for pdf in theirs.pdfs if pdf.sha256 not in shas]
+    return mine.model_copy(update={"pdfs": [*mine.pdfs, *extra], "md_path": mine.md_path or theirs.md_path})
+
+
+def plan_item(mine: LibraryItem, theirs: LibraryItem | None) -> tuple[Outcome, LibraryItem | None]:
+    """What to do with the source's ``mine`` given the target's ``theirs``: the outcome and the copy to write."""
+    if theirs is None:
+        return "created", mine
+    written = merged(mine, theirs)
+    if _comparable(written) == _comparable(theirs):
+        return "unchanged", None
+    if mine.updated_at > theirs.updated_at:
+        return "updated", written
+    return "kept_newer", None
+
+
+@dataclass
+class ItemReport:
+    item_id: str
+    title: str | None
+    outcome: Outcome
+    error: dict[str, Any] | None = None
+    pdf: dict[str, Any] | None = None
+
+    def fail(self, err: ScholarError, prefix: str = "") -> None:
+        self.outcome = "failed"
+        self.error = {"code": err.code, "message": (prefix + err.message)[:500]}
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"item_id": self.item_id, "title": self.title, "outcome": self.outcome}
+        if self.error:
+            out["error"] = self.error
+        if self.pdf:
+            out["pdf"] = self.pdf
+        return out
+
+
+@dataclass
+class Report:
+    direction: Direction
+    url: str
+    dry_run: bool
+    collection: str | None
+    items: list[ItemReport] = field(default_factory=list)
+    collections_created: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[ItemReport]:
+        return [i for i in self.items if i.outcome == "failed" or (i.pdf or {}).get("status") == "failed"]
+
+    def as_dict(self) -> dict[str, Any]:
+        counts = {name: 0 for name in ("created", "updated", "unchanged", "kept_newer", "failed")}
+        pdfs: dict[str, int] = {}
+        for item in self.items:
+            counts[item.outcome] += 1
+            if item.pdf:
+                pdfs[item.pdf["status"]] = pdfs.get(item.pdf["status"], 0) + 1
+        out: dict[str, Any] = {"direction": self.direction, "url": self.url, "dry_run": self.dry_run,
+                               "counts": counts, "pdfs": pdfs, "collections_created": self.collections_created,
+                               "items": [i.as_dict() for i in self.items]}
+        if self.collection:
+            out["collection"] = self.collection
+        if self.warnings:
+            out["warnings"] = self.warnings
+        return out
+
+
+@dataclass
+class Library:
+    """One side of a transfer: its tool calls, how it reads a stored export, the tools it offers."""
+
+    name: str
+    call: Call
+    read_stored: Callable[[dict[str, Any]], Awaitable[str]]
+    tools: frozenset[str]
+
+    async def items(self, collection: str | None = None) -> list[LibraryItem]:
+        arguments = {"format": "jsonl", **({"collection": collection} if collection else {})}
+        result = await self.call("library_export", arguments)
+        text = result.get("content")
+        if not isinstance(text, str):
+            text = await self.read_stored(result)
+        return parse_snapshot(text, "jsonl").items
+
+    async def collections(self) -> list[str]:
+        listed = await self.call("library_collections", {"action": "list"})
+        return [entry["name"] for entry in listed.get("collections", [])]
+
+
+def _batches(items: Sequence[LibraryItem]) -> Iterator[list[LibraryItem]]:
+    batch: list[LibraryItem] = []
+    size = 0
+    for item in items:
+        length = len(item.model_dump_json()) + 1
+        if batch and (size + length > BATCH_CHARS or len(batch) == BATCH_ITEMS):
+            yield batch
+            batch, size = [], 0
+        batch.append(item)
+        size += length
+    if batch:
+        yield batch
+
+
+def _title(item: LibraryItem) -> str | None:
+    title = item.paper.get("title")
+    return title[:200] if isinstance(title, str) else None
+
+
+async def _import(target: Library, batch: list[LibraryItem], reports: dict[str, ItemReport]) -> None:
+    """Import ``batch``; an item the target refuses by its line is reported failed and the rest sent again.
+
+    Raises:
+        ScholarError: the target refused the batch as a whole (nothing of it was written).
+    """
+    pending = list(batch)
+    while pending:
+        try:
+            await target.call("library_import", {"jsonl": to_jsonl(pending)})
+            return
+        except ScholarError as err:
+            line = (err.details or {}).get("line")
+            if not (isinstance(line, int) and 2 <= line <= len(pending) + 1):
+                raise
+            reports[pending.pop(line - 2).item_id].fail(err)  # the snapshot's line 1 is its header
+
+
+def _identifier(item: LibraryItem) -> str | None:
+    """The paper's canonical identity (its DOI, else arXiv id, else S2 id): what names this item everywhere."""
+    try:
+        asked = parse_paper_id(item.ids[0]) if item.ids else None
+        paper = Paper.model_validate(item.paper)
+    except (InvalidIdError, ValueError):
+        return None
+    if asked is None:
+        return f"doi:{paper.externalIds['DOI']}" if (paper.externalIds or {}).get("DOI") else None
+    return identity_of(paper, asked)
+
+
+async def _keep_pdfs(target: Library, item: LibraryItem, report: ItemReport) -> None:
+    identifier = _identifier(item)
+    if identifier is None:
+        report.pdf = {"status": "failed", "code": "invalid_argument", "message": "the item names no paper identifier"}
+        return
+    prefers = list(dict.fromkeys(_PREFER.get(pdf.version, "published") for pdf in item.pdfs))
+    answers: list[dict[str, Any]] = []
+    for prefer in prefers:
+        try:
+            answers.append(await target.call(KEEP_TOOL, {"identifier": identifier, "collection": item.collection,
+                                                         "prefer": prefer}))
+        except ScholarError as err:
+            report.pdf = {"status": "failed", "code": err.code, "message": err.message[:300], "prefer": prefer}
+            return
+    tasks = [a["task_id"] for a in answers if a.get("queued") is True and isinstance(a.get("task_id"), str)]
+    report.pdf = {"status": "queued", "task_ids": tasks} if tasks else {"status": "kept"}
+
+
+async def transfer(direction: Direction, source: Library, target: Library, *, url: str, collection: str | None,
+                   dry_run: bool, pdfs: bool, progress: Progress | None = None) -> Report:
+    """Move ``source``'s library (or one collection) into ``target`` (see the module docstring).
+
+    Raises:
+        ScholarError: a side could not be read, or the target lacks the tools (a read-only deployment); nothing
+            was written then. Failures once writing began are reported per item instead.
+    """
+    report = Report(direction=direction, url=url, dry_run=dry_run, collection=collection)
+
+    def tell(status: str, hint: str = "") -> None:
+        if progress is not None:
+            progress({"tool": f"library {direction}", "status": status, "hint": hint})
+
+    for side, needed in ((source, READING_TOOLS), (target, WRITING_TOOLS)):
+        if missing := [name for name in needed if name not in side.tools]:
+            raise ForbiddenError(f"the {side.name} library does not offer {', '.join(missing)}",
+                                 reason="library_tools_hidden",
+                                 hint="The deployment hides them (its toolsets or profile); ask its operator.")
+    tell("reading")
+    mine = await source.items(collection)
+    theirs = {item.item_id: item for item in await target.items()}
+    wants_pdfs = pdfs and any(item.pdfs for item in mine)
+    if wants_pdfs and KEEP_TOOL not in target.tools:
+        raise ForbiddenError(f"the {target.name} library hides {KEEP_TOOL} (read-only mode), so kept PDFs cannot be "
+                             "kept there again", reason="read_only",
+                             hint="Move the items alone with --no-pdfs, or turn read-only mode off there.")
+    planned = {item.item_id: plan_item(item, theirs.get(item.item_id)) for item in mine}
+    report.items = [ItemReport(item.item_id, _title(item), planned[item.item_id][0]) for item in mine]
+    reports = {r.item_id: r for r in report.items}
+    wanted = [collection] if collection else await source.collections()
+    have = set(await target.collections())
+    report.collections_created = [name for name in dict.fromkeys([*wanted, *(i.collection for i in mine)])
+                                  if name not in have]
+    if dry_run:
+        for item in mine:
+            if pdfs and item.pdfs:
+                reports[item.item_id].pdf = {"status": "would_keep", "versions": len(item.pdfs)}
+        return report
+    for name in report.collections_created:
+        await target.call("library_collections", {"action": "create", "name": name})
+    writes = [copy for _, (_, copy) in planned.items() if copy is not None]
+    await _write(target, writes, reports, tell)
+    await _verify(target, {copy.item_id: copy for copy in writes}, reports, report)
+    if pdfs:
+        kept = [item for item in mine if item.pdfs and reports[item.item_id].outcome != "failed"]
+        for number, item in enumerate(kept, 1):
+            tell(f"pdfs {number}/{len(kept)}", reports[item.item_id].title or item.item_id)
+            await _keep_pdfs(target, item, reports[item.item_id])
+    else:
+        for item in mine:
+            if item.pdfs:
+                reports[item.item_id].pdf = {"status": "skipped"}
+    tell("completed")
+    return report
+
+
+async def _write(target: Library, writes: list[LibraryItem], reports: dict[str, ItemReport],
+                 tell: Callable[[str, str], None]) -> None:
+    batches = list(_batches(writes))
+    for number, batch in enumerate(batches, 1):
+        tell(f"writing {number}/{len(batches)}", f"{len(batch)} items")
+        try:
+            await _import(target, batch, reports)
+        except ScholarError as err:
+            for item in batch:
+                reports[item.item_id].fail(err)
+            for later in batches[number:]:  # the target is failing: what is written stays, the rest is not sent
+                for item in later:
+                    reports[item.item_id].fail(err, "not sent after an earlier batch failed: ")
+            return
+
+
+async def _verify(target: Library, written: dict[str, LibraryItem], reports: dict[str, ItemReport],
+                  report: Report) -> None:
+    """Hold every written item to the target's stored copy; what differs or is missing is failed."""
+    if not any(reports[i].outcome in ("created", "updated") for i in written):
+        return
+    try:
+        stored = {item.item_id: item for item in await target.items()}
+    except ScholarError as err:
+        report.warnings.append(f"the written items could not be read back to check them: {err.message[:300]}")
+        return
+    for item_id, copy in written.items():
+        entry = reports[item_id]
+        if entry.outcome == "failed":
+            continue
+        found = stored.get(item_id)
+        if found is None or _comparable(found) != _comparable(copy):
+            entry.outcome = "failed"
+            entry.error = {"code": "internal", "message": "written, but the copy read back "
+                           + ("is missing" if found is None else "differs (written by someone else meanwhile?)")}
+
+
+# ---------------------------------------------------------------------------------------------- the two sides
+
+
+def _local_library(progress: Progress | None) -> Library:
+    from scholar.local.calls import local_tools  # noqa: PLC0415  # after the backend is entered
+
+    async def local_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return await anyio.to_thread.run_sync(functools.partial(call, name, arguments, progress=progress))
+
+    async def read_stored(result: dict[str, Any]) -> str:
+        return await anyio.to_thread.run_sync(read_reference, str(result.get("reference")), LOCAL_PRINCIPAL)
+
+    return Library("local", local_call, read_stored, frozenset(local_tools()))
+
+
+async def _download(result: dict[str, Any]) -> str:
+    """A stored export of the deployment, by its short-lived link (https, or http on this machine)."""
+    link = result.get("url")
+    if not isinstance(link, str):
+        raise UnavailableError("the deployment's export has neither content nor a download link")
+    check_url(link, "url")
+    async with httpx.AsyncClient(trust_env=False, timeout=DOWNLOAD_TIMEOUT_S) as http:
+        try:
+            answer = await http.get(link)
+        except httpx.HTTPError as exc:
+            raise UnavailableError(f"the export's download link failed: {exc}", retryable=True) from exc
+    if answer.status_code != 200:
+        raise UnavailableError(f"the export's download link answered HTTP {answer.status_code}", retryable=True)
+    return answer.text
+
+
+async def _run(direction: Direction, url: str, *, api_key: str | None, collection: str | None, dry_run: bool,
+               pdfs: bool, progress: Progress | None, browser: Browser | None, home: Path) -> Report:
+    from scholar.gateway.mcp.remote import remote_session  # noqa: PLC0415  # imports mcp (~0.7 s): only here
+
+    async with AsyncExitStack() as stack:
+        auth = None
+        if not api_key:
+            from scholar.gateway.mcp.remote_auth import oauth_flow, open_in_browser  # noqa: PLC0415
+
+            auth = stack.enter_context(oauth_flow(url, sign_in_file(home, url), browser or open_in_browser))
+        remote = await stack.enter_async_context(remote_session(url, api_key=api_key, auth=auth))
+        deployment = Library("remote", remote.call, _download, remote.tools)
+        local = _local_library(progress)
+        source, target = (local, deployment) if direction == "push" else (deployment, local)
+        report = await transfer(direction, source, target, url=url, collection=collection, dry_run=dry_run,
+                                pdfs=pdfs, progress=progress)
+    return report
+
+
+def _transfer(direction: Direction, url: str, *, api_key: str | None = None, collection: str | None = None,
+              dry_run: bool = False, pdfs: bool = True, progress: Progress | None = None,
+              browser: Browser | None = None) -> dict[str, Any]:
+    from scholar.local.backend import entry_backend  # noqa: PLC0415
+    from scholar.local.home import scholar_home  # noqa: PLC0415
+
+    check_url(url)
+    key = api_key or get_environ(REMOTE_API_KEY_ENV) or None
+    home = scholar_home()
+    with entry_backend():
+        report = anyio.run(functools.partial(_run, direction, url, api_key=key, collection=collection,
+                                             dry_run=dry_run, pdfs=pdfs, progress=progress, browser=browser,
+                                             home=home))
+    return report.as_dict()
+
+
+def push(url: str, **options: Any) -> dict[str, Any]:
+    """Move this machine's library (or ``collection``) to the deployment at ``url``; the per-item report.
+
+    Args:
+        url: the deployment's MCP endpoint (https; plain http only on loopback).
+        api_key: sent as x-api-key (default ``SCHOLAR_REMOTE_API_KEY``); without one, OAuth signs in (browser).
+        collection: only this collection.
+        dry_run: read both sides and report the plan; write nothing.
+        pdfs: have the deployment keep each kept PDF again (download_paper); False skips them.
+        progress: told what runs (the command line's progress line).
+        browser: opens the sign-in URL (default: the system browser).
+
+    Raises:
+        InvalidArgumentError: a URL that is not https (or loopback http), or not an MCP endpoint.
+        UnavailableError: the deployment cannot be reached.
+        ForbiddenError: the key or sign-in was refused, or the deployment hides the tools needed.
+    """
+    return _transfer("push", url, **options)
+
+
+def pull(url: str, **options: Any) -> dict[str, Any]:
+    """Move the deployment's library (or ``collection``) at ``url`` to this machine; options and errors as ``push``.
+
+    Kept PDFs are kept again on this machine by its own pipeline (waited for: this process runs it).
+    """
+    return _transfer("pull", url, **options)

@@ -1,0 +1,97 @@
+"""Run as ``python -m tests.transfer.child FAKE_URL ACTION [ARGS…]``: one machine of a library transfer, in its own
+process (the local backend is the whole process's; the deployment runs in the test's process).
+
+Web hosts that are not our sources (a publisher's PDF) reach the fake upstream at FAKE_URL (tests.fakes.web), so
+this machine's own pipeline can keep a PDF; every source points at it through ``SCHOLAR_UPSTREAM_PROXY_BASE``.
+
+Actions (each prints one JSON document on stdout, except ``cli``):
+    seed            keep the PNAS paper's PDF (collection reading) with tags and notes, add a second paper to
+                    collection tissue, create the empty collection empty-shelf.
+    seed-one        add the PNAS paper alone.
+    export          this machine's library as library_export format=jsonl.
+    cli ARGS…       ``scholar ARGS…`` (its exit status is this process's).
+    oauth-push URL LOGIN|none   push URL without a key, signing in as LOGIN (``none``: a browser that must not be
+                    needed); prints the report and the browser's visits.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import httpx
+
+from scholar.web import fetch
+from tests.fakes.web import web_access
+
+PNAS_DOI = "10.1073/pnas.1414271111"  # recorded: semantic_scholar, crossref, unpaywall, openalex
+SECOND = "10.1023/a:1007154515475"  # recorded: openalex (work_by_doi_springer_1999)
+
+
+def _library() -> Any:
+    from scholar import Scholar
+
+    return Scholar()
+
+
+def seed() -> dict[str, Any]:
+    with _library() as scholar:
+        kept = scholar.download_paper(identifier=PNAS_DOI, collection="reading")
+        scholar.library_add(identifier=PNAS_DOI, tags=["hypoxia", "tissue/cartilage"], notes="read §3 again\nthen cite")
+        scholar.library_add(identifier=SECOND, collection="tissue", tags=["thermometry"])
+        scholar.library_collections(action="create", name="empty-shelf")
+        return {"kept": kept["sha256"]}
+
+
+def seed_one() -> dict[str, Any]:
+    with _library() as scholar:
+        return scholar.library_add(identifier=PNAS_DOI, tags=["oauth"])
+
+
+def export() -> dict[str, Any]:
+    with _library() as scholar:
+        return scholar.library_export(format="jsonl")
+
+
+class SignIn:
+    """The browser step of a test: follows the authorization URL (login_hint signs in at once) to the callback."""
+
+    def __init__(self, login: str) -> None:
+        self.login = login
+        self.visits = 0
+
+    async def __call__(self, url: str) -> None:
+        self.visits += 1
+        if self.login == "none":
+            raise AssertionError("the saved sign-in should have been used")
+        async with httpx.AsyncClient(timeout=30, trust_env=False) as http:
+            response = await http.get(str(httpx.URL(url).copy_add_param("login_hint", self.login)))
+            while response.status_code == 302:
+                response = await http.get(response.headers["location"])  # the last one is our loopback listener
+            response.raise_for_status()
+
+
+def oauth_push(url: str, login: str) -> dict[str, Any]:
+    from scholar.local.transfer import push
+
+    browser = SignIn(login)
+    report = push(url, pdfs=False, browser=browser)
+    return {"report": report, "visits": browser.visits}
+
+
+def main(argv: list[str]) -> int:
+    fake_url, action, *rest = argv
+    fetch.set_web_access(web_access(fake_url))
+    if action == "cli":
+        from scholar.local.cli import main as scholar
+
+        return scholar(rest)
+    answers = {"seed": seed, "seed-one": seed_one, "export": export}
+    result = oauth_push(*rest) if action == "oauth-push" else answers[action]()
+    sys.stdout.write(json.dumps(result) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
