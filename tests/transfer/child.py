@@ -8,7 +8,9 @@ Actions (each prints one JSON document on stdout, except ``cli``):
     seed            keep the PNAS paper's PDF (collection reading) with tags and notes, add a second paper to
                     collection tissue, create the empty collection empty-shelf.
     seed-one        add the PNAS paper alone.
-    export          this machine's library as library_export format=jsonl.
+    seed-corpus COUNT [INDEX TAGS]  import COUNT items of real recorded records (tests.library.corpus), the item
+                    at INDEX holding TAGS tags; prints their ids in order.
+    export          this machine's library as library_export format=jsonl (a stored one read back: stored true).
     cli ARGS…       ``scholar ARGS…`` (its exit status is this process's).
     oauth-push URL LOGIN|none   push URL without a key, signing in as LOGIN (``none``: a browser that must not be
                     needed); prints the report and the browser's visits.
@@ -49,9 +51,29 @@ def seed_one() -> dict[str, Any]:
         return scholar.library_add(identifier=PNAS_DOI, tags=["oauth"])
 
 
-def export() -> dict[str, Any]:
+def seed_corpus(count: str, index: str = "-1", tags: str = "0") -> dict[str, Any]:
+    from scholar.services.library.export import to_jsonl
+    from tests.library.corpus import items
+
+    chosen = items(int(count))
+    if int(index) >= 0:
+        chosen[int(index)] = chosen[int(index)].model_copy(update={"tags": [f"t{n}" for n in range(int(tags))]})
     with _library() as scholar:
-        return scholar.library_export(format="jsonl")
+        scholar.library_import(jsonl=to_jsonl(chosen))
+    return {"ids": [item.item_id for item in chosen]}
+
+
+def export() -> dict[str, Any]:
+    """library_export format=jsonl; a stored one (too large to answer inline) read back by its reference."""
+    from scholar.local.calls import LOCAL_PRINCIPAL
+    from scholar.services.library.snapshot import read_reference
+
+    with _library() as scholar:
+        answer = scholar.library_export(format="jsonl")
+        if answer.get("content") is None:
+            answer["content"] = read_reference(answer["reference"], LOCAL_PRINCIPAL)
+            answer["stored"] = True
+        return answer
 
 
 class SignIn:
@@ -87,8 +109,9 @@ def main(argv: list[str]) -> int:
         from scholar.local.cli import main as scholar
 
         return scholar(rest)
-    answers = {"seed": seed, "seed-one": seed_one, "export": export}
-    result = oauth_push(*rest) if action == "oauth-push" else answers[action]()
+    answers = {"seed": seed, "seed-one": seed_one, "seed-corpus": seed_corpus, "export": export,
+               "oauth-push": oauth_push}
+    result = answers[action](*rest)
     sys.stdout.write(json.dumps(result) + "\n")
     return 0
 

@@ -21,6 +21,8 @@ from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH
 
 fake_upstream = fake_upstream_fixture(scope="package")
 TIMEOUT_S = 300
+# A deployment's own settings, which the running stack exports to this process's environment: never the machine's.
+DEPLOYMENT_ONLY = ("SCHOLAR_READ_ONLY", "SCHOLAR_LIBRARY_MAX_ITEMS", "SCHOLAR_LIBRARY_MAX_BYTES")
 
 
 @pytest.fixture(scope="package")
@@ -38,7 +40,8 @@ class Machine:
     fake: FakeUpstream
 
     def env(self) -> dict[str, str]:
-        return {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "shared"), str(REPO)]),
+        inherited = {name: value for name, value in os.environ.items() if name not in DEPLOYMENT_ONLY}
+        return {**inherited, "PYTHONPATH": os.pathsep.join([str(REPO / "shared"), str(REPO)]),
                 "SCHOLAR_BACKEND": "local", "SCHOLAR_HOME": str(self.home), "SCHOLAR_PROFILE": "all",
                 "SCHOLAR_UPSTREAM_PROXY_BASE": self.fake.base_url, "SCHOLAR_PACE_SCALE": "0",
                 "SCHOLAR_RETRY_BUDGET_S": "1", "SCHOLAR_TEST_ALLOW_HOSTS": self.fake.base_url.removeprefix("http://")}

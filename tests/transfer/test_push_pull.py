@@ -2,8 +2,7 @@
 kept PDF) pushed to a deployment by API key, every field checked there, pushed again (nothing written), then
 pulled into an empty machine and checked field by field against the original. The refusals run the real CLI.
 
-The deployment is the local stack behind ``scholar serve``'s key guard (only keys made with ``scholar keys add``
-are admitted), so a wrong key is refused as a deployment refuses it.
+The deployment is the local stack behind ``scholar serve``'s key guard (tests.transfer.deployment).
 """
 
 from __future__ import annotations
@@ -12,78 +11,20 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import anyio
-import httpx2
 import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 
-from scholar.local import keys
 from scholar.local.cli.output import EXIT_CODES, EXIT_OK
-from scholar.services.library.snapshot import parse_snapshot
-from scholar.web import fetch
-from tests.e2e.polling import finished
+from scholar.store.library import bounds
 from tests.fakes.upstream import FakeUpstream
-from tests.fakes.web import web_access
-from tests.fixtures.servers import REPO, StackOptions
+from tests.transfer.deployment import exported, items_of, push, remote, running_deployment
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
 def deployment(fake_upstream: FakeUpstream, pnas_pdf: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The local stack behind the key guard; ``.key`` is the one key it admits."""
-    from scholar.local.server import LocalServer, _gateway_app  # noqa: PLC0415  # starts moto: only here
-    from scholar.local.serving import KeyGuard  # noqa: PLC0415
-    from scholar.store import aws as aws_clients  # noqa: PLC0415
-
-    patch = pytest.MonkeyPatch()
-    patch.setenv("SCHOLAR_HOME", str(tmp_path_factory.mktemp("deployment-keys")))  # where the guard reads keys
-    key = keys.add_key("alice")
-    environment = StackOptions(contact_email="push@example.org", retry_budget_s="1", web=True).environment(
-        fake_upstream)
-    server = LocalServer(template=REPO / "template.yaml", extra_env=environment,
-                         app_factory=lambda: KeyGuard(_gateway_app()))
-    fetch.set_web_access(web_access(fake_upstream))
-    try:
-        server.start()
-        aws_clients.reset_clients()
-        server.key = key  # type: ignore[attr-defined]  # the test reads it
+    with running_deployment(fake_upstream, tmp_path_factory.mktemp("deployment-keys")) as server:
         yield server
-    finally:
-        server.close()
-        aws_clients.reset_clients()
-        fetch.set_web_access(None)
-        patch.undo()
-
-
-async def _remote(url: str, key: str, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-    async with (httpx2.AsyncClient(headers={"x-api-key": key}, trust_env=False, timeout=60) as http,
-                Client(streamable_http_client(url, http_client=http)) as client):
-        out = []
-        for tool, arguments in calls:
-            if tool == "wait":
-                out.append(await finished(client, arguments["task_id"], within_s=120))
-                continue
-            result = await client.call_tool(tool, arguments)
-            assert not result.is_error, result.structured_content
-            out.append(result.structured_content)
-        return out
-
-
-def remote(server: Any, *calls: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    return anyio.run(_remote, server.url, server.key, list(calls))
-
-
-def items_of(jsonl: str) -> dict[str, dict[str, Any]]:
-    """Every item of a snapshot by id, every field but the store's revision counter."""
-    return {item.item_id: item.model_dump(mode="json", exclude={"rev"}) for item in parse_snapshot(jsonl).items}
-
-
-def push(machine: Any, server: Any, *options: str) -> tuple[int, dict[str, Any]]:
-    done = machine.run("cli", "library", "push", server.url, "--api-key", server.key, "--json", *options)
-    assert done.stdout, done.stderr[-3000:]
-    return done.returncode, json.loads(done.stdout)
 
 
 def test_a_library_goes_to_the_deployment_and_back_with_every_field(deployment, new_machine):
@@ -162,3 +103,58 @@ def test_a_page_that_is_not_mcp_is_named_as_such(deployment, new_machine):
     assert "not an MCP endpoint" in done.stderr
 
 
+
+
+LARGE = 60  # items of real recorded records (tests.library.corpus): about 150,000 characters of jsonl
+
+
+def test_a_library_too_large_to_answer_inline_is_read_by_its_download_link_both_ways_and_loses_nothing(
+        deployment, new_machine):
+    # Given a machine whose library's snapshot is over the inline budget of an export (about 78,000 characters)
+    key = deployment.new_key()
+    laptop = new_machine()
+    laptop.answer("seed-corpus", str(LARGE))
+    mine = laptop.answer("export")
+    assert mine.get("stored") is True
+    original = items_of(mine["content"])
+
+    # When it is pushed (the read back of the written items is a stored export there), Then every item is there
+    status, first = push(laptop, deployment, key=key)
+    assert status == EXIT_OK, first
+    assert first["counts"]["created"] == LARGE and first["counts"]["failed"] == 0
+    (theirs,) = remote(deployment, ("library_export", {"format": "jsonl"}), key=key)
+    assert theirs.get("content") is None and theirs["url"].startswith("http://127.0.0.1")
+    assert items_of(exported(deployment, key)) == original
+
+    # When it is pushed again (the target read by its link), Then nothing is written
+    status, second = push(laptop, deployment, key=key)
+    assert status == EXIT_OK and second["counts"]["unchanged"] == LARGE, second["counts"]
+
+    # When an empty machine pulls it (the source read by its link), Then it holds the original, field by field
+    desk = new_machine()
+    status, pulled = push(desk, deployment, key=key, direction="pull")
+    assert status == EXIT_OK and pulled["counts"]["created"] == LARGE, pulled["counts"]
+    assert items_of(desk.answer("export")["content"]) == original
+
+
+def test_an_item_the_deployment_refuses_by_its_line_is_reported_and_every_other_item_of_the_batch_is_written(
+        deployment, new_machine, monkeypatch):
+    # Given a deployment whose bound on tags is tighter than this machine's (a deployment of another version; both
+    # sides share store/library/bounds.py, so no item this machine holds is refused by this version's bounds), and a
+    # machine holding one item past it: the deployment runs in this process, the machine in its own
+    monkeypatch.setitem(bounds.LIMITS, "tags", 2)
+    key = deployment.new_key()
+    laptop = new_machine()
+    ids = laptop.answer("seed-corpus", "5", "2", "3")["ids"]
+
+    # When the library is pushed (one batch)
+    status, report = push(laptop, deployment, key=key)
+
+    # Then that item alone failed with the deployment's code and message, the others are written there
+    assert status == EXIT_CODES["too_large"], report
+    assert report["counts"] == {"created": 4, "updated": 0, "unchanged": 0, "kept_newer": 0, "failed": 1}
+    (refused,) = [item for item in report["items"] if item["outcome"] == "failed"]
+    assert refused["item_id"] == ids[2]
+    assert refused["error"]["code"] == "too_large" and "tags of" in refused["error"]["message"]
+    assert "at most 2" in refused["error"]["message"]
+    assert sorted(items_of(exported(deployment, key))) == sorted(ids[:2] + ids[3:])

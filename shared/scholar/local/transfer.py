@@ -116,10 +116,18 @@ class ItemReport:
     outcome: Outcome
     error: dict[str, Any] | None = None
     pdf: dict[str, Any] | None = None
+    planned: Outcome = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.planned = self.outcome
 
     def fail(self, err: ScholarError, prefix: str = "") -> None:
         self.outcome = "failed"
         self.error = {"code": err.code, "message": (prefix + err.message)[:500]}
+
+    def written(self) -> None:
+        """The target holds the copy sent, whatever its call answered (a batch refused after a part was stored)."""
+        self.outcome, self.error = self.planned, None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"item_id": self.item_id, "title": self.title, "outcome": self.outcome}
@@ -325,8 +333,9 @@ async def _write(target: Library, writes: list[LibraryItem], reports: dict[str, 
 
 async def _verify(target: Library, written: dict[str, LibraryItem], reports: dict[str, ItemReport],
                   report: Report) -> None:
-    """Hold every written item to the target's stored copy; what differs or is missing is failed."""
-    if not any(reports[i].outcome in ("created", "updated") for i in written):
+    """Hold every item sent to the target's stored copy: what differs or is missing is failed, and an item of a
+    failed batch the target stored all the same (a batch is written in several transactions) is written."""
+    if not written:
         return
     try:
         stored = {item.item_id: item for item in await target.items()}
@@ -335,9 +344,11 @@ async def _verify(target: Library, written: dict[str, LibraryItem], reports: dic
         return
     for item_id, copy in written.items():
         entry = reports[item_id]
-        if entry.outcome == "failed":
-            continue
         found = stored.get(item_id)
+        if entry.outcome == "failed":
+            if found is not None and _comparable(found) == _comparable(copy):
+                entry.written()
+            continue
         if found is None or _comparable(found) != _comparable(copy):
             entry.outcome = "failed"
             entry.error = {"code": "internal", "message": "written, but the copy read back "

@@ -1,0 +1,102 @@
+"""The deployment side of the transfer tests: the local stack (moto + template.yaml, in the test's process) behind
+``scholar serve``'s key guard, and the calls a test makes to it as one user (one key, one library).
+
+Only keys made with ``scholar keys add`` are admitted, so a wrong key is refused as a deployment refuses it; each
+key is its own caller (``key:<NAME>``), so a test that takes a key of its own has a library of its own there.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from scholar.local import keys
+from scholar.services.library.snapshot import parse_snapshot
+from scholar.web import fetch
+from tests.e2e.polling import finished
+from tests.fakes.upstream import FakeUpstream
+from tests.fakes.web import web_access
+from tests.fixtures.servers import REPO, StackOptions
+
+_NAMES = itertools.count(1)
+
+
+@contextmanager
+def running_deployment(fake_upstream: FakeUpstream, folder: Any,
+                       settings: Mapping[str, str] | None = None) -> Iterator[Any]:
+    """The local stack behind the key guard, with these more ``settings``; ``.key`` is a key it admits and
+    ``.new_key()`` makes another (a caller with an empty library)."""
+    from scholar.local.server import LocalServer, _gateway_app  # noqa: PLC0415  # starts moto: only here
+    from scholar.local.serving import KeyGuard  # noqa: PLC0415
+    from scholar.store import aws as aws_clients  # noqa: PLC0415
+
+    patch = pytest.MonkeyPatch()
+    patch.setenv("SCHOLAR_HOME", str(folder))  # where the guard reads keys
+    environment = StackOptions(contact_email="push@example.org", retry_budget_s="1", web=True,
+                               extra_env=dict(settings or {})).environment(fake_upstream)
+    server = LocalServer(template=REPO / "template.yaml", extra_env=environment,
+                         app_factory=lambda: KeyGuard(_gateway_app()))
+    fetch.set_web_access(web_access(fake_upstream))
+    try:
+        server.start()
+        aws_clients.reset_clients()
+        server.new_key = lambda: keys.add_key(f"user{next(_NAMES)}")  # type: ignore[attr-defined]
+        server.key = server.new_key()  # type: ignore[attr-defined]  # the tests read both
+        yield server
+    finally:
+        server.close()
+        aws_clients.reset_clients()
+        fetch.set_web_access(None)
+        patch.undo()
+
+
+async def _remote(url: str, key: str, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    async with (httpx2.AsyncClient(headers={"x-api-key": key}, trust_env=False, timeout=60) as http,
+                Client(streamable_http_client(url, http_client=http)) as client):
+        out = []
+        for tool, arguments in calls:
+            if tool == "wait":
+                out.append(await finished(client, arguments["task_id"], within_s=120))
+                continue
+            result = await client.call_tool(tool, arguments)
+            assert not result.is_error, result.structured_content
+            out.append(result.structured_content)
+        return out
+
+
+def remote(server: Any, *calls: tuple[str, dict[str, Any]], key: str | None = None) -> list[dict[str, Any]]:
+    """The answers of ``calls`` (tool, arguments) made on the deployment with ``key`` (default: ``server.key``);
+    ``("wait", {"task_id": …})`` waits for a task's end."""
+    return anyio.run(_remote, server.url, key or server.key, list(calls))
+
+
+def exported(server: Any, key: str | None = None) -> str:
+    """The caller's whole library there as library_export format=jsonl, followed to its download link if stored."""
+    (answer,) = remote(server, ("library_export", {"format": "jsonl"}), key=key)
+    if answer.get("content") is not None:
+        return answer["content"]
+    got = httpx2.get(answer["url"], timeout=60, trust_env=False)
+    got.raise_for_status()
+    return got.text
+
+
+def items_of(jsonl: str) -> dict[str, dict[str, Any]]:
+    """Every item of a snapshot by id, every field but the store's revision counter."""
+    return {item.item_id: item.model_dump(mode="json", exclude={"rev"}) for item in parse_snapshot(jsonl).items}
+
+
+def push(machine: Any, server: Any, *options: str, key: str | None = None,
+         direction: str = "push") -> tuple[int, dict[str, Any]]:
+    """``scholar library push|pull URL --api-key KEY --json OPTIONS`` on ``machine``: its exit status and report."""
+    done = machine.run("cli", "library", direction, server.url, "--api-key", key or server.key, "--json", *options)
+    assert done.stdout, done.stderr[-3000:]
+    return done.returncode, json.loads(done.stdout)
