@@ -59,6 +59,16 @@ def running_deployment(fake_upstream: FakeUpstream, folder: Any,
         patch.undo()
 
 
+def stop_serving(server: Any) -> None:
+    """The deployment goes away: its HTTP front stops at once (connections are refused from now on, an open stream
+    is dropped); its storage stays, for the test to read in this process."""
+    front = server._server  # noqa: SLF001  # LocalServer stops both only in close(), which also forgets the storage
+    front.should_exit = front.force_exit = True
+    server._thread.join(timeout=30)  # noqa: SLF001
+    assert not server._thread.is_alive()  # noqa: SLF001
+    server._socket.close()  # noqa: SLF001
+
+
 async def _remote(url: str, key: str, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
     async with (httpx2.AsyncClient(headers={"x-api-key": key}, trust_env=False, timeout=60) as http,
                 Client(streamable_http_client(url, http_client=http)) as client):

@@ -14,9 +14,11 @@ One flow for both directions, from a source library to a target library:
     5. kept PDFs: the target keeps each again itself (download_paper with the version kind kept): a deployment
        queues it (the task id is reported), this machine runs it to its end.
 
-The non-obvious constraint: an update never drops what only the target holds. PDF versions the target kept (and
+The non-obvious constraints: an update never drops what only the target holds. PDF versions the target kept (and
 its Markdown) are merged into the written copy, and an item equal to the source's copy but for them is unchanged,
-so pushing twice writes nothing.
+so pushing twice writes nothing. And the report outlives the session: when the connection to the deployment
+breaks, the MCP SDK cancels the whole session (the call waiting never sees its error), so the report is kept by the
+caller and what each item waited for (``ItemReport.sending``, a PDF not yet asked for) is settled from outside.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import anyio
 import httpx
 
 from scholar.core.config import REMOTE_API_KEY_ENV, get_environ
-from scholar.core.errors import ForbiddenError, InvalidArgumentError, ScholarError, UnavailableError
+from scholar.core.errors import ForbiddenError, InternalError, InvalidArgumentError, ScholarError, UnavailableError
 from scholar.core.ids import InvalidIdError, parse_paper_id
 from scholar.core.records import Paper
 from scholar.local.calls import LOCAL_PRINCIPAL, Progress, call
@@ -63,6 +65,7 @@ KEEP_TOOL = "download_paper"
 _PREFER = {"published": "published", "accepted": "published", "unknown": "published", "submitted": "preprint",
            "preprint": "preprint"}
 _DROPPED = ("rev",)  # the store's revision counter: each library's own, not the item's
+NOT_SENT = "not sent after an earlier failure: "
 
 
 def check_url(url: str, field_name: str = "url") -> str:
@@ -116,13 +119,15 @@ class ItemReport:
     outcome: Outcome
     error: dict[str, Any] | None = None
     pdf: dict[str, Any] | None = None
+    wants_pdf: bool = False  # its kept PDFs are to be kept again on the target
+    sending: Literal["queued", "sent"] | None = None  # its copy waits to be sent, or for the target's answer
     planned: Outcome = field(init=False)
 
     def __post_init__(self) -> None:
         self.planned = self.outcome
 
     def fail(self, err: ScholarError, prefix: str = "") -> None:
-        self.outcome = "failed"
+        self.outcome, self.sending = "failed", None
         self.error = {"code": err.code, "message": (prefix + err.message)[:500]}
 
     def written(self) -> None:
@@ -147,6 +152,16 @@ class Report:
     items: list[ItemReport] = field(default_factory=list)
     collections_created: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    writing: bool = False  # the target may hold something of this run
+
+    def stop(self, err: ScholarError, *, pdfs: bool = False) -> None:
+        """Writing stopped on ``err``: the items sent then failed with it, the ones waiting not sent (and, with
+        ``pdfs``, the PDFs not asked for yet). What the target answered before stands."""
+        for item in self.items:
+            if item.sending is not None:
+                item.fail(err, NOT_SENT if item.sending == "queued" else "")
+            if pdfs and item.wants_pdf and item.pdf is None and item.outcome != "failed":
+                item.pdf = {"status": "failed", "code": err.code, "message": (NOT_SENT + err.message)[:300]}
 
     @property
     def failed(self) -> list[ItemReport]:
@@ -214,12 +229,14 @@ async def _import(target: Library, batch: list[LibraryItem], reports: dict[str, 
     """Import ``batch``; an item the target refuses by its line is reported failed and the rest sent again.
 
     Raises:
-        ScholarError: the target refused the batch as a whole (nothing of it was written).
+        ScholarError: the target refused or failed the batch as a whole (a part of it may be written: _verify).
     """
     pending = list(batch)
     while pending:
         try:
             await target.call("library_import", {"jsonl": to_jsonl(pending)})
+            for item in pending:
+                reports[item.item_id].sending = None
             return
         except ScholarError as err:
             line = (err.details or {}).get("line")
@@ -258,15 +275,17 @@ async def _keep_pdfs(target: Library, item: LibraryItem, report: ItemReport) -> 
     report.pdf = {"status": "queued", "task_ids": tasks} if tasks else {"status": "kept"}
 
 
-async def transfer(direction: Direction, source: Library, target: Library, *, url: str, collection: str | None,
-                   dry_run: bool, pdfs: bool, progress: Progress | None = None) -> Report:
-    """Move ``source``'s library (or one collection) into ``target`` (see the module docstring).
+async def transfer(source: Library, target: Library, report: Report, *, pdfs: bool,
+                   progress: Progress | None = None) -> None:
+    """Move ``source``'s library (or ``report.collection``) into ``target``, filling ``report`` (see the module
+    docstring); ``report.dry_run`` plans only.
 
     Raises:
         ScholarError: a side could not be read, or the target lacks the tools (a read-only deployment); nothing
-            was written then. Failures once writing began are reported per item instead.
+            was written then (``report.writing`` is False). Failures once writing began are reported per item,
+            except a failure of the session itself: then the caller settles the report (``Report.stop``).
     """
-    report = Report(direction=direction, url=url, dry_run=dry_run, collection=collection)
+    direction, collection = report.direction, report.collection
 
     def tell(status: str, hint: str = "") -> None:
         if progress is not None:
@@ -286,48 +305,45 @@ async def transfer(direction: Direction, source: Library, target: Library, *, ur
                              "kept there again", reason="read_only",
                              hint="Move the items alone with --no-pdfs, or turn read-only mode off there.")
     planned = {item.item_id: plan_item(item, theirs.get(item.item_id)) for item in mine}
-    report.items = [ItemReport(item.item_id, _title(item), planned[item.item_id][0]) for item in mine]
+    report.items = [ItemReport(item.item_id, _title(item), planned[item.item_id][0], wants_pdf=pdfs and bool(item.pdfs),
+                               sending="queued" if planned[item.item_id][1] is not None else None) for item in mine]
     reports = {r.item_id: r for r in report.items}
     wanted = [collection] if collection else await source.collections()
     have = set(await target.collections())
     report.collections_created = [name for name in dict.fromkeys([*wanted, *(i.collection for i in mine)])
                                   if name not in have]
-    if dry_run:
+    if report.dry_run:
         for item in mine:
-            if pdfs and item.pdfs:
+            if reports[item.item_id].wants_pdf:
                 reports[item.item_id].pdf = {"status": "would_keep", "versions": len(item.pdfs)}
-        return report
+        return
+    report.writing = True
     for name in report.collections_created:
         await target.call("library_collections", {"action": "create", "name": name})
     writes = [copy for _, (_, copy) in planned.items() if copy is not None]
-    await _write(target, writes, reports, tell)
+    await _write(target, writes, reports, report, tell)
     await _verify(target, {copy.item_id: copy for copy in writes}, reports, report)
-    if pdfs:
-        kept = [item for item in mine if item.pdfs and reports[item.item_id].outcome != "failed"]
-        for number, item in enumerate(kept, 1):
-            tell(f"pdfs {number}/{len(kept)}", reports[item.item_id].title or item.item_id)
-            await _keep_pdfs(target, item, reports[item.item_id])
-    else:
-        for item in mine:
-            if item.pdfs:
-                reports[item.item_id].pdf = {"status": "skipped"}
+    kept = [item for item in mine if reports[item.item_id].wants_pdf and reports[item.item_id].outcome != "failed"]
+    for number, item in enumerate(kept, 1):
+        tell(f"pdfs {number}/{len(kept)}", reports[item.item_id].title or item.item_id)
+        await _keep_pdfs(target, item, reports[item.item_id])
+    for item in mine:
+        if item.pdfs and not pdfs:
+            reports[item.item_id].pdf = {"status": "skipped"}
     tell("completed")
-    return report
 
 
-async def _write(target: Library, writes: list[LibraryItem], reports: dict[str, ItemReport],
+async def _write(target: Library, writes: list[LibraryItem], reports: dict[str, ItemReport], report: Report,
                  tell: Callable[[str, str], None]) -> None:
     batches = list(_batches(writes))
     for number, batch in enumerate(batches, 1):
         tell(f"writing {number}/{len(batches)}", f"{len(batch)} items")
+        for item in batch:
+            reports[item.item_id].sending = "sent"
         try:
             await _import(target, batch, reports)
-        except ScholarError as err:
-            for item in batch:
-                reports[item.item_id].fail(err)
-            for later in batches[number:]:  # the target is failing: what is written stays, the rest is not sent
-                for item in later:
-                    reports[item.item_id].fail(err, "not sent after an earlier batch failed: ")
+        except ScholarError as err:  # the target is failing: what is written stays, the rest is not sent
+            report.stop(err)
             return
 
 
@@ -350,9 +366,8 @@ async def _verify(target: Library, written: dict[str, LibraryItem], reports: dic
                 entry.written()
             continue
         if found is None or _comparable(found) != _comparable(copy):
-            entry.outcome = "failed"
-            entry.error = {"code": "internal", "message": "written, but the copy read back "
-                           + ("is missing" if found is None else "differs (written by someone else meanwhile?)")}
+            entry.fail(InternalError("written, but the copy read back " + (
+                "is missing" if found is None else "differs (written by someone else meanwhile?)")))
 
 
 # ---------------------------------------------------------------------------------------------- the two sides
@@ -390,18 +405,25 @@ async def _run(direction: Direction, url: str, *, api_key: str | None, collectio
                pdfs: bool, progress: Progress | None, browser: Browser | None, home: Path) -> Report:
     from scholar.gateway.mcp.remote import remote_session  # noqa: PLC0415  # imports mcp (~0.7 s): only here
 
-    async with AsyncExitStack() as stack:
-        auth = None
-        if not api_key:
-            from scholar.gateway.mcp.remote_auth import oauth_flow, open_in_browser  # noqa: PLC0415
+    report = Report(direction=direction, url=url, dry_run=dry_run, collection=collection)
+    try:
+        async with AsyncExitStack() as stack:
+            auth = None
+            if not api_key:
+                from scholar.gateway.mcp.remote_auth import oauth_flow, open_in_browser  # noqa: PLC0415
 
-            auth = stack.enter_context(oauth_flow(url, sign_in_file(home, url), browser or open_in_browser))
-        remote = await stack.enter_async_context(remote_session(url, api_key=api_key, auth=auth))
-        deployment = Library("remote", remote.call, _download, remote.tools)
-        local = _local_library(progress)
-        source, target = (local, deployment) if direction == "push" else (deployment, local)
-        report = await transfer(direction, source, target, url=url, collection=collection, dry_run=dry_run,
-                                pdfs=pdfs, progress=progress)
+                auth = stack.enter_context(oauth_flow(url, sign_in_file(home, url), browser or open_in_browser))
+            remote = await stack.enter_async_context(remote_session(url, api_key=api_key, auth=auth))
+            deployment = Library("remote", remote.call, _download, remote.tools)
+            local = _local_library(progress)
+            source, target = (local, deployment) if direction == "push" else (deployment, local)
+            await transfer(source, target, report, pdfs=pdfs, progress=progress)
+    except ScholarError as err:
+        if not report.writing:
+            raise
+        report.stop(err, pdfs=True)  # the session broke midway: the report stands, settled by what was answered
+        report.warnings.append(f"the session with the deployment failed midway ({err.message[:300]}); nothing was "
+                               "sent after it, and what was written was not read back")
     return report
 
 
