@@ -46,9 +46,11 @@ doctor: $(VENV)/.installed
 # The suite runs in TEST_WORKERS processes (pytest-xdist), a whole test file per worker at a time, so a module's or
 # a package's servers start once per worker; many tests wait on loopback I/O, so workers may outnumber the cores.
 # TEST_WORKERS=0 runs it in this one process.
+# Files go out in collection order (--no-loadscope-reorder; xdist sends the largest first otherwise): tests/e2e/isolated/
+# must run before the package's own modules on a worker, whose package-scoped server would still be running.
 TEST_WORKERS ?= 2
 test: $(VENV)/.installed $(TOOLS)/.installed $(CHECKOV)/.installed
-	SCHOLAR_TOOLS_BIN=$(abspath $(TOOLS))/bin $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+	SCHOLAR_TOOLS_BIN=$(abspath $(TOOLS))/bin $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 lint: $(TOOLS)/.installed $(CHECKOV)/.installed
 	$(SAM) validate --lint --template template.yaml

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import partial
 from typing import Any
 
@@ -25,3 +26,13 @@ async def call_ok(client: Any, tool: str, args: dict[str, Any]) -> dict[str, Any
 async def finished(client: Any, task_id: str, *, within_s: float = 30) -> dict[str, Any]:
     """The polled task's last answer (structured), once it is no longer pending or running."""
     return (await poll_task(client, task_id, within_s=within_s)).structured_content
+
+
+async def outcome(client: Any, answer: dict[str, Any], *, within_s: float = 30) -> dict[str, Any]:
+    """What a tool that may queue answered: ``answer`` itself when it answered at once, else its task's result once
+    the task has completed (a PDF an earlier test of the same server fetched is answered at once)."""
+    if not answer.get("queued"):
+        return answer
+    done = await finished(client, answer["task_id"], within_s=within_s)
+    assert done["status"] == "completed", json.dumps(done)[:3000]
+    return done["result"]

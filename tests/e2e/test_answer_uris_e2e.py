@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from mcp import Client, types
 
-from tests.e2e.polling import call_ok, finished
+from tests.e2e.polling import call_ok, outcome
 from tests.e2e.test_resources_e2e import PNAS_DOI, as_caller
 from tests.fixtures_dir import fixtures_dir
 from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH
@@ -42,11 +42,8 @@ def test_every_uri_an_answer_hands_out_is_readable_by_its_caller(local_server, w
                   content_type="application/pdf")
 
     async def body(client: Client) -> tuple[dict[str, set[str]], dict[str, Any]]:
-        first = await call_ok(client, "download_paper", {"identifier": PNAS_DOI, "collection": "uris"})
-        if first.get("queued"):  # a PDF another test already kept answers at once
-            done = await finished(client, first["task_id"], within_s=30.0)
-            assert done["status"] == "completed", done
-            first = done["result"]
+        first = await outcome(client, await call_ok(client, "download_paper",
+                                                    {"identifier": PNAS_DOI, "collection": "uris"}))
         item_id = first["item_id"]
         calls = {
             "fetch by DOI": ("fetch", {"id": PNAS_DOI}),

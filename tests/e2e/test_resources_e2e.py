@@ -19,7 +19,7 @@ from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from tests.e2e.polling import call_ok, finished
+from tests.e2e.polling import call_ok, outcome
 from tests.fixtures_dir import fixtures_dir
 from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH
 
@@ -158,18 +158,19 @@ def test_a_kept_paper_is_readable_as_pdf_markdown_and_by_fetch(local_server, web
                   content_type="application/pdf")
 
     async def body(client: Client) -> tuple[Any, ...]:
-        queued = await call_ok(client, "download_paper", {"identifier": PNAS_DOI, "collection": "kept"})
-        done = await finished(client, queued["task_id"], within_s=30.0)
-        item = f"scholar://library/{done['result']['item_id']}"
+        # Answered at once when another test of this server fetched the PDF first (test_answer_uris_e2e does).
+        kept = await outcome(client, await call_ok(client, "download_paper", {"identifier": PNAS_DOI,
+                                                                              "collection": "kept"}))
+        item = f"scholar://library/{kept['item_id']}"
         record = json.loads((await client.read_resource(item)).contents[0].text)
         pdf = await client.read_resource(record["pdf_uri"])
         markdown = await client.read_resource(record["markdown_uri"])
         paper = await client.read_resource(f"scholar://paper/{PNAS_DOI.replace('/', '%2F')}/markdown")
         fetched = await call_ok(client, "fetch", {"id": PNAS_DOI})
-        return done, pdf, markdown, paper, fetched
+        return kept, pdf, markdown, paper, fetched
 
-    done, pdf, markdown, paper, fetched = as_caller(local_server, ALICE, "2026-07-28", body)
-    assert done["status"] == "completed", done
+    kept, pdf, markdown, paper, fetched = as_caller(local_server, ALICE, "2026-07-28", body)
+    assert kept["collection"] == "kept" and kept["metadata"]["title"].startswith("Developing functional"), kept
     (blob,) = pdf.contents
     assert blob.mime_type == "application/pdf" and base64.b64decode(blob.blob).startswith(b"%PDF-")
     assert markdown.contents[0].mime_type == "text/markdown" and "<!-- page 1 -->" in markdown.contents[0].text

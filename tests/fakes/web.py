@@ -8,7 +8,9 @@ the fake upstream under ``/web/<host>/<path>``, where tests add routes with ``fa
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Sequence
+from functools import cache
 
 import httpx
 
@@ -21,12 +23,19 @@ async def public_resolver(host: str, port: int) -> Sequence[str]:
     return ["93.184.216.34"]
 
 
+@cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context for every inner transport: the fake is plain HTTP on loopback, so none is ever used, and
+    httpx builds a new one per transport otherwise (the CA bundle read again: 20-90 ms for each PDF fetched)."""
+    return ssl.create_default_context()
+
+
 class WebToFake(httpx.AsyncBaseTransport):
     """Carries a vetted request for ``https://<host>/<path>`` to ``<fake>/web/<host>/<path>`` (the web, in tests)."""
 
     def __init__(self, base_url: str) -> None:
         self._base = httpx.URL(base_url)
-        self._inner = httpx.AsyncHTTPTransport()
+        self._inner = httpx.AsyncHTTPTransport(verify=_tls())
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         host = request.headers["Host"].split(":")[0]

@@ -86,3 +86,17 @@ def test_a_second_caller_gets_the_stored_pdf_in_an_item_of_their_own_without_a_d
     item_b = LibraryStore("key-b").get(ITEM_ID)
     assert item_b is not None and item_b.collection == "reading" and len(item_b.pdfs) == 1
     assert LibraryStore("key-a").get(ITEM_ID).collection == "inbox"
+
+
+@pytest.mark.parametrize("converted", [True, False], ids=["markdown stored", "pdf only"])
+def test_a_second_caller_s_item_keeps_the_markdown_stored_of_that_pdf(
+    web: FakeUpstream, machine: str, converted: bool
+) -> None:
+    # Given the first caller's download stored the PDF, and its Markdown when the job converted it
+    first = run_pipeline(pnas_job().model_copy(update={"convert": converted}), principal="key-a")
+    md_path = first.result.get("md_path")
+    assert bool(md_path) is converted
+    # When a second caller keeps the paper at once (no task), then its item has that Markdown as a queued keep would
+    answer = tool({"identifier": PNAS_DOI, "collection": "reading"}, principal="key-b")
+    assert (answer["cached"], answer["newly_kept"], answer.get("md_path")) == (True, True, md_path)
+    assert LibraryStore("key-b").get(ITEM_ID).md_path == md_path

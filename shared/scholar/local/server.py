@@ -15,6 +15,7 @@ import secrets
 import socket
 import threading
 from collections.abc import Callable, Mapping
+from contextlib import ExitStack
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -23,18 +24,23 @@ import uvicorn
 
 from scholar.core.config import (
     AUTH_MODE_ENV,
+    BACKEND_ENV,
     ENV_PREFIX,
+    HOME_ENV,
     OIDC_CLIENT_ID_ENV,
     OIDC_ISSUER_ENV,
     PUBLIC_URL_ENV,
+    get_environ,
     get_settings,
+    set_environment,
 )
 from scholar.local.invoke import Handler
 from scholar.local.stack import LocalStack
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LocalServer", "PathRouter", "default_template", "listening_socket", "oauth_settings", "serve"]
+__all__ = ["LocalServer", "MachineStack", "PathRouter", "default_template", "listening_socket", "oauth_settings",
+           "serve"]
 
 AppFactory = Callable[[], Any]
 Guard = Callable[[dict[str, Any]], Any]  # a scope → a refusal (with .status and .message), or None
@@ -180,13 +186,58 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+class MachineStack:
+    """The local backend (``scholar.local.machine``: SQLite and files under ``home``, executions on threads) in the
+    place of ``LocalStack``: what ``scholar serve`` runs, for a ``LocalServer`` in tests.
+
+    ``start`` exports ``extra_env`` and enters ``local_backend(home)``, the backend ``scholar serve`` enters on
+    ``SCHOLAR_BACKEND=local``; ``close`` leaves it and puts every variable back.
+
+    Attributes (after start):
+        env: the variables exported to this process (``extra_env``, the backend and its folder).
+    """
+
+    def __init__(self, home: Path, *, extra_env: Mapping[str, str] | None = None) -> None:
+        self.home = Path(home)
+        self.env = {**dict(extra_env or {}), BACKEND_ENV: "local", HOME_ENV: str(self.home)}
+        self._saved: dict[str, str | None] = {}
+        self._entered: ExitStack | None = None
+
+    def configure(self, extra_env: Mapping[str, str], parameters: Mapping[str, str]) -> None:
+        """Add variables before ``start`` (the local server's OAuth mode); the local backend has no template, so
+        ``parameters`` (the template's names for the same settings) are not read."""
+        self.env.update(extra_env)
+
+    def start(self) -> None:
+        from scholar.local.machine import local_backend  # noqa: PLC0415  # the chosen backend only
+
+        self._saved = {name: get_environ(name) for name in self.env}
+        set_environment(self.env)
+        self._entered = ExitStack()
+        try:
+            self._entered.enter_context(local_backend(self.home))
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Leave the backend (a step under way finishes first) and restore the environment; idempotent."""
+        if self._entered is not None:
+            self._entered.close()
+            self._entered = None
+        if self._saved:
+            set_environment(self._saved)
+            self._saved = {}
+
+
 class LocalServer:
-    """LocalStack + the gateway app on uvicorn in a background thread, for tests.
+    """LocalStack (or another stand-in: ``stack``) + the gateway app on uvicorn in a background thread, for tests.
 
     Args:
         template: the SAM template; defaults to ``default_template()``.
         extra_env, handlers_override, parameters: passed to ``LocalStack``.
         app_factory: builds the ASGI app after the stack is up (default: the gateway's).
+        stack: the backend to serve instead of a ``LocalStack`` (a ``MachineStack``); the three above are then unused.
 
     Attributes (after start):
         url: ``http://127.0.0.1:<port>/mcp``.
@@ -195,11 +246,13 @@ class LocalServer:
 
     def __init__(self, *, template: Path | None = None, extra_env: Mapping[str, str] | None = None,
                  handlers_override: Mapping[str, Handler] | None = None,
-                 parameters: Mapping[str, str] | None = None, app_factory: AppFactory | None = None) -> None:
-        self.stack = LocalStack(template=template or default_template(), extra_env=extra_env,
-                                handlers_override=handlers_override, parameters=parameters)
+                 parameters: Mapping[str, str] | None = None, app_factory: AppFactory | None = None,
+                 stack: MachineStack | None = None) -> None:
+        self.stack: LocalStack | MachineStack = stack or LocalStack(
+            template=template or default_template(), extra_env=extra_env, handlers_override=handlers_override,
+            parameters=parameters)
         self.url = ""
-        self._oauth = _wants_oauth(extra_env)
+        self._oauth = _wants_oauth(stack.env if stack else extra_env)
         self._app_factory = app_factory or _gateway_app
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None

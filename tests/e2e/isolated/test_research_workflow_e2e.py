@@ -23,7 +23,7 @@ from mcp import Client
 
 from scholar.core.catalogue import DEFAULT_PROFILE, profile_tools
 from scholar.services.pdftext.convert import convert_pdf
-from tests.e2e.polling import call_ok, poll_task
+from tests.e2e.polling import call_ok, outcome
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
 from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH
@@ -56,14 +56,6 @@ def _body_only_word(record: dict[str, Any]) -> str:
     return words[0]
 
 
-async def _finished(client: Client, answer: dict[str, Any]) -> dict[str, Any]:
-    if not answer.get("queued"):
-        return answer
-    polled = await poll_task(client, answer["task_id"], within_s=60)
-    assert polled.structured_content["status"] == "completed", json.dumps(polled.structured_content)[:3000]
-    return polled.structured_content["result"]
-
-
 def test_an_agent_searches_keeps_finds_by_a_body_word_reads_page_by_page_and_exports(local_server, web) -> None:
     record = _serve(web)
     word = _body_only_word(record)
@@ -77,13 +69,14 @@ def test_an_agent_searches_keeps_finds_by_a_body_word_reads_page_by_page_and_exp
                                                  "limit": 5, "expand": False})
             hit = next(h for h in found["results"] if (h["title"] or "").startswith("Developing functional"))
             doi = next(i for i in hit["ids"] if i.startswith("10."))
-            kept = await _finished(client, await call_ok(client, "download_paper",
-                                                     {"identifier": hit["id"], "collection": COLLECTION}))
+            kept = await outcome(client, await call_ok(client, "download_paper", {"identifier": hit["id"],
+                                                                                  "collection": COLLECTION}),
+                                 within_s=60)
             searched = await call_ok(client, "library_search", {"query": word, "collection": COLLECTION})
-            first = await _finished(client, await call_ok(client, "read_paper",
-                                                      {"identifier": doi, "pages": "1-3", "max_chars": 5_000}))
-            rest = await _finished(client, await call_ok(client, "read_paper",
-                                                     {"identifier": doi, "pages": first["next_pages"]}))
+            first = await outcome(client, await call_ok(client, "read_paper", {"identifier": doi, "pages": "1-3",
+                                                                               "max_chars": 5_000}), within_s=60)
+            rest = await outcome(client, await call_ok(client, "read_paper",
+                                                       {"identifier": doi, "pages": first["next_pages"]}), within_s=60)
             listed = await call_ok(client, "library_list", {"collection": COLLECTION})
             exported = await call_ok(client, "library_export", {"format": "bibtex", "collection": COLLECTION})
             return {"doi": doi, "first": first, "rest": rest, "kept": kept, "listed": listed,

@@ -88,6 +88,12 @@ def exists(key: str) -> bool:
     return BlobStore().exists(key)
 
 
+def stored_md(sha256: str, converter: Converter) -> str | None:
+    """The key of the Markdown ``converter`` made of the PDF ``sha256``, when it is stored; else None."""
+    key = md_key(sha256, converter)
+    return key if exists(key) else None
+
+
 def presign(key: str) -> str:
     return BlobStore().presign(key, PRESIGN_S)
 

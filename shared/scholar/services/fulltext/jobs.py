@@ -108,8 +108,7 @@ def converted_markdown(identifier: str) -> str | None:
     found = artifacts.recall(artifacts.paper_cache_key(key))
     if found is None:
         return None
-    md_path = artifacts.md_key(found[1].sha256, answer_builder.converter_for(False, get_settings()))
-    return md_path if artifacts.exists(md_path) else None
+    return artifacts.stored_md(found[1].sha256, answer_builder.converter_for(False, get_settings()))
 
 
 def queue(job: Job, ctx: CallContext) -> QueuedResult:

@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from scholar.core import aio
+from scholar.core.config import get_settings
 from scholar.core.errors import InternalError
 from scholar.core.records import FailedSource
 from scholar.services.fulltext import artifacts
-from scholar.services.fulltext.answer_builder import pdf_fields
+from scholar.services.fulltext.answer_builder import converter_for, pdf_fields
 from scholar.services.fulltext.keep_result import DownloadPaperResult
 from scholar.services.fulltext.keep_step import Find, is_preferred, recall
 from scholar.services.fulltext.models import Job, PaperSummary, StoredPdf
@@ -80,9 +81,14 @@ async def kept_answer(job: Job, principal: str) -> DownloadPaperResult | None:
     if held is not None:
         return await _answer(job, *held, newly_kept=False, failed_sources=[], cached=True)
     find = await aio.off_loop(recall, job)
-    if find is None or job.keep is None or not is_preferred(find.version or "unknown", job.keep.prefer):
+    if find is None or find.pdf is None or job.keep is None or not is_preferred(find.version or "unknown",
+                                                                                   job.keep.prefer):
         return None
-    return await _keep(job, principal, find, failed_sources=[], cached=True)
+    # The Markdown the pipeline's convert step made of this PDF for another caller is kept with it, as a queued
+    # download_paper keeps the Markdown it converts: the item's Markdown resource does not depend on who came first.
+    converter = converter_for(job.use_vlm, get_settings())
+    md_path = await aio.off_loop(artifacts.stored_md, find.pdf.sha256, converter)
+    return await _keep(job, principal, find, failed_sources=[], cached=True, md_path=md_path)
 
 
 def kept_result(job: Job, principal: str, *, metadata: PaperSummary | None, downloaded: dict[str, Any],

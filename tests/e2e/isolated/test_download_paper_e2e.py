@@ -3,6 +3,10 @@
 The paper is the PNAS article whose Semantic Scholar, Unpaywall and OpenAlex answers are recorded; its publisher
 location serves a real PDF through tests.fakes.web.WebToFake (same process), and the library is
 the real one (LibraryTable in the local stack).
+
+A server of its own (isolated/): the test is about the queue, and download_paper answers at once, for any caller, a
+paper whose PDF the server already fetched (its pipeline cache); on the package's server test_answer_uris_e2e and
+test_resources_e2e download the same paper, so this test passed or failed by the order the modules ran in.
 """
 
 from __future__ import annotations
