@@ -11,6 +11,8 @@ Actions (each prints one JSON document on stdout, except ``cli``):
     seed-corpus COUNT [INDEX TAGS]  import COUNT items of real recorded records (tests.library.corpus), the item
                     at INDEX holding TAGS tags; prints their ids in order.
     export          this machine's library as library_export format=jsonl (a stored one read back: stored true).
+    pdfs            for each item: the sha256 of its PDF records and of the PDF read back by resources/read
+                    scholar://library/{item_id}/pdf (None: no file), as tests.transfer.deployment.pdfs_held.
     cli ARGS…       ``scholar ARGS…`` (its exit status is this process's).
     oauth-push URL LOGIN|none   push URL without a key, signing in as LOGIN (``none``: a browser that must not be
                     needed); prints the report and the browser's visits.
@@ -18,6 +20,8 @@ Actions (each prints one JSON document on stdout, except ``cli``):
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import sys
 from typing import Any
@@ -76,6 +80,27 @@ def export() -> dict[str, Any]:
         return answer
 
 
+def pdfs() -> dict[str, Any]:
+    """As tests.transfer.deployment.pdfs_held, on this machine: the resources/read handler the MCP servers call."""
+    from scholar.core.errors import NotFoundError
+    from scholar.core.resource_actions import READ_ACTION
+    from scholar.families.research.resources.handlers import resource_read
+    from scholar.local.calls import LOCAL_PRINCIPAL
+    from scholar.services.library.snapshot import parse_snapshot
+
+    out: dict[str, Any] = {}
+    with _library() as scholar:
+        for item in parse_snapshot(scholar.library_export(format="jsonl")["content"]).items:
+            try:
+                read = resource_read({"action": READ_ACTION, "principal": LOCAL_PRINCIPAL,
+                                      "uri": f"scholar://library/{item.item_id}/pdf"})
+                sha = hashlib.sha256(base64.b64decode(read.contents[0].blob or "")).hexdigest()
+            except NotFoundError:
+                sha = None
+            out[item.item_id] = ([pdf.sha256 for pdf in item.pdfs], sha)
+    return out
+
+
 class SignIn:
     """The browser step of a test: follows the authorization URL (login_hint signs in at once) to the callback."""
 
@@ -109,7 +134,7 @@ def main(argv: list[str]) -> int:
         from scholar.local.cli import main as scholar
 
         return scholar(rest)
-    answers = {"seed": seed, "seed-one": seed_one, "seed-corpus": seed_corpus, "export": export,
+    answers = {"seed": seed, "seed-one": seed_one, "seed-corpus": seed_corpus, "export": export, "pdfs": pdfs,
                "oauth-push": oauth_push}
     result = answers[action](*rest)
     sys.stdout.write(json.dumps(result) + "\n")

@@ -488,7 +488,7 @@ def push(url: str, **options: Any) -> dict[str, Any]:
         api_key: sent as x-api-key (default ``SCHOLAR_REMOTE_API_KEY``); without one, OAuth signs in (browser).
         collection: only this collection.
         dry_run: read both sides and report the plan; write nothing.
-        pdfs: have the deployment keep each kept PDF again (download_paper); False skips them.
+        pdfs: have the deployment keep each kept PDF it lacks (download_paper); False leaves them behind.
         progress: told what runs (the command line's progress line).
         browser: opens the sign-in URL (default: the system browser).
 
