@@ -50,12 +50,12 @@ def test_a_push_with_kept_pdfs_to_a_read_only_deployment_stops_before_writing_an
     # the deployment holds no file of them (the report names the PDF left behind)
     status, report = push(laptop, deployment, "--no-pdfs", key=key)
     assert status == EXIT_OK, report
-    assert report["counts"]["created"] == 2 and report["counts"]["failed"] == 0
-    assert [item["pdf"] for item in report["items"] if "pdf" in item] == [{"status": "skipped", "versions": 1}]
     there = exported(deployment, key)
     assert items_of(there, without=OWN) == fields
-    assert all(not item["pdfs"] and item["md_path"] is None for item in items_of(there).values())
     assert pdfs_held(deployment, there, key) == {item_id: ([], None) for item_id in fields}
+    assert all(item["md_path"] is None for item in items_of(there).values())
+    assert report["counts"]["created"] == 2 and report["counts"]["failed"] == 0
+    assert [item["pdf"] for item in report["items"] if "pdf" in item] == [{"status": "skipped", "versions": 1}]
 
 
 def test_a_library_limit_reached_midway_through_a_batch_reports_what_was_written_as_written(deployment, new_machine):
