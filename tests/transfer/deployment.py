@@ -11,7 +11,7 @@ import base64
 import hashlib
 import itertools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -125,14 +125,18 @@ def items_of(jsonl: str, without: tuple[str, ...] = ()) -> dict[str, dict[str, A
             for item in parse_snapshot(jsonl).items}
 
 
-def pdfs_held(server: Any, jsonl: str, key: str | None = None) -> dict[str, tuple[list[str], str | None]]:
-    """For each item of the caller's ``jsonl`` there: the sha256 of its PDF records, and of the PDF read back by
-    resources/read ``scholar://library/{item_id}/pdf`` (its one record's file, else None): a record the deployment
-    holds no file for reads None. (Each item here holds one record at most: the resource reads one.)"""
-    ids = list(items_of(jsonl))
-    reads = remote(server, *(("read", {"uri": f"scholar://library/{item_id}/pdf"}) for item_id in ids), key=key)
-    return {item_id: ([pdf["sha256"] for pdf in item["pdfs"]], read.get("sha256"))
-            for (item_id, item), read in zip(items_of(jsonl).items(), reads, strict=True)}
+def reading_pdfs(ids: Iterable[str]) -> list[tuple[str, dict[str, Any]]]:
+    """The calls for ``remote`` that read each item's PDF there: resources/read ``scholar://library/{item_id}/pdf``
+    (its one record's file: each item here holds one record at most)."""
+    return [("read", {"uri": f"scholar://library/{item_id}/pdf"}) for item_id in ids]
+
+
+def pdfs_held(jsonl: str, ids: Iterable[str], reads: list[dict[str, Any]]) -> dict[str, tuple[list[str], str | None]]:
+    """For each of ``ids``: the sha256 of its PDF records in ``jsonl`` and of the PDF ``reads`` read back (None: no
+    file there, as for a record whose file the deployment does not hold)."""
+    held = items_of(jsonl)
+    return {item_id: ([pdf["sha256"] for pdf in held[item_id]["pdfs"]], read.get("sha256"))
+            for item_id, read in zip(ids, reads, strict=True)}
 
 
 def files_behind_records(held: dict[str, tuple[list[str], str | None]]) -> bool:

@@ -24,6 +24,7 @@ from tests.transfer.deployment import (
     items_of,
     pdfs_held,
     push,
+    reading_pdfs,
     remote,
     running_deployment,
 )
@@ -57,15 +58,16 @@ def test_a_library_goes_to_the_deployment_and_back_with_every_field_and_pdf_reco
     assert set(first["collections_created"]) == {"reading", "tissue", "empty-shelf"}
     kept = [item["pdf"] for item in first["items"] if "pdf" in item]
     assert [pdf["status"] for pdf in kept] == ["queued"]
-    assert files_behind_records(pdfs_held(deployment, exported(deployment)))
-    done, there, collections = remote(deployment, ("wait", {"task_id": kept[0]["task_ids"][0]}),
-                                      ("library_export", {"format": "jsonl"}),
-                                      ("library_collections", {"action": "list"}))
+    there, *reads = remote(deployment, ("library_export", {"format": "jsonl"}), *reading_pdfs(original))
+    assert files_behind_records(pdfs_held(there["content"], original, reads))
+    done, collections, there, *reads = remote(deployment, ("wait", {"task_id": kept[0]["task_ids"][0]}),
+                                              ("library_collections", {"action": "list"}),
+                                              ("library_export", {"format": "jsonl"}), *reading_pdfs(original))
     assert done["status"] == "completed" and done["result"]["sha256"] == seeded["kept"]
     assert items_of(there["content"], without=OWN) == fields
     # And once kept there, the item holds the deployment's own record of the same PDF (kept seconds after this
     # machine's, by another process), its file read back there
-    held = pdfs_held(deployment, there["content"])
+    held = pdfs_held(there["content"], original, reads)
     assert files_behind_records(held) and held[with_pdf["item_id"]] == ([seeded["kept"]], seeded["kept"])
     (record,) = items_of(there["content"])[with_pdf["item_id"]]["pdfs"]
     assert record["kept_at"] != with_pdf["pdfs"][0]["kept_at"]
@@ -85,9 +87,10 @@ def test_a_library_goes_to_the_deployment_and_back_with_every_field_and_pdf_reco
     pulled = json.loads(done.stdout)
     assert pulled["counts"]["created"] == 2 and pulled["counts"]["failed"] == 0
     assert [item["pdf"]["status"] for item in pulled["items"] if "pdf" in item] == ["kept"]
-    assert items_of(desk.answer("export")["content"], without=OWN) == fields
-    here = desk.answer("pdfs")
-    assert files_behind_records(here) and here[with_pdf["item_id"]] == [[seeded["kept"]], seeded["kept"]]
+    here = desk.answer("export", "pdfs")
+    assert items_of(here["content"], without=OWN) == fields
+    assert files_behind_records(here["pdfs"]) and here["pdfs"][with_pdf["item_id"]] == [[seeded["kept"]],
+                                                                                        seeded["kept"]]
 
 
 def test_a_dry_run_plans_and_writes_nothing(deployment, new_machine):

@@ -15,7 +15,16 @@ import pytest
 from scholar.local.cli.output import EXIT_CODES, EXIT_OK
 from scholar.store.library.rows import TX_ITEMS
 from tests.fakes.upstream import FakeUpstream
-from tests.transfer.deployment import OWN, exported, items_of, pdfs_held, push, remote, running_deployment
+from tests.transfer.deployment import (
+    OWN,
+    exported,
+    items_of,
+    pdfs_held,
+    push,
+    reading_pdfs,
+    remote,
+    running_deployment,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -50,10 +59,10 @@ def test_a_push_with_kept_pdfs_to_a_read_only_deployment_stops_before_writing_an
     # the deployment holds no file of them (the report names the PDF left behind)
     status, report = push(laptop, deployment, "--no-pdfs", key=key)
     assert status == EXIT_OK, report
-    there = exported(deployment, key)
-    assert items_of(there, without=OWN) == fields
-    assert pdfs_held(deployment, there, key) == {item_id: ([], None) for item_id in fields}
-    assert all(item["md_path"] is None for item in items_of(there).values())
+    there, *reads = remote(deployment, ("library_export", {"format": "jsonl"}), *reading_pdfs(fields), key=key)
+    assert items_of(there["content"], without=OWN) == fields
+    assert pdfs_held(there["content"], fields, reads) == {item_id: ([], None) for item_id in fields}
+    assert all(item["md_path"] is None for item in items_of(there["content"]).values())
     assert report["counts"]["created"] == 2 and report["counts"]["failed"] == 0
     assert [item["pdf"] for item in report["items"] if "pdf" in item] == [{"status": "skipped", "versions": 1}]
 
