@@ -140,8 +140,9 @@ def pdfs_held(jsonl: str, ids: Iterable[str], reads: list[dict[str, Any]]) -> di
 
 
 def files_behind_records(held: dict[str, tuple[list[str], str | None]]) -> bool:
-    """Whether every PDF record of ``pdfs_held`` has its file there, the very one (and no file without a record)."""
-    return all(records == ([read] if read else []) for records, read in held.values())
+    """Whether every PDF record of ``pdfs_held`` has its file there, the very one. (A file read without a record is
+    one kept between the export and the read: the resource reads a record's file.)"""
+    return all(records == [read] for records, read in held.values() if records)
 
 
 def push(machine: Any, server: Any, *options: str, key: str | None = None,
