@@ -10,7 +10,8 @@ Actions (each prints one JSON document on stdout, except ``cli``):
     seed-one        add the PNAS paper alone.
     seed-corpus COUNT [INDEX TAGS]  import COUNT items of real recorded records (tests.library.corpus), the item
                     at INDEX holding TAGS tags; prints their ids in order.
-    export          this machine's library as library_export format=jsonl (a stored one read back: stored true).
+    export [pdfs]   this machine's library as library_export format=jsonl (a stored one read back: stored true);
+                    ``pdfs``: and each item's PDF records and the PDF read back by resources/read (``pdfs``).
     cli ARGS…       ``scholar ARGS…`` (its exit status is this process's).
     oauth-push URL LOGIN|none   push URL without a key, signing in as LOGIN (``none``: a browser that must not be
                     needed); prints the report and the browser's visits.
@@ -18,6 +19,8 @@ Actions (each prints one JSON document on stdout, except ``cli``):
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import sys
 from typing import Any
@@ -63,8 +66,9 @@ def seed_corpus(count: str, index: str = "-1", tags: str = "0") -> dict[str, Any
     return {"ids": [item.item_id for item in chosen]}
 
 
-def export() -> dict[str, Any]:
-    """library_export format=jsonl; a stored one (too large to answer inline) read back by its reference."""
+def export(pdfs: str = "") -> dict[str, Any]:
+    """library_export format=jsonl; a stored one (too large to answer inline) read back by its reference; with
+    ``pdfs``, also each item's PDF records and the PDF read back (as tests.transfer.deployment.pdfs_held)."""
     from scholar.local.calls import LOCAL_PRINCIPAL
     from scholar.services.library.snapshot import read_reference
 
@@ -73,7 +77,30 @@ def export() -> dict[str, Any]:
         if answer.get("content") is None:
             answer["content"] = read_reference(answer["reference"], LOCAL_PRINCIPAL)
             answer["stored"] = True
+        if pdfs:
+            answer["pdfs"] = _pdfs_held(answer["content"])
         return answer
+
+
+def _pdfs_held(jsonl: str) -> dict[str, Any]:
+    """Each item's PDF records' sha256 and the PDF's read back by the resources/read handler the MCP servers call
+    (``scholar://library/{item_id}/pdf``), None when there is no file."""
+    from scholar.core.errors import NotFoundError
+    from scholar.core.resource_actions import READ_ACTION
+    from scholar.families.research.resources.handlers import resource_read
+    from scholar.local.calls import LOCAL_PRINCIPAL
+    from scholar.services.library.snapshot import parse_snapshot
+
+    out: dict[str, Any] = {}
+    for item in parse_snapshot(jsonl).items:
+        try:
+            read = resource_read({"action": READ_ACTION, "principal": LOCAL_PRINCIPAL,
+                                  "uri": f"scholar://library/{item.item_id}/pdf"})
+            sha = hashlib.sha256(base64.b64decode(read.contents[0].blob or "")).hexdigest()
+        except NotFoundError:
+            sha = None
+        out[item.item_id] = ([pdf.sha256 for pdf in item.pdfs], sha)
+    return out
 
 
 class SignIn:

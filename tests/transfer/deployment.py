@@ -7,9 +7,11 @@ key is its own caller (``key:<NAME>``), so a test that takes a key of its own ha
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import itertools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -18,6 +20,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from scholar.local import keys
 from scholar.services.library.snapshot import parse_snapshot
@@ -77,15 +80,29 @@ async def _remote(url: str, key: str, calls: list[tuple[str, dict[str, Any]]]) -
             if tool == "wait":
                 out.append(await finished(client, arguments["task_id"], within_s=120))
                 continue
+            if tool == "read":
+                out.append(await _read(client, arguments["uri"]))
+                continue
             result = await client.call_tool(tool, arguments)
             assert not result.is_error, result.structured_content
             out.append(result.structured_content)
         return out
 
 
+async def _read(client: Client, uri: str) -> dict[str, Any]:
+    """resources/read of ``uri``: its first content's sha256 (of a blob) or text, or the refusal's message."""
+    try:
+        read = await client.read_resource(uri)
+    except MCPError as refused:
+        return {"refused": refused.error.message}
+    body = read.contents[0]
+    blob = getattr(body, "blob", None)
+    return {"sha256": hashlib.sha256(base64.b64decode(blob)).hexdigest()} if blob else {"text": body.text}
+
+
 def remote(server: Any, *calls: tuple[str, dict[str, Any]], key: str | None = None) -> list[dict[str, Any]]:
     """The answers of ``calls`` (tool, arguments) made on the deployment with ``key`` (default: ``server.key``);
-    ``("wait", {"task_id": …})`` waits for a task's end."""
+    ``("wait", {"task_id": …})`` waits for a task's end, ``("read", {"uri": …})`` reads a resource (``_read``)."""
     return anyio.run(_remote, server.url, key or server.key, list(calls))
 
 
@@ -99,9 +116,33 @@ def exported(server: Any, key: str | None = None) -> str:
     return got.text
 
 
-def items_of(jsonl: str) -> dict[str, dict[str, Any]]:
-    """Every item of a snapshot by id, every field but the store's revision counter."""
-    return {item.item_id: item.model_dump(mode="json", exclude={"rev"}) for item in parse_snapshot(jsonl).items}
+OWN = ("pdfs", "md_path", "updated_at")  # each side's own: the files it holds, when it last wrote the item
+
+
+def items_of(jsonl: str, without: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
+    """Every item of a snapshot by id, every field but the store's revision counter (and ``without``)."""
+    return {item.item_id: item.model_dump(mode="json", exclude={"rev", *without})
+            for item in parse_snapshot(jsonl).items}
+
+
+def reading_pdfs(ids: Iterable[str]) -> list[tuple[str, dict[str, Any]]]:
+    """The calls for ``remote`` that read each item's PDF there: resources/read ``scholar://library/{item_id}/pdf``
+    (its one record's file: each item here holds one record at most)."""
+    return [("read", {"uri": f"scholar://library/{item_id}/pdf"}) for item_id in ids]
+
+
+def pdfs_held(jsonl: str, ids: Iterable[str], reads: list[dict[str, Any]]) -> dict[str, tuple[list[str], str | None]]:
+    """For each of ``ids``: the sha256 of its PDF records in ``jsonl`` and of the PDF ``reads`` read back (None: no
+    file there, as for a record whose file the deployment does not hold)."""
+    held = items_of(jsonl)
+    return {item_id: ([pdf["sha256"] for pdf in held[item_id]["pdfs"]], read.get("sha256"))
+            for item_id, read in zip(ids, reads, strict=True)}
+
+
+def files_behind_records(held: dict[str, tuple[list[str], str | None]]) -> bool:
+    """Whether every PDF record of ``pdfs_held`` has its file there, the very one. (A file read without a record is
+    one kept between the export and the read: the resource reads a record's file.)"""
+    return all(records == [read] for records, read in held.values() if records)
 
 
 def push(machine: Any, server: Any, *options: str, key: str | None = None,

@@ -1,9 +1,11 @@
 """One side of a transfer held in memory, for the flow's tests without a server: a ``transfer.Library`` whose tools
 answer as the real ones do (library_export: ``to_jsonl``; library_import: the real ``parse_snapshot`` and
-``import_items``, so a refused line is named as the tool names it) over tests.library.corpus.MemoryLibrary."""
+``import_items``, so a refused line is named as the tool names it) over tests.library.corpus.MemoryLibrary;
+download_paper, when offered, is the test's own stand-in."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 from unittest.mock import patch
 
@@ -15,8 +17,10 @@ from tests.library.corpus import MemoryLibrary
 
 
 def memory_library(store: MemoryLibrary, tools: tuple[str, ...] = transfer.WRITING_TOOLS,
-                   limits: dict[str, int] | None = None) -> transfer.Library:
-    """``limits``: this side's own bounds (store/library/bounds.py LIMITS) where they differ, for its import."""
+                   limits: dict[str, int] | None = None,
+                   download: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None) -> transfer.Library:
+    """``limits``: this side's own bounds (store/library/bounds.py LIMITS) where they differ, for its import;
+    ``download``: answers download_paper (offered then) with its arguments."""
     shelves: list[str] = []
 
     async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -27,6 +31,8 @@ def memory_library(store: MemoryLibrary, tools: tuple[str, ...] = transfer.WRITI
             with patch.dict(bounds.LIMITS, limits or {}):
                 summary = import_items(store, parse_snapshot(arguments["jsonl"]).items)
             return {"items": len(summary.added) + len(summary.updated) + len(summary.skipped)}
+        if name == transfer.KEEP_TOOL and download is not None:
+            return await download(arguments)
         if arguments["action"] == "create":
             shelves.append(arguments["name"])
             return {"name": arguments["name"]}
@@ -35,4 +41,5 @@ def memory_library(store: MemoryLibrary, tools: tuple[str, ...] = transfer.WRITI
     async def never(result: dict[str, Any]) -> str:
         raise AssertionError("a library in memory answers its export inline")
 
-    return transfer.Library("memory", call, never, frozenset(tools))
+    offered = (*tools, transfer.KEEP_TOOL) if download is not None else tools
+    return transfer.Library("memory", call, never, frozenset(offered))

@@ -7,7 +7,7 @@ import pytest
 
 from scholar.core.errors import InvalidArgumentError
 from scholar.gateway.mcp.remote_auth import SignInFile
-from scholar.local.transfer import check_url, merged, plan_item
+from scholar.local.transfer import check_url, missing_pdfs, plan_item
 from scholar.store.library.models import LibraryItem, PdfVersion, item_id_for
 
 # Synthetic items in the shape of scholar.store.library.models.LibraryItem (the paper record trimmed to a title).
@@ -21,24 +21,41 @@ def pdf(sha: str) -> PdfVersion:
                       source_url="https://example.org/a.pdf", kept_at="2026-01-02T00:00:00Z")
 
 
-def test_an_item_the_target_lacks_is_created_and_an_equal_one_is_unchanged_whatever_its_revision():
-    assert plan_item(MINE, None) == ("created", MINE)
+def test_an_item_the_target_lacks_is_created_without_the_pdf_records_and_markdown_of_files_it_does_not_hold():
+    mine = MINE.model_copy(update={"pdfs": [pdf("a")], "md_path": "md/a.md"})
+
+    outcome, written = plan_item(mine, None)
+
+    assert outcome == "created"
+    assert written.pdfs == [] and written.md_path is None
+    assert written.model_copy(update={"pdfs": mine.pdfs, "md_path": mine.md_path}) == mine  # every other field
+    assert missing_pdfs(mine, None) == mine.pdfs
+
+
+def test_an_equal_item_is_unchanged_whatever_its_revision_its_pdf_records_and_the_time_a_pdf_stamped_there():
     assert plan_item(MINE, MINE.model_copy(update={"rev": 99})) == ("unchanged", None)
+    mine = MINE.model_copy(update={"pdfs": [pdf("a"), pdf("b")], "md_path": "md/a.md"})
+    # the target kept "a" itself (its own record, a later kept_at), which stamped its updated_at
+    kept_there = MINE.model_copy(update={"pdfs": [pdf("a").model_copy(update={"kept_at": "2026-05-01T00:00:00Z"}),
+                                                  pdf("c")], "md_path": "md/c.md",
+                                         "updated_at": "2026-05-01T00:00:00Z"})
+    assert plan_item(mine, kept_there) == ("unchanged", None)
+    assert [p.sha256 for p in missing_pdfs(mine, kept_there)] == ["b"]
 
 
-def test_a_newer_copy_updates_and_keeps_what_only_the_target_holds():
+def test_a_newer_copy_updates_carrying_only_the_pdf_records_and_markdown_the_target_holds():
+    mine = MINE.model_copy(update={"pdfs": [pdf("a")], "md_path": "md/a.md"})
     theirs = MINE.model_copy(update={"tags": ["old"], "updated_at": "2026-01-15T00:00:00Z", "pdfs": [pdf("b")],
                                      "md_path": "md/b.md"})
 
-    outcome, written = plan_item(MINE, theirs)
+    outcome, written = plan_item(mine, theirs)
 
     assert outcome == "updated"
     assert written.tags == ["x"] and [p.sha256 for p in written.pdfs] == ["b"] and written.md_path == "md/b.md"
+    assert written.updated_at == mine.updated_at
 
 
-def test_a_target_copy_equal_but_for_a_pdf_it_kept_itself_is_unchanged_and_a_newer_one_is_kept():
-    kept_there = merged(MINE, MINE.model_copy(update={"pdfs": [pdf("c")]}))
-    assert plan_item(MINE, kept_there) == ("unchanged", None)
+def test_a_target_copy_changed_there_later_is_kept():
     newer = MINE.model_copy(update={"notes": "changed there", "updated_at": "2026-03-01T00:00:00Z"})
     assert plan_item(MINE, newer) == ("kept_newer", None)
 

@@ -1,6 +1,7 @@
 """``scholar library push`` / ``pull`` end to end: a machine's library (tags, notes, collections, an empty one, a
 kept PDF) pushed to a deployment by API key, every field checked there, pushed again (nothing written), then
-pulled into an empty machine and checked field by field against the original. The refusals run the real CLI.
+pulled into an empty machine and checked field by field against the original; a PDF record on either side only with
+its file there (read back through resources/read). The refusals run the real CLI.
 
 The deployment is the local stack behind ``scholar serve``'s key guard (tests.transfer.deployment).
 """
@@ -16,7 +17,17 @@ import pytest
 from scholar.local.cli.output import EXIT_CODES, EXIT_OK
 from scholar.store.library import bounds
 from tests.fakes.upstream import FakeUpstream
-from tests.transfer.deployment import exported, items_of, push, remote, running_deployment
+from tests.transfer.deployment import (
+    OWN,
+    exported,
+    files_behind_records,
+    items_of,
+    pdfs_held,
+    push,
+    reading_pdfs,
+    remote,
+    running_deployment,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -27,35 +38,48 @@ def deployment(fake_upstream: FakeUpstream, pnas_pdf: None, tmp_path_factory: py
         yield server
 
 
-def test_a_library_goes_to_the_deployment_and_back_with_every_field(deployment, new_machine):
+def test_a_library_goes_to_the_deployment_and_back_with_every_field_and_pdf_records_only_with_their_files(
+        deployment, new_machine):
     # Given a machine whose library holds tags, notes, two collections, an empty one and a kept PDF
     laptop = new_machine()
     seeded = laptop.answer("seed")
-    original = items_of(laptop.answer("export")["content"])
-    assert len(original) == 2 and any(item["pdfs"] for item in original.values())
+    mine = laptop.answer("export")["content"]
+    original, fields = items_of(mine), items_of(mine, without=OWN)
+    (with_pdf,) = [item for item in original.values() if item["pdfs"]]
+    assert [pdf["sha256"] for pdf in with_pdf["pdfs"]] == [seeded["kept"]]
 
     # When it is pushed by API key
     status, first = push(laptop, deployment)
 
-    # Then every item is created there with every field, the collections too, and the PDF is queued to be kept there
+    # Then every item is created there with every field, the collections too, and the PDF is queued to be kept there;
+    # meanwhile a PDF record there is only one whose file the deployment holds (none until its task keeps it)
     assert status == EXIT_OK, first
     assert first["counts"] == {"created": 2, "updated": 0, "unchanged": 0, "kept_newer": 0, "failed": 0}
     assert set(first["collections_created"]) == {"reading", "tissue", "empty-shelf"}
     kept = [item["pdf"] for item in first["items"] if "pdf" in item]
     assert [pdf["status"] for pdf in kept] == ["queued"]
-    done, exported, collections = remote(deployment, ("wait", {"task_id": kept[0]["task_ids"][0]}),
-                                         ("library_export", {"format": "jsonl"}),
-                                         ("library_collections", {"action": "list"}))
+    there, *reads = remote(deployment, ("library_export", {"format": "jsonl"}), *reading_pdfs(original))
+    assert files_behind_records(pdfs_held(there["content"], original, reads))
+    done, collections, there, *reads = remote(deployment, ("wait", {"task_id": kept[0]["task_ids"][0]}),
+                                              ("library_collections", {"action": "list"}),
+                                              ("library_export", {"format": "jsonl"}), *reading_pdfs(original))
     assert done["status"] == "completed" and done["result"]["sha256"] == seeded["kept"]
-    assert items_of(exported["content"]) == original  # kept again there: the same PDF, nothing else changed
+    assert items_of(there["content"], without=OWN) == fields
+    # And once kept there, the item holds the deployment's own record of the same PDF (kept seconds after this
+    # machine's, by another process), its file read back there
+    expected = {item_id: ([seeded["kept"]], seeded["kept"]) if item_id == with_pdf["item_id"] else ([], None)
+                for item_id in original}
+    assert pdfs_held(there["content"], original, reads) == expected
+    (record,) = items_of(there["content"])[with_pdf["item_id"]]["pdfs"]
+    assert record["kept_at"] != with_pdf["pdfs"][0]["kept_at"]
     assert {c["name"] for c in collections["collections"]} >= {"reading", "tissue", "empty-shelf"}
 
-    # When it is pushed again, Then nothing is written and the PDF is answered as kept
+    # When it is pushed again, Then nothing is written or asked for: the deployment holds that PDF
     status, second = push(laptop, deployment)
     assert status == EXIT_OK
     assert second["counts"]["unchanged"] == 2 and sum(second["counts"].values()) == 2
     assert second["collections_created"] == []
-    assert [item["pdf"]["status"] for item in second["items"] if "pdf" in item] == ["kept"]
+    assert [item["pdf"] for item in second["items"] if "pdf" in item] == [{"status": "kept"}]
 
     # When an empty machine pulls, Then it holds the original library, field by field, its PDF kept again here
     desk = new_machine()
@@ -64,7 +88,9 @@ def test_a_library_goes_to_the_deployment_and_back_with_every_field(deployment, 
     pulled = json.loads(done.stdout)
     assert pulled["counts"]["created"] == 2 and pulled["counts"]["failed"] == 0
     assert [item["pdf"]["status"] for item in pulled["items"] if "pdf" in item] == ["kept"]
-    assert items_of(desk.answer("export")["content"]) == original
+    here = desk.answer("export", "pdfs")
+    assert items_of(here["content"], without=OWN) == fields
+    assert {item_id: tuple(held) for item_id, held in here["pdfs"].items()} == expected
 
 
 def test_a_dry_run_plans_and_writes_nothing(deployment, new_machine):

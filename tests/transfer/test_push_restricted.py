@@ -15,7 +15,16 @@ import pytest
 from scholar.local.cli.output import EXIT_CODES, EXIT_OK
 from scholar.store.library.rows import TX_ITEMS
 from tests.fakes.upstream import FakeUpstream
-from tests.transfer.deployment import exported, items_of, push, remote, running_deployment
+from tests.transfer.deployment import (
+    OWN,
+    exported,
+    items_of,
+    pdfs_held,
+    push,
+    reading_pdfs,
+    remote,
+    running_deployment,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -35,7 +44,7 @@ def test_a_push_with_kept_pdfs_to_a_read_only_deployment_stops_before_writing_an
     key = deployment.new_key()
     laptop = new_machine()
     laptop.answer("seed")
-    original = items_of(laptop.answer("export")["content"])
+    fields = items_of(laptop.answer("export")["content"], without=OWN)
 
     # When it is pushed with its PDFs, Then it stops with the typed refusal and nothing is written there
     done = laptop.run("", "library", "push", deployment.url, "--api-key", key, scholar=True)
@@ -46,12 +55,16 @@ def test_a_push_with_kept_pdfs_to_a_read_only_deployment_stops_before_writing_an
                                  key=key)
     assert listed["items"] == [] and collections.get("collections", []) == []
 
-    # When it is pushed with --no-pdfs, Then every item goes, every field (the kept-PDF records too)
+    # When it is pushed with --no-pdfs, Then every item goes, every field, but no PDF record or Markdown reference:
+    # the deployment holds no file of them (the report names the PDF left behind)
     status, report = push(laptop, deployment, "--no-pdfs", key=key)
     assert status == EXIT_OK, report
+    there, *reads = remote(deployment, ("library_export", {"format": "jsonl"}), *reading_pdfs(fields), key=key)
+    assert items_of(there["content"], without=OWN) == fields
+    assert pdfs_held(there["content"], fields, reads) == {item_id: ([], None) for item_id in fields}
+    assert all(item["md_path"] is None for item in items_of(there["content"]).values())
     assert report["counts"]["created"] == 2 and report["counts"]["failed"] == 0
-    assert [item["pdf"]["status"] for item in report["items"] if "pdf" in item] == ["skipped"]
-    assert items_of(exported(deployment, key)) == original
+    assert [item["pdf"] for item in report["items"] if "pdf" in item] == [{"status": "skipped", "versions": 1}]
 
 
 def test_a_library_limit_reached_midway_through_a_batch_reports_what_was_written_as_written(deployment, new_machine):

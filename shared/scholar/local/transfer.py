@@ -5,20 +5,23 @@ One flow for both directions, from a source library to a target library:
 
     1. read both: library_export format=jsonl (the lossless snapshot: every field, collection, tag, note, PDF
        version), the target's whole library, so an item is matched by id wherever it lives there;
-    2. plan each source item: ``created`` (the target lacks it), ``unchanged`` (equal, PDF versions the target kept
-       on its own aside), ``updated`` (the source's copy is newer), ``kept_newer`` (the target's copy is newer: it
-       stays, nothing is lost);
+    2. plan each source item: ``created`` (the target lacks it), ``unchanged`` (equal but for PDF records, its
+       Markdown and ``updated_at``), ``updated`` (the source's copy is newer), ``kept_newer`` (the target's copy
+       is newer: it stays, nothing is lost);
     3. create the collections the target lacks (empty ones too), import the planned items in batches with
        library_import (an item the target refuses is named by its line, left out and reported; the rest goes on);
     4. export the target again and hold every written item to the source's copy: what differs is ``failed``;
-    5. kept PDFs: the target keeps each again itself (download_paper with the version kind kept): a deployment
-       queues it (the task id is reported), this machine runs it to its end.
+    5. kept PDFs, per version the source kept: one the target holds already (the same sha256) is ``kept`` without
+       a call; the target keeps any other itself (download_paper with the version kind kept): a deployment queues
+       it (the task id is reported), this machine runs it to its end (a different file kept is said so).
 
-The non-obvious constraints: an update never drops what only the target holds. PDF versions the target kept (and
-its Markdown) are merged into the written copy, and an item equal to the source's copy but for them is unchanged,
-so pushing twice writes nothing. And the report outlives the session: when the connection to the deployment
-breaks, the MCP SDK cancels the whole session (the call waiting never sees its error), so the report is kept by the
-caller and what each item waited for (``ItemReport.sending``, a PDF not yet asked for) is settled from outside.
+The non-obvious constraints: a written copy never carries the source's PDF records or Markdown reference (files in
+the source's store, which the target may never hold): it carries the target's own for that item, or none. A record
+comes to the target only when the target really stores the file (download_paper adds it then, and stamps
+``updated_at``: hence an item equal but for them is unchanged, and pushing twice writes nothing). And the report
+outlives the session: when the connection to the deployment breaks, the MCP SDK cancels the whole session (the call
+waiting never sees its error), so the report is kept by the caller and what each item waited for
+(``ItemReport.sending``, a PDF not yet asked for or asked for with no answer yet) is settled from outside.
 """
 
 from __future__ import annotations
@@ -44,9 +47,10 @@ from scholar.local.serving import is_loopback
 from scholar.services.library.export import to_jsonl
 from scholar.services.library.keep import identity_of
 from scholar.services.library.snapshot import parse_snapshot, read_reference
-from scholar.store.library.models import LibraryItem
+from scholar.store.library.models import LibraryItem, PdfVersion
 
-__all__ = ["BATCH_CHARS", "BATCH_ITEMS", "check_url", "merged", "plan_item", "pull", "push", "sign_in_file"]
+__all__ = ["BATCH_CHARS", "BATCH_ITEMS", "check_url", "copy_for", "missing_pdfs", "plan_item", "pull", "push",
+           "sign_in_file"]
 
 Direction = Literal["push", "pull"]
 Outcome = Literal["created", "updated", "unchanged", "kept_newer", "failed"]
@@ -65,7 +69,10 @@ KEEP_TOOL = "download_paper"
 _PREFER = {"published": "published", "accepted": "published", "unknown": "published", "submitted": "preprint",
            "preprint": "preprint"}
 _DROPPED = ("rev",)  # the store's revision counter: each library's own, not the item's
+_OWN = ("pdfs", "md_path", "updated_at")  # each side's own: the files it holds, the time it last wrote the item
 NOT_SENT = "not sent after an earlier failure: "
+UNKNOWN = "unknown: the session broke after it was sent: "
+PDF_FAILING = ("failed", "unknown")  # the PDF statuses that fail a run (its exit status)
 
 
 def check_url(url: str, field_name: str = "url") -> str:
@@ -93,22 +100,32 @@ def _comparable(item: LibraryItem) -> dict[str, Any]:
     return item.model_dump(mode="json", exclude=set(_DROPPED))
 
 
-def merged(mine: LibraryItem, theirs: LibraryItem) -> LibraryItem:
-    """``mine`` with what only ``theirs`` holds kept: its other PDF versions (after mine) and its Markdown."""
-    shas = {pdf.sha256 for pdf in mine.pdfs}
-    extra = [pdf for pdf in theirs.pdfs if pdf.sha256 not in shas]
-    return mine.model_copy(update={"pdfs": [*mine.pdfs, *extra], "md_path": mine.md_path or theirs.md_path})
+def _content(item: LibraryItem) -> dict[str, Any]:
+    """What a transfer moves of an item: not its PDF records and Markdown (the files each side holds itself), nor
+    ``updated_at`` (stamped when a side keeps a PDF)."""
+    return item.model_dump(mode="json", exclude={*_DROPPED, *_OWN})
+
+
+def copy_for(mine: LibraryItem, theirs: LibraryItem | None) -> LibraryItem:
+    """``mine`` as written to the target: with the PDF records and Markdown the target holds (``theirs``), or none."""
+    return mine.model_copy(update={"pdfs": list(theirs.pdfs) if theirs else [],
+                                   "md_path": theirs.md_path if theirs else None})
+
+
+def missing_pdfs(mine: LibraryItem, theirs: LibraryItem | None) -> list[PdfVersion]:
+    """The PDF versions ``mine`` kept that the target's item does not hold (no record of the same sha256)."""
+    held = {pdf.sha256 for pdf in theirs.pdfs} if theirs else set()
+    return [pdf for pdf in mine.pdfs if pdf.sha256 not in held]
 
 
 def plan_item(mine: LibraryItem, theirs: LibraryItem | None) -> tuple[Outcome, LibraryItem | None]:
     """What to do with the source's ``mine`` given the target's ``theirs``: the outcome and the copy to write."""
     if theirs is None:
-        return "created", mine
-    written = merged(mine, theirs)
-    if _comparable(written) == _comparable(theirs):
+        return "created", copy_for(mine, None)
+    if _content(mine) == _content(theirs):
         return "unchanged", None
     if mine.updated_at > theirs.updated_at:
-        return "updated", written
+        return "updated", copy_for(mine, theirs)
     return "kept_newer", None
 
 
@@ -119,7 +136,8 @@ class ItemReport:
     outcome: Outcome
     error: dict[str, Any] | None = None
     pdf: dict[str, Any] | None = None
-    wants_pdf: bool = False  # its kept PDFs are to be kept again on the target
+    wants_pdf: bool = False  # kept PDFs the target lacks are to be kept there
+    asking_pdf: bool = False  # a download_paper request for it is out, not answered yet
     sending: Literal["queued", "sent"] | None = None  # its copy waits to be sent, or for the target's answer
     planned: Outcome = field(init=False)
 
@@ -156,16 +174,18 @@ class Report:
 
     def stop(self, err: ScholarError, *, pdfs: bool = False) -> None:
         """Writing stopped on ``err``: the items sent then failed with it, the ones waiting not sent (and, with
-        ``pdfs``, the PDFs not asked for yet). What the target answered before stands."""
+        ``pdfs``, the PDFs not asked for yet; one asked for and not answered is ``unknown``). What the target
+        answered before stands."""
         for item in self.items:
             if item.sending is not None:
                 item.fail(err, NOT_SENT if item.sending == "queued" else "")
             if pdfs and item.wants_pdf and item.pdf is None and item.outcome != "failed":
-                item.pdf = {"status": "failed", "code": err.code, "message": (NOT_SENT + err.message)[:300]}
+                status, prefix = ("unknown", UNKNOWN) if item.asking_pdf else ("failed", NOT_SENT)
+                item.pdf = {"status": status, "code": err.code, "message": (prefix + err.message)[:300]}
 
     @property
     def failed(self) -> list[ItemReport]:
-        return [i for i in self.items if i.outcome == "failed" or (i.pdf or {}).get("status") == "failed"]
+        return [i for i in self.items if i.outcome == "failed" or (i.pdf or {}).get("status") in PDF_FAILING]
 
     def as_dict(self) -> dict[str, Any]:
         counts = {name: 0 for name in ("created", "updated", "unchanged", "kept_newer", "failed")}
@@ -257,22 +277,36 @@ def _identifier(item: LibraryItem) -> str | None:
     return identity_of(paper, asked)
 
 
-async def _keep_pdfs(target: Library, item: LibraryItem, report: ItemReport) -> None:
+async def _keep_pdfs(target: Library, item: LibraryItem, missing: list[PdfVersion], report: ItemReport) -> None:
+    """Have the target keep the ``missing`` versions of ``item`` itself; ``report.pdf`` says what it kept."""
     identifier = _identifier(item)
     if identifier is None:
         report.pdf = {"status": "failed", "code": "invalid_argument", "message": "the item names no paper identifier"}
         return
-    prefers = list(dict.fromkeys(_PREFER.get(pdf.version, "published") for pdf in item.pdfs))
-    answers: list[dict[str, Any]] = []
-    for prefer in prefers:
+    wanted: dict[str, set[str]] = {}
+    for pdf in missing:
+        wanted.setdefault(_PREFER.get(pdf.version, "published"), set()).add(pdf.sha256)
+    tasks: list[str] = []
+    others: list[str] = []
+    for prefer, shas in wanted.items():
+        report.asking_pdf = True  # left set when the session breaks meanwhile (the call is cancelled): unknown
         try:
-            answers.append(await target.call(KEEP_TOOL, {"identifier": identifier, "collection": item.collection,
-                                                         "prefer": prefer}))
+            answer = await target.call(KEEP_TOOL, {"identifier": identifier, "collection": item.collection,
+                                                   "prefer": prefer})
         except ScholarError as err:
+            report.asking_pdf = False
             report.pdf = {"status": "failed", "code": err.code, "message": err.message[:300], "prefer": prefer}
             return
-    tasks = [a["task_id"] for a in answers if a.get("queued") is True and isinstance(a.get("task_id"), str)]
-    report.pdf = {"status": "queued", "task_ids": tasks} if tasks else {"status": "kept"}
+        report.asking_pdf = False
+        if answer.get("queued") is True and isinstance(answer.get("task_id"), str):
+            tasks.append(answer["task_id"])
+        elif answer.get("sha256") not in shas:
+            others.append(str(answer.get("sha256")))
+    report.pdf = {"status": "kept_other" if others else "queued" if tasks else "kept",
+                  **({"task_ids": tasks} if tasks else {})}
+    if others:
+        report.pdf |= {"sha256": others, "message": f"the {target.name} library kept a different file than this "
+                                                    f"one's: sha256 {', '.join(sha[:16] for sha in others)}…"}
 
 
 async def transfer(source: Library, target: Library, report: Report, *, pdfs: bool,
@@ -299,15 +333,21 @@ async def transfer(source: Library, target: Library, report: Report, *, pdfs: bo
     tell("reading")
     mine = await source.items(collection)
     theirs = {item.item_id: item for item in await target.items()}
-    wants_pdfs = pdfs and any(item.pdfs for item in mine)
-    if wants_pdfs and KEEP_TOOL not in target.tools:
+    lacking = {item.item_id: missing_pdfs(item, theirs.get(item.item_id)) for item in mine}
+    if pdfs and any(lacking.values()) and KEEP_TOOL not in target.tools:
         raise ForbiddenError(f"the {target.name} library hides {KEEP_TOOL} (read-only mode), so kept PDFs cannot be "
                              "kept there again", reason="read_only",
                              hint="Move the items alone with --no-pdfs, or turn read-only mode off there.")
     planned = {item.item_id: plan_item(item, theirs.get(item.item_id)) for item in mine}
-    report.items = [ItemReport(item.item_id, _title(item), planned[item.item_id][0], wants_pdf=pdfs and bool(item.pdfs),
+    report.items = [ItemReport(item.item_id, _title(item), planned[item.item_id][0],
+                               wants_pdf=pdfs and bool(lacking[item.item_id]),
                                sending="queued" if planned[item.item_id][1] is not None else None) for item in mine]
     reports = {r.item_id: r for r in report.items}
+    for item in mine:  # the target's own records stay whatever is written: a version it holds is kept already
+        if item.pdfs and not lacking[item.item_id]:
+            reports[item.item_id].pdf = {"status": "kept"}
+        elif lacking[item.item_id] and not pdfs:
+            reports[item.item_id].pdf = {"status": "skipped", "versions": len(lacking[item.item_id])}
     wanted = [collection] if collection else await source.collections()
     have = set(await target.collections())
     report.collections_created = [name for name in dict.fromkeys([*wanted, *(i.collection for i in mine)])
@@ -315,7 +355,7 @@ async def transfer(source: Library, target: Library, report: Report, *, pdfs: bo
     if report.dry_run:
         for item in mine:
             if reports[item.item_id].wants_pdf:
-                reports[item.item_id].pdf = {"status": "would_keep", "versions": len(item.pdfs)}
+                reports[item.item_id].pdf = {"status": "would_keep", "versions": len(lacking[item.item_id])}
         return
     report.writing = True
     for name in report.collections_created:
@@ -326,10 +366,7 @@ async def transfer(source: Library, target: Library, report: Report, *, pdfs: bo
     kept = [item for item in mine if reports[item.item_id].wants_pdf and reports[item.item_id].outcome != "failed"]
     for number, item in enumerate(kept, 1):
         tell(f"pdfs {number}/{len(kept)}", reports[item.item_id].title or item.item_id)
-        await _keep_pdfs(target, item, reports[item.item_id])
-    for item in mine:
-        if item.pdfs and not pdfs:
-            reports[item.item_id].pdf = {"status": "skipped"}
+        await _keep_pdfs(target, item, lacking[item.item_id], reports[item.item_id])
     tell("completed")
 
 
@@ -451,7 +488,7 @@ def push(url: str, **options: Any) -> dict[str, Any]:
         api_key: sent as x-api-key (default ``SCHOLAR_REMOTE_API_KEY``); without one, OAuth signs in (browser).
         collection: only this collection.
         dry_run: read both sides and report the plan; write nothing.
-        pdfs: have the deployment keep each kept PDF again (download_paper); False skips them.
+        pdfs: have the deployment keep each kept PDF it lacks (download_paper); False leaves them behind.
         progress: told what runs (the command line's progress line).
         browser: opens the sign-in URL (default: the system browser).
 

@@ -89,7 +89,8 @@ def _transfer_text(report: dict[str, Any]) -> str:
             line += f"  [{error['code']}] {error['message']}"
         if pdf := item.get("pdf"):
             line += f"  pdf: {pdf['status']}" + (f" ({', '.join(pdf['task_ids'])})" if pdf.get("task_ids") else "")
-            line += f" [{pdf['code']}] {pdf.get('message', '')}" if pdf.get("code") else ""
+            line += f" [{pdf['code']}]" if pdf.get("code") else ""
+            line += f" {pdf['message']}" if pdf.get("message") else ""
         lines.append(line)
     lines += [f"warning: {warning}" for warning in report.get("warnings", [])]
     return "\n".join(lines)
@@ -106,15 +107,16 @@ def _transfer(args: argparse.Namespace) -> int:
         answer.write((json.dumps(report, ensure_ascii=False, indent=2) if args.as_json else _transfer_text(report))
                      + "\n")
     failed = [entry.get("error") or entry.get("pdf") for entry in report["items"]
-              if entry["outcome"] == "failed" or (entry.get("pdf") or {}).get("status") == "failed"]
+              if entry["outcome"] == "failed" or (entry.get("pdf") or {}).get("status") in transfer.PDF_FAILING]
     return EXIT_CODES.get(str(failed[0].get("code")), EXIT_CODES["internal"]) if failed else EXIT_OK
 
 
 _TRANSFER_HELP = {
     "push": ("move this machine's library to a hosted deployment (over MCP)",
-             "Copy every item (every field, collection, tag, note, kept-PDF record) to the deployment at URL with its "
-             "own library tools; items it has unchanged are left alone, a newer copy there is kept, and each kept PDF "
-             "is queued to be kept again there (download_paper). Running it twice writes nothing."),
+             "Copy every item (every field, collection, tag, note) to the deployment at URL with its own library "
+             "tools; items it has unchanged are left alone, a newer copy there is kept, and each kept PDF it lacks is "
+             "queued to be kept there (download_paper): a PDF record goes only with its file. Running it twice "
+             "writes nothing."),
     "pull": ("move a hosted deployment's library to this machine (over MCP)",
              "The reverse of push: the deployment's items into this machine's library; kept PDFs are kept again "
              "here by this machine's own pipeline."),
