@@ -18,4 +18,8 @@ from dataclasses import replace
 from tests.e2e.conftest import OPTIONS
 from tests.fixtures.servers import local_server_fixture
 
+# The package's modules that run on the AWS stand-in only (tests/unit/test_e2e_backends.py holds the rest to a module
+# here each).
+STAND_IN_ONLY = ("test_conformance_e2e.py", "test_inspector_cli.py")
+
 local_server = local_server_fixture(replace(OPTIONS, backend="local"), scope="package")
