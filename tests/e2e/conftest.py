@@ -1,7 +1,8 @@
 """End-to-end fixtures: the fake upstream (recorded responses) and the local server in front of it.
 
-One server for the whole package (its modules share what it stores); ``isolated/`` holds the modules that need a
-server of their own, and runs first.
+One server for the whole package (its modules share what it stores), on the AWS stand-in (moto + template.yaml);
+``isolated/`` holds the modules that need a server of their own, and runs first; ``local/`` runs most of the
+package's modules again on the local backend, with a package server of its own, before the package's.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from tests.fixtures.servers import StackOptions, fake_fixture, fake_upstream_fix
 
 fake_upstream = fake_upstream_fixture(scope="session")
 # Package scope: one LocalStack may run per process, and tests/infra starts its own after this package.
-local_server = local_server_fixture(StackOptions(contact_email="e2e@example.org", retry_budget_s="1"), scope="package")
+OPTIONS = StackOptions(contact_email="e2e@example.org", retry_budget_s="1")  # tests/e2e/local: the same on local
+local_server = local_server_fixture(OPTIONS, scope="package")
 fake = fake_fixture()
 
 

@@ -9,6 +9,7 @@ import pytest
 from mcp import Client
 
 from scholar.core.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR
+from tests.fixtures.servers import read_link
 from tests.fixtures_dir import fixtures_dir
 
 pytestmark = pytest.mark.e2e
@@ -77,13 +78,13 @@ def test_a_work_with_covers_gets_its_edition_fields_from_the_cover_edition(local
 def test_download_cover_stores_the_cover_and_returns_a_link(local_server, fake):
     serve_isbn(fake, "9780743273565", GATSBY_EDITION)
     # Synthetic: JPEG bytes (no recorded cover image exists).
-    fake.add_route("GET", "covers", "/b/id/6776207-S.jpg", body=b"\xff\xd8\xff\xe0fake-jpeg\xff\xd9",
-                   content_type="image/jpeg")
+    jpeg = b"\xff\xd8\xff\xe0fake-jpeg\xff\xd9"
+    fake.add_route("GET", "covers", "/b/id/6776207-S.jpg", body=jpeg, content_type="image/jpeg")
     result = call(local_server, "get_book", {"identifier": "0743273567", "download_cover": True, "cover_size": "S"})
     assert not result.is_error, result.content
     book = result.structured_content
     assert book["cover_path"] == "covers/9780743273565_S.jpg"
-    assert book["cover_download_url"].startswith("http")
+    assert read_link(book["cover_download_url"]) == jpeg
 
 
 def test_an_unknown_isbn_is_not_found(local_server, fake):

@@ -26,7 +26,6 @@ rows that together take every form, each against every form.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -41,13 +40,13 @@ from scholar.core.config import get_settings
 from scholar.core.id_forms import TAKEN_BY
 from scholar.core.ids import PAPER_KINDS, IdKind, parse_paper_id
 from scholar.families.standards.jobs import handle_sync_event
-from scholar.store.blobs import BlobStore
 from tests.e2e.polling import finished
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures.env import Env
 from tests.fixtures.servers import StackOptions, fake_upstream_fixture, local_server_fixture
 from tests.fixtures_dir import fixtures_dir
 from tests.pdf.test_pipeline_machine import PNAS_PDF_PATH
+from tests.store.content import put_pdf
 
 pytestmark = pytest.mark.e2e
 
@@ -147,8 +146,7 @@ def _serve(fake: FakeUpstream) -> None:
 
 
 def _stored_pdf() -> str:
-    data = (fixtures_dir() / "pdfs" / "arxiv_2305.03393v1_page9_only.pdf").read_bytes()
-    return BlobStore().put(f"pdfs/{hashlib.sha256(data).hexdigest()}.pdf", data, "application/pdf")
+    return put_pdf((fixtures_dir() / "pdfs" / "arxiv_2305.03393v1_page9_only.pdf").read_bytes())
 
 
 def _build_standards_catalogue() -> None:

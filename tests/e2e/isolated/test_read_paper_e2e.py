@@ -9,12 +9,10 @@ upstream through tests.fakes.web.WebToFake (the SSRF guard still vets them).
 from __future__ import annotations
 
 import base64
-import hashlib
 import io
 from typing import Any
 
 import anyio
-import boto3
 import pytest
 from mcp import Client
 from PIL import Image
@@ -22,6 +20,7 @@ from PIL import Image
 from tests.e2e.polling import poll_task
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
+from tests.store.content import put_pdf
 
 pytestmark = pytest.mark.e2e
 
@@ -102,18 +101,14 @@ def test_a_pdf_without_readable_text_fails_the_read_with_the_reason(local_server
     assert polled["error"]["details"]["cause"] == cause
 
 
-def _upload(local_server: Any, name: str) -> str:
-    data = (fixtures_dir() / "pdfs" / name).read_bytes()
-    sha = hashlib.sha256(data).hexdigest()
-    boto3.client("s3").put_object(Bucket=local_server.stack.env["SCHOLAR_ARTIFACT_BUCKET"], Key=f"pdfs/{sha}.pdf",
-                                  Body=data)
-    return f"pdfs/{sha}.pdf"
+def _upload(name: str) -> str:
+    return put_pdf((fixtures_dir() / "pdfs" / name).read_bytes())
 
 
 def test_a_queued_figure_read_finishes_with_the_picture_and_a_missing_section_fails_not_found(
     local_server: Any,
 ) -> None:
-    ref = _upload(local_server, "arxiv_2501.10120v1_pasa.pdf")
+    ref = _upload("arxiv_2501.10120v1_pasa.pdf")
 
     async def main() -> tuple[Any, Any]:
         async with Client(local_server.url) as client:

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.e2e
 
 fake_upstream = fake_upstream_fixture(scope="module")
 local_server = local_server_fixture(StackOptions(contact_email="review-e2e@example.org", retry_budget_s="1"),
-                                    scope="module")
+                                    scope="module", backends=("aws", "local"))
 
 
 def test_a_literature_review_takes_six_calls_and_under_sixty_thousand_characters(local_server: Any,

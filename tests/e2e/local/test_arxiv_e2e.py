@@ -1,0 +1,3 @@
+"""tests/e2e/test_arxiv_e2e.py on the local backend."""
+
+from tests.e2e.test_arxiv_e2e import *  # noqa: F403
