@@ -4,20 +4,26 @@ The same server as on HTTP (``scholar.gateway.mcp.server.build_server``: every t
 completion, the task utility); with no HTTP request behind a message, the caller is ``local`` and the listing is
 the one ``--profile`` / ``--toolsets`` choose, read as a pair in place of ``SCHOLAR_PROFILE`` / ``SCHOLAR_TOOLSETS``
 exactly as a URL's ``?profile=`` / ``?toolsets=`` are on HTTP. stdout carries only MCP: the backend is entered
-inside the stdio transport (``scholar.gateway.mcp.stdio``), which points fd 1 at stderr while it serves.
+inside the stdio transport (``scholar.gateway.mcp.stdio``), which points fd 1 at stderr while it serves. The
+tools/list answers are kept in the data folder (``LISTINGS_FOLDER``, ``scholar.gateway.mcp.stored_listing``): a
+start after the first lists the tools without importing the families' specs or building their schemas.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import anyio
 
 from scholar.core.config import PROFILE_ENV, TOOLSETS_ENV, set_environment
 from scholar.local.backend import entry_backend
+from scholar.local.home import scholar_home
 
-__all__ = ["serve_stdio"]
+__all__ = ["LISTINGS_FOLDER", "serve_stdio"]
+
+LISTINGS_FOLDER = Path("cache") / "tools-list"  # in the data folder: tools/list answers kept across starts
 
 
 @contextmanager
@@ -36,6 +42,7 @@ def serve_stdio(*, profile: str | None = None, toolsets: str | None = None) -> N
         toolsets: only these families, comma-separated (default ``SCHOLAR_TOOLSETS``).
     """
     from scholar.gateway.mcp.stdio import serve_stdio_session  # noqa: PLC0415  # the MCP SDK (~0.7 s): only here
+    from scholar.gateway.mcp.stored_listing import StoredListings  # noqa: PLC0415
 
     selection = {PROFILE_ENV: profile, TOOLSETS_ENV: toolsets} if profile or toolsets else None
-    anyio.run(serve_stdio_session, _backend(selection))
+    anyio.run(serve_stdio_session, _backend(selection), StoredListings(scholar_home() / LISTINGS_FOLDER))

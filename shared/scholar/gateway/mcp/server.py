@@ -8,7 +8,7 @@ an hour: it changes only with a deployment); the other lists state their own hin
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, partial
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -23,6 +23,7 @@ from scholar.core.config import get_settings, parse_toolsets
 from scholar.gateway.mcp import completions, prompts, resources
 from scholar.gateway.mcp.dispatch import call_tool
 from scholar.gateway.mcp.principal import LOCAL_PRINCIPAL, principal_from_scope
+from scholar.gateway.mcp.stored_listing import StoredListings
 from scholar.gateway.mcp.task_protocol.extension import TasksExtension
 from scholar.gateway.mcp.task_protocol.utility import TaskUtilityMiddleware
 from scholar.gateway.mcp.tools import visible_tools, wire_tools
@@ -76,13 +77,25 @@ def _listing(names: tuple[str, ...]) -> dict[str, Any]:
     return listing.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
-async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> dict[str, Any]:
-    selection = requested_selection(_request_scope(ctx))
+def tools_listing(selection: Selection) -> dict[str, Any]:
+    """The tools/list result of a connection's ``selection`` (a refused one: ``MCPError``, -32602)."""
     if (refused := selection.refusal()) is not None:
         raise MCPError(code=types.INVALID_PARAMS, message=refused.message,
                        data={"profiles": list(PROFILES), "toolsets": list(families())})
     specs = visible_tools(get_settings(), selection)
-    return dict(_listing(tuple(spec.name for spec in specs)))  # a fresh top level: the SDK adds keys to it
+    return _listing(tuple(spec.name for spec in specs))
+
+
+async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> dict[str, Any]:
+    return dict(tools_listing(requested_selection(_request_scope(ctx))))  # a fresh top level: the SDK adds keys
+
+
+def _stored_list_tools(stored: StoredListings) -> Any:
+    async def on_list_tools_stored(ctx: Any, params: types.PaginatedRequestParams | None) -> dict[str, Any]:
+        selection = requested_selection(_request_scope(ctx))
+        return dict(stored.listing(selection, partial(tools_listing, selection)))
+
+    return on_list_tools_stored
 
 
 def _caller(scope: dict[str, Any]) -> str:
@@ -154,14 +167,18 @@ def _host(server: Server, extensions: list[Extension]) -> None:
     )
 
 
-def build_server() -> Server:
+def build_server(*, stored_listings: StoredListings | None = None) -> Server:
     """The gateway's MCP server: catalogue tools, resources, prompts, completions, the 2025-11-25 task utility and
-    the 2026 tasks extension."""
+    the 2026 tasks extension.
+
+    Args:
+        stored_listings: where tools/list answers outlive the process (``scholar mcp``: the data folder's).
+    """
     server = Server(
         SERVER_NAME,
         version=SERVER_VERSION,
         instructions=INSTRUCTIONS,
-        on_list_tools=on_list_tools,
+        on_list_tools=on_list_tools if stored_listings is None else _stored_list_tools(stored_listings),
         on_call_tool=on_call_tool,
         on_list_resources=on_list_resources,
         on_list_resource_templates=on_list_resource_templates,
