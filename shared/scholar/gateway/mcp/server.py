@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from scholar.core.catalogue import PROFILES, Selection, all_tools, families, get_tool
 from scholar.core.config import get_settings, parse_toolsets
-from scholar.gateway.mcp import completions, prompts, resources
+from scholar.gateway.mcp import resources
 from scholar.gateway.mcp.dispatch import call_tool
 from scholar.gateway.mcp.principal import LOCAL_PRINCIPAL, principal_from_scope
 from scholar.gateway.mcp.stored_listing import StoredListings
@@ -131,14 +131,20 @@ async def on_read_resource(ctx: Any, params: types.ReadResourceRequestParams) ->
 
 
 async def on_list_prompts(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
+    from scholar.gateway.mcp import prompts  # noqa: PLC0415  # when first asked for: `scholar mcp` starts without
+
     return prompts.list_prompts(get_settings(), requested_selection(_request_scope(ctx)))
 
 
 async def on_get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    from scholar.gateway.mcp import prompts  # noqa: PLC0415
+
     return prompts.get_prompt(params.name, params.arguments, get_settings(), requested_selection(_request_scope(ctx)))
 
 
 async def on_completion(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+    from scholar.gateway.mcp import completions  # noqa: PLC0415  # with the prompts it completes: when first asked
+
     scope = _request_scope(ctx)
     return await completions.complete(ctx, _caller(scope), params, get_settings(), requested_selection(scope))
 
