@@ -43,8 +43,10 @@ def serve_stdio(*, profile: str | None = None, toolsets: str | None = None) -> N
         profile: the profile tools/list shows (default ``SCHOLAR_PROFILE``, else ``default``).
         toolsets: only these families, comma-separated (default ``SCHOLAR_TOOLSETS``).
     """
-    from scholar.gateway.mcp.stdio import serve_stdio_session  # noqa: PLC0415  # the MCP SDK (~0.7 s): only here
     from scholar.gateway.mcp.stored_listing import StoredListings  # noqa: PLC0415
+
+    stored = StoredListings(scholar_home() / LISTINGS_FOLDER)  # hashes the code on a thread meanwhile
+    from scholar.gateway.mcp.stdio import serve_stdio_session  # noqa: PLC0415  # the MCP SDK (~0.7 s): only here
 
     selection = {PROFILE_ENV: profile, TOOLSETS_ENV: toolsets} if profile or toolsets else None
     # The local backend exports nothing a listing reads: it opens when a request first needs it (a tool call, a
@@ -54,5 +56,4 @@ def serve_stdio(*, profile: str | None = None, toolsets: str | None = None) -> N
     if on_first_need and selection is not None:
         set_environment(selection)
     around = _backend(None if on_first_need else selection)
-    stored = StoredListings(scholar_home() / LISTINGS_FOLDER)
     anyio.run(partial(serve_stdio_session, around, stored, on_first_need=on_first_need))

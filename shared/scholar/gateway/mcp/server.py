@@ -20,13 +20,12 @@ from mcp.shared.exceptions import MCPError
 
 from scholar.core.catalogue import PROFILES, Selection, all_tools, families, get_tool
 from scholar.core.config import get_settings, parse_toolsets
-from scholar.gateway.mcp import resources
 from scholar.gateway.mcp.dispatch import call_tool
 from scholar.gateway.mcp.principal import LOCAL_PRINCIPAL, principal_from_scope
 from scholar.gateway.mcp.stored_listing import StoredListings
 from scholar.gateway.mcp.task_protocol.extension import TasksExtension
 from scholar.gateway.mcp.task_protocol.utility import TaskUtilityMiddleware
-from scholar.gateway.mcp.tools import visible_tools, wire_tools
+from scholar.gateway.mcp.tools import CATALOGUE_TTL_MS, visible_tools, wire_tools
 
 SERVER_NAME = "scholar-mcp"
 PROFILE_PARAM = "profile"
@@ -42,7 +41,7 @@ INSTRUCTIONS = (
     "Your library items and the papers this server converted are resources (scholar://…); prompts hold the "
     "research workflows."
 )
-TOOLS_LIST_TTL_MS = resources.CATALOGUE_TTL_MS
+TOOLS_LIST_TTL_MS = CATALOGUE_TTL_MS
 
 
 def _request_scope(ctx: Any) -> dict[str, Any]:
@@ -117,21 +116,28 @@ async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.C
 
 
 async def on_list_resources(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+    # The resources, prompts and completions are imported by the first request for them: `scholar mcp` starts without.
+    from scholar.gateway.mcp import resources  # noqa: PLC0415
+
     return await resources.list_resources(ctx, _caller(_request_scope(ctx)), params.cursor if params else None)
 
 
 async def on_list_resource_templates(
     ctx: Any, params: types.PaginatedRequestParams | None
 ) -> types.ListResourceTemplatesResult:
+    from scholar.gateway.mcp import resources  # noqa: PLC0415
+
     return resources.list_templates()
 
 
 async def on_read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    from scholar.gateway.mcp import resources  # noqa: PLC0415
+
     return await resources.read_resource(ctx, _caller(_request_scope(ctx)), params.uri)
 
 
 async def on_list_prompts(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
-    from scholar.gateway.mcp import prompts  # noqa: PLC0415  # when first asked for: `scholar mcp` starts without
+    from scholar.gateway.mcp import prompts  # noqa: PLC0415
 
     return prompts.list_prompts(get_settings(), requested_selection(_request_scope(ctx)))
 
@@ -143,7 +149,7 @@ async def on_get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types
 
 
 async def on_completion(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
-    from scholar.gateway.mcp import completions  # noqa: PLC0415  # with the prompts it completes: when first asked
+    from scholar.gateway.mcp import completions  # noqa: PLC0415
 
     scope = _request_scope(ctx)
     return await completions.complete(ctx, _caller(scope), params, get_settings(), requested_selection(scope))

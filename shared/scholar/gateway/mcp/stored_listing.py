@@ -8,6 +8,9 @@ process: the code byte for byte, the interpreter's version and the name and vers
 ``sys.path`` (their ``.dist-info`` folders), every setting (secrets as present or not, never their values), the
 profile and toolsets. A change to any of them names another file, so a stale answer is never read; a missing or
 unreadable file is made anew and written atomically. The folder keeps the newest ``KEPT`` answers.
+
+The code is hashed on a thread from the moment the store is made (``scholar mcp`` makes it before importing the
+MCP SDK, so the two overlap); a file that cannot be read leaves the answers made as before, never stored.
 """
 
 from __future__ import annotations
@@ -16,13 +19,16 @@ import hashlib
 import json
 import os
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scholar.core.catalogue import Selection
 from scholar.core.config import Settings, get_settings
 from scholar.store.atomic_file import replace_file
+
+if TYPE_CHECKING:
+    from scholar.core.catalogue import Selection
 
 __all__ = ["KEPT", "StoredListings", "code_fingerprint"]
 
@@ -70,22 +76,33 @@ class StoredListings:
 
     def __init__(self, folder: Path, *, fingerprint: Callable[[], str] = code_fingerprint) -> None:
         self.folder = folder
-        self._fingerprint = fingerprint
-        self._code: str | None = None
+        self._code: list[str | None] = []
+        self._hashing = threading.Thread(target=self._hash, args=(fingerprint,), name="code-fingerprint", daemon=True)
+        self._hashing.start()
         self._answers: dict[str, Listing] = {}
 
-    def key(self, selection: Selection, settings: Settings | None = None) -> str:
-        """The name of ``selection``'s answer under ``settings`` (default: this process's) and this code."""
-        if self._code is None:
-            self._code = self._fingerprint()
+    def _hash(self, fingerprint: Callable[[], str]) -> None:
+        try:
+            self._code.append(fingerprint())
+        except OSError:
+            self._code.append(None)
+
+    def key(self, selection: Selection, settings: Settings | None = None) -> str | None:
+        """The name of ``selection``'s answer under ``settings`` (default: this process's) and this code; None when
+        the code could not be read."""
+        self._hashing.join()
+        if self._code[0] is None:
+            return None
         toolsets = None if selection.toolsets is None else sorted(selection.toolsets)
-        made_of = [self._code, _settings_text(settings or get_settings()), selection.profile, toolsets]
+        made_of = [self._code[0], _settings_text(settings or get_settings()), selection.profile, toolsets]
         return hashlib.sha256(json.dumps(made_of).encode()).hexdigest()
 
     def listing(self, selection: Selection, make: Callable[[], Listing]) -> Listing:
         """``selection``'s tools/list result: kept in this process, else read from its file, else ``make()`` (and
         stored). Whatever ``make`` raises (a refused selection) is raised and nothing is stored."""
         key = self.key(selection)
+        if key is None:
+            return make()
         answer = self._answers.get(key)
         if answer is None:
             answer = self._read(key)
