@@ -19,8 +19,9 @@ from scholar.gateway.mcp.stored_listing import StoredListings
 
 __all__ = ["WITHOUT_AROUND", "serve_stdio_session"]
 
-# What is answered without ``around``: the handshake, a ping and tools/list (notifications, too, carry no work).
-WITHOUT_AROUND = frozenset({"initialize", "ping", "tools/list"})
+# What is answered without ``around``: the handshake of either era (initialize; 2026's server/discover), a ping and
+# tools/list (notifications, too, carry no work).
+WITHOUT_AROUND = frozenset({"initialize", "server/discover", "ping", "tools/list"})
 
 
 class _EnteredOnFirstNeed:
