@@ -8,7 +8,7 @@ import pytest
 
 from scholar.core.catalogue import all_tools
 from scholar.core.errors import ErrorCode, NotFoundError, RateLimitedError
-from scholar.local.cli.main import build_parser
+from scholar.local.cli.main import build_parser, main
 from scholar.local.cli.options import arguments_of, positional_names
 from scholar.local.cli.output import EXIT_CODES, EXIT_OK, exit_code, render
 
@@ -48,6 +48,22 @@ def test_an_option_outside_its_enum_is_refused_before_anything_runs(capsys):
 
     assert exit_.value.code == EXIT_CODES["invalid_argument"]
     assert "--format" in capsys.readouterr().err
+
+
+def test_help_lists_the_tools_and_the_commands_while_a_command_of_this_machine_parses_without_the_tools(capsys):
+    def printed(*argv: str) -> tuple[int, str]:
+        with pytest.raises(SystemExit) as exit_:
+            main(list(argv))
+        out = capsys.readouterr()
+        return exit_.value.code, out.out + out.err
+
+    everything = printed("--help")[1]
+    mcp_help = printed("-v", "mcp", "--help")[1]
+    status, refused = printed("mcp", "--bogus")
+
+    assert {"get-paper", "read-paper", "library", "mcp", "serve", "keys"} <= set(everything.split())
+    assert "--toolsets" in mcp_help and "get-paper" not in mcp_help
+    assert status == EXIT_CODES["invalid_argument"] and "--bogus" in refused
 
 
 def test_every_error_code_has_its_own_exit_status():

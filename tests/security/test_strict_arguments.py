@@ -87,12 +87,13 @@ def test_an_integer_parameter_accepts_a_json_integer() -> None:
 
 
 def test_the_gateway_refuses_a_coerced_type_before_dispatch(monkeypatch) -> None:
-    from scholar.runtime import calls
+    from scholar.runtime import invoke
 
     def must_not_run(*args: Any) -> Any:
         raise AssertionError("dispatched although the arguments are invalid")
 
-    monkeypatch.setattr(calls, "invoke_family", must_not_run)  # the one path tools/call takes below MCP
+    # The one path tools/call takes below MCP (scholar.runtime.calls.run_tool imports it when it first runs).
+    monkeypatch.setattr(invoke, "invoke_family", must_not_run)
     spec = all_tools()["search_papers"]
     result = asyncio.run(call_tool(spec, spec.name, {"query": "graphs", "limit": "5"}, "key-1", None))
     assert result.is_error

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
 import sys
 import types
 
@@ -55,3 +57,15 @@ def test_a_primed_gateway_still_answers_two_invocations_in_a_row(aws, lambda_con
 
     assert first["statusCode"] == second["statusCode"] == 200
     assert json.loads(first["body"])["result"] == json.loads(second["body"])["result"]
+
+
+def test_prime_imports_what_the_server_leaves_to_a_first_request():
+    deferred = ("scholar.core.validation", "scholar.gateway.mcp.prompts", "scholar.gateway.mcp.completions",
+                "scholar.gateway.mcp.resources", "scholar.runtime.invoke", "scholar.store.tasks")
+    probe = ("import sys; from scholar.gateway.mcp import server; before = set(sys.modules); "
+             "from scholar.gateway.mcp.lambda_app import prime; prime(); "
+             f"print(sorted(m for m in {deferred!r} if m in sys.modules and m not in before))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120,
+                          env={**os.environ, "AWS_DEFAULT_REGION": "us-east-1"})
+
+    assert done.stdout.strip() == str(sorted(deferred))  # not imported by the server, imported by prime

@@ -9,13 +9,13 @@ for pydantic and the catalogue.
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scholar.core.catalogue import ToolSpec
 from scholar.core.config import Settings
-from scholar.core.validation import validate_arguments
-from scholar.runtime.invocation import Invocation, Outcome
-from scholar.runtime.invoke import invoke_family
+
+if TYPE_CHECKING:
+    from scholar.runtime.invocation import Outcome
 
 __all__ = ["WRITE_TAG", "reachable", "run_tool"]
 
@@ -38,6 +38,11 @@ def run_tool(spec: ToolSpec, arguments: dict[str, Any] | None, principal: str) -
         InvalidArgumentError: the arguments break the tool's schema (the field and the rule named).
         InternalError: the family function itself crashed.
     """
+    # Imported by the first call: a listing (``reachable``, ``scholar mcp``'s tools/list) needs none of them.
+    from scholar.core.validation import validate_arguments  # noqa: PLC0415
+    from scholar.runtime.invocation import Invocation  # noqa: PLC0415
+    from scholar.runtime.invoke import invoke_family  # noqa: PLC0415
+
     args = validate_arguments(spec.input_model, arguments, tool=spec.name)
     invocation = Invocation(
         tool=spec.name,

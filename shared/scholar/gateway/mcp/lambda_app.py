@@ -50,14 +50,25 @@ def _gateway() -> _Gateway:
 def prime() -> None:
     """Do now what the first request would (SnapStart's before-snapshot hook); opens no connection.
 
-    Builds the app and parks the session manager, every tool's wire form (schemas), the tracer where
-    tracing is on (X-Ray SDK import and patching; its UDP emitter is connectionless), and the Lambda
-    client, so boto3 is imported (the client itself is forgotten after restore).
+    Builds the app and parks the session manager, every tool's wire form (schemas), the modules a first request
+    imports (``_import_deferred_modules``), the tracer where tracing is on (X-Ray SDK import and patching; its UDP
+    emitter is connectionless), and the Lambda client, so boto3 is imported (the client itself is forgotten after
+    restore).
     """
     _gateway()
     wire_tools(all_tools().values())
+    _import_deferred_modules()
     get_tracer()
     aws.client("lambda")
+
+
+def _import_deferred_modules() -> None:
+    """Import what the server leaves to a request's first need (so that ``scholar mcp`` answers its handshake and
+    tools/list without it): resources, prompts and completions, the task store and the tool-call path."""
+    from scholar.core import validation  # noqa: F401, PLC0415  # scholar.runtime.calls.run_tool
+    from scholar.gateway.mcp import completions, resources  # noqa: F401, PLC0415  # scholar.gateway.mcp.server
+    from scholar.runtime import cancel, invocation, invoke, queue, reconcile  # noqa: F401, PLC0415  # task_protocol
+    from scholar.store import tasks  # noqa: F401, PLC0415  # scholar.gateway.mcp.task_protocol.shared
 
 
 def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:

@@ -27,9 +27,8 @@ from scholar.core.config import Settings
 from scholar.core.errors import InvalidArgumentError
 from scholar.core.numerals import ascii_int
 from scholar.core.validation import validate_arguments
-from scholar.gateway.mcp.tools import visible
+from scholar.gateway.mcp.tools import CATALOGUE_TTL_MS, visible
 
-CATALOGUE_TTL_MS = 60 * 60_000
 _PLACEHOLDER = re.compile(r"^\{([a-z_]+)(\??)\}$")
 _NAMED = re.compile(r"\{([a-z_]+)\}")
 _OPTIONAL_TEXT = re.compile(r"\[\[(.*?)\]\]")

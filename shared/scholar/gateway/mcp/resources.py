@@ -22,8 +22,8 @@ from mcp.shared.exceptions import MCPError
 from scholar.core.resource_actions import LIST_ACTION, READ_ACTION, ResourceListing, ResourceRead
 from scholar.core.resource_uris import TEMPLATES, parse_uri
 from scholar.gateway.mcp.actions import research_action
+from scholar.gateway.mcp.tools import CATALOGUE_TTL_MS
 
-CATALOGUE_TTL_MS = 60 * 60_000
 LIST_TTL_MS = 60_000
 PUBLIC = "public"
 PRIVATE = "private"

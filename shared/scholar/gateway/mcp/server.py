@@ -8,7 +8,7 @@ an hour: it changes only with a deployment); the other lists state their own hin
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, partial
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -20,12 +20,12 @@ from mcp.shared.exceptions import MCPError
 
 from scholar.core.catalogue import PROFILES, Selection, all_tools, families, get_tool
 from scholar.core.config import get_settings, parse_toolsets
-from scholar.gateway.mcp import completions, prompts, resources
 from scholar.gateway.mcp.dispatch import call_tool
 from scholar.gateway.mcp.principal import LOCAL_PRINCIPAL, principal_from_scope
+from scholar.gateway.mcp.stored_listing import StoredListings
 from scholar.gateway.mcp.task_protocol.extension import TasksExtension
 from scholar.gateway.mcp.task_protocol.utility import TaskUtilityMiddleware
-from scholar.gateway.mcp.tools import visible_tools, wire_tools
+from scholar.gateway.mcp.tools import CATALOGUE_TTL_MS, visible_tools, wire_tools
 
 SERVER_NAME = "scholar-mcp"
 PROFILE_PARAM = "profile"
@@ -41,7 +41,7 @@ INSTRUCTIONS = (
     "Your library items and the papers this server converted are resources (scholar://…); prompts hold the "
     "research workflows."
 )
-TOOLS_LIST_TTL_MS = resources.CATALOGUE_TTL_MS
+TOOLS_LIST_TTL_MS = CATALOGUE_TTL_MS
 
 
 def _request_scope(ctx: Any) -> dict[str, Any]:
@@ -76,13 +76,25 @@ def _listing(names: tuple[str, ...]) -> dict[str, Any]:
     return listing.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
-async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> dict[str, Any]:
-    selection = requested_selection(_request_scope(ctx))
+def tools_listing(selection: Selection) -> dict[str, Any]:
+    """The tools/list result of a connection's ``selection`` (a refused one: ``MCPError``, -32602)."""
     if (refused := selection.refusal()) is not None:
         raise MCPError(code=types.INVALID_PARAMS, message=refused.message,
                        data={"profiles": list(PROFILES), "toolsets": list(families())})
     specs = visible_tools(get_settings(), selection)
-    return dict(_listing(tuple(spec.name for spec in specs)))  # a fresh top level: the SDK adds keys to it
+    return _listing(tuple(spec.name for spec in specs))
+
+
+async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> dict[str, Any]:
+    return dict(tools_listing(requested_selection(_request_scope(ctx))))  # a fresh top level: the SDK adds keys
+
+
+def _stored_list_tools(stored: StoredListings) -> Any:
+    async def on_list_tools_stored(ctx: Any, params: types.PaginatedRequestParams | None) -> dict[str, Any]:
+        selection = requested_selection(_request_scope(ctx))
+        return dict(stored.listing(selection, partial(tools_listing, selection)))
+
+    return on_list_tools_stored
 
 
 def _caller(scope: dict[str, Any]) -> str:
@@ -104,28 +116,41 @@ async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.C
 
 
 async def on_list_resources(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+    # The resources, prompts and completions are imported by the first request for them: `scholar mcp` starts without.
+    from scholar.gateway.mcp import resources  # noqa: PLC0415
+
     return await resources.list_resources(ctx, _caller(_request_scope(ctx)), params.cursor if params else None)
 
 
 async def on_list_resource_templates(
     ctx: Any, params: types.PaginatedRequestParams | None
 ) -> types.ListResourceTemplatesResult:
+    from scholar.gateway.mcp import resources  # noqa: PLC0415
+
     return resources.list_templates()
 
 
 async def on_read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    from scholar.gateway.mcp import resources  # noqa: PLC0415
+
     return await resources.read_resource(ctx, _caller(_request_scope(ctx)), params.uri)
 
 
 async def on_list_prompts(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
+    from scholar.gateway.mcp import prompts  # noqa: PLC0415
+
     return prompts.list_prompts(get_settings(), requested_selection(_request_scope(ctx)))
 
 
 async def on_get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    from scholar.gateway.mcp import prompts  # noqa: PLC0415
+
     return prompts.get_prompt(params.name, params.arguments, get_settings(), requested_selection(_request_scope(ctx)))
 
 
 async def on_completion(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+    from scholar.gateway.mcp import completions  # noqa: PLC0415
+
     scope = _request_scope(ctx)
     return await completions.complete(ctx, _caller(scope), params, get_settings(), requested_selection(scope))
 
@@ -154,14 +179,18 @@ def _host(server: Server, extensions: list[Extension]) -> None:
     )
 
 
-def build_server() -> Server:
+def build_server(*, stored_listings: StoredListings | None = None) -> Server:
     """The gateway's MCP server: catalogue tools, resources, prompts, completions, the 2025-11-25 task utility and
-    the 2026 tasks extension."""
+    the 2026 tasks extension.
+
+    Args:
+        stored_listings: where tools/list answers outlive the process (``scholar mcp``: the data folder's).
+    """
     server = Server(
         SERVER_NAME,
         version=SERVER_VERSION,
         instructions=INSTRUCTIONS,
-        on_list_tools=on_list_tools,
+        on_list_tools=on_list_tools if stored_listings is None else _stored_list_tools(stored_listings),
         on_call_tool=on_call_tool,
         on_list_resources=on_list_resources,
         on_list_resource_templates=on_list_resource_templates,

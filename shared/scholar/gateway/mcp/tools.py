@@ -11,6 +11,9 @@ from scholar.core.catalogue import Selection, ToolSpec, all_tools, result_size_h
 from scholar.core.config import Settings
 from scholar.runtime.calls import WRITE_TAG, reachable  # noqa: F401  # WRITE_TAG: re-exported for its users
 
+# How long a client may keep catalogue data (tools/list, prompts/list, resource templates): it changes only with a
+# deployment.
+CATALOGUE_TTL_MS = 60 * 60_000
 # Clients that honour it keep a tool's result whole up to this many characters (Claude Code; ceiling 500,000).
 MAX_RESULT_META = "anthropic/maxResultSizeChars"
 

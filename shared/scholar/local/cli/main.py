@@ -6,7 +6,8 @@ Their parameters come from the input schema (``scholar.local.cli.options``), ``-
 description. A tool runs through the gateway's own path below MCP (``scholar.local.calls``) as principal
 ``local``, on the backend ``SCHOLAR_BACKEND`` names (``scholar.local.backend``; default local). The machine's
 commands (``mcp``, ``serve``, ``doctor``, ``sync-standards``, ``install``, ``uninstall``, ``keys``) live in
-``scholar.local.cli.commands`` and import what they need only when run.
+``scholar.local.cli.commands`` and import what they need only when run; a machine command is parsed without the
+tools' subcommands (building them imports every family's spec: ``scholar mcp`` starts without paying for it).
 """
 
 from __future__ import annotations
@@ -15,13 +16,15 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from scholar.core.catalogue import ToolSpec
 from scholar.core.errors import ScholarError
-from scholar.local.calls import call, local_tools
 from scholar.local.cli import commands
 from scholar.local.cli.options import add_parameters, arguments_of, command_name
 from scholar.local.cli.output import EXIT_OK, ProgressLine, answer_stream, exit_code, print_error, render
+
+if TYPE_CHECKING:
+    from scholar.core.catalogue import ToolSpec
 
 __all__ = ["build_parser", "main"]
 
@@ -47,11 +50,17 @@ def _add_tool(commands_: argparse._SubParsersAction, name: str, spec: ToolSpec) 
     parser.set_defaults(tool=spec)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole command line: the tools this machine offers, grouped, then the machine's commands."""
+def _top_level() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION)
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log to stderr (-v info, -vv debug)")
-    subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    return parser, parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line: the tools this machine offers, grouped, then the machine's commands."""
+    from scholar.local.calls import local_tools  # noqa: PLC0415  # the catalogue: only with the tools
+
+    parser, subcommands = _top_level()
     groups: dict[str, argparse._SubParsersAction] = {}
     for name, spec in sorted(local_tools().items()):
         prefix = next((p for p in GROUPS if name.startswith(p)), None)
@@ -68,8 +77,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parser_for(argv: list[str]) -> argparse.ArgumentParser:
+    """The machine's commands alone when ``argv`` names one (``scholar -v mcp``), else the whole command line (a
+    tool, ``--help``, a word that is no command: its error lists every command)."""
+    machine, subcommands = _top_level()
+    commands.add_commands(subcommands)
+    command = next((word for word in argv if not word.startswith("-")), None)
+    return machine if command in subcommands.choices else build_parser()
+
+
 def _run_tool(args: argparse.Namespace) -> int:
     from scholar.local.backend import entry_backend  # noqa: PLC0415  # after parsing: --help starts no backend
+    from scholar.local.calls import call  # noqa: PLC0415  # the catalogue and the runtime: only for a tool
 
     spec: ToolSpec = args.tool
     with answer_stream() as answer:
@@ -85,7 +104,8 @@ def _run_tool(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``scholar`` with ``argv`` (default: the process's) and return the exit status."""
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = _parser_for(argv).parse_args(argv)
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
     logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     for chatty in QUIET_LOGGERS:

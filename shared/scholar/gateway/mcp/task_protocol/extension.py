@@ -23,7 +23,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from scholar.gateway.mcp.task_protocol.shared import (
-    TaskTransitionError,
     TaskView,
     caller,
     cancel_task,
@@ -163,6 +162,8 @@ class TasksExtension(Extension):
     async def _cancel(
         self, ctx: ServerRequestContext[Any, Any], params: types.CancelTaskRequestParams
     ) -> dict[str, Any]:
+        from scholar.store.tasks import TaskTransitionError  # noqa: PLC0415  # with the first task read
+
         require_declared(ctx)
         item = await require_task(params.task_id, caller(ctx))
         if not TaskView(item).terminal:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp import types
@@ -24,10 +24,12 @@ from mcp.shared.exceptions import MCPError
 from scholar.core.errors import InternalError
 from scholar.gateway.mcp.dispatch import envelope_result, success_result
 from scholar.gateway.mcp.principal import LOCAL_PRINCIPAL, principal_from_scope
-from scholar.runtime.cancel import CANCELLED_MESSAGE, cancel
-from scholar.runtime.queue import arguments_digest
-from scholar.runtime.reconcile import reconcile
-from scholar.store.tasks import TERMINAL, TaskItem, TaskStore, TaskTransitionError, new_task_id
+
+if TYPE_CHECKING:
+    from scholar.store.tasks import TaskItem, TaskStore
+
+# The TaskTable and the executions (scholar.store.tasks, scholar.runtime.cancel …) are imported by the first request
+# that reads a task, not with the server: `scholar mcp` answers its handshake and tools/list without them.
 
 POLL_INTERVAL_MS = 2000
 # A task created for a call that answered at once (task-augmented 2025 call) lives this long by default.
@@ -67,6 +69,8 @@ class TaskView:
 
     @property
     def terminal(self) -> bool:
+        from scholar.store.tasks import TERMINAL  # noqa: PLC0415
+
         return self.item.status in TERMINAL
 
     @property
@@ -77,6 +81,8 @@ class TaskView:
     @property
     def status_message(self) -> str | None:
         if self.item.status == "cancelled":
+            from scholar.runtime.cancel import CANCELLED_MESSAGE  # noqa: PLC0415
+
             return CANCELLED_MESSAGE
         if self.item.status == "failed":
             return str((self.item.error or {}).get("message") or "the task failed")
@@ -104,12 +110,16 @@ class TaskView:
 
 
 def _store() -> TaskStore:
+    from scholar.store.tasks import TaskStore  # noqa: PLC0415
+
     return TaskStore()
 
 
 async def read_task(task_id: str, principal: str) -> TaskItem | None:
     """The caller's unexpired task, or None (strongly consistent: a just-created task is visible)."""
     def read() -> TaskItem | None:
+        from scholar.runtime.reconcile import reconcile  # noqa: PLC0415
+
         store = _store()
         item = store.get(task_id, principal)
         return reconcile(store, item) if item is not None else None
@@ -135,6 +145,9 @@ async def list_caller_tasks(principal: str, limit: int) -> list[TaskItem]:
 
 
 def _cancel_sync(item: TaskItem) -> TaskItem:
+    from scholar.runtime.cancel import cancel  # noqa: PLC0415
+    from scholar.store.tasks import TaskTransitionError  # noqa: PLC0415
+
     store = _store()
     if not cancel(store, item):
         raise TaskTransitionError(f"task {item.task_id} has already finished")
@@ -193,6 +206,9 @@ def inline_ttl_s(requested_ms: int | None) -> int:
 def _record_sync(
     principal: str, tool: str, arguments: dict[str, Any], result: types.CallToolResult, ttl_s: int
 ) -> TaskItem:
+    from scholar.runtime.queue import arguments_digest  # noqa: PLC0415
+    from scholar.store.tasks import TaskItem, new_task_id  # noqa: PLC0415
+
     store = _store()
     now = time.time()
     item = store.create(
@@ -227,7 +243,6 @@ async def record_inline(
 
 
 __all__ = [
-    "TaskTransitionError",
     "TaskView",
     "caller",
     "cancel_task",

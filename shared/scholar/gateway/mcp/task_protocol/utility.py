@@ -23,7 +23,6 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from scholar.core.catalogue import get_tool
 from scholar.gateway.mcp.task_protocol.shared import (
-    TaskTransitionError,
     TaskView,
     caller,
     cancel_task,
@@ -177,6 +176,8 @@ class TaskUtilityMiddleware:
         return types.ListTasksResult(tasks=[task_2025(v) for v in page], next_cursor=next_cursor)
 
     async def _cancel(self, ctx: ServerRequestContext[Any, Any], raw: Mapping[str, Any]) -> types.CancelTaskResult:
+        from scholar.store.tasks import TaskTransitionError  # noqa: PLC0415  # with the first task read
+
         params = types.CancelTaskRequestParams.model_validate(raw, by_name=False)
         principal = caller(ctx)
         item = await require_task(params.task_id, principal)
