@@ -6,11 +6,11 @@ they are S2 ids already), so the recommendations API always gets the id form it 
 
 from __future__ import annotations
 
+from scholar.core.budget import fit, shorten_for_list
 from scholar.core.errors import NotFoundError
 from scholar.core.paper_mapping import from_s2
-from scholar.families.papers.budget import fit
 from scholar.families.papers.cache_keys import cache_key
-from scholar.families.papers.fields import FIELDS, shorten_for_list
+from scholar.families.papers.fields import FIELDS
 from scholar.families.papers.neighbours import GraphReader, is_s2_id
 from scholar.families.papers.spec_graph import RecommendPapersInput, RecommendPapersResult
 from scholar.services.paper_lookup import explain_missing, s2_key_of

@@ -172,5 +172,5 @@ TOOLS = (
                 "Resolve up to 100 mixed identifiers at once: papers (Semantic Scholar in one batch, then OpenAlex "
                 "and Crossref), books (ISBN, Open Library), patent numbers (EPO OPS; unavailable without EPO "
                 "credentials). Each item has its own status.",
-                BatchResolveInput, BatchResolveResult),
+                BatchResolveInput, BatchResolveResult, max_result_chars=MAX_RESULT_CHARS),  # papers.batch._fit
 )

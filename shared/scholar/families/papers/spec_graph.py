@@ -77,6 +77,7 @@ class GetAuthorResult(BaseModel):
     next_offset: int | None = Field(default=None, description="Pass as offset for the next page; null at the end")
     candidates: list[AuthorProfile] | None = Field(default=None, description="Up to 5 matches (search mode)")
     total: int | None = Field(default=None, description="Matches S2 reports for the name (search mode)")
+    truncated: bool = Field(default=False, description="The page was cut to stay under the size budget")
     sources: S2Sources
 
 
@@ -250,7 +251,7 @@ TOOLS = (
     papers_tool("get_author", "Get author",
                 "A numeric Semantic Scholar author id gives the profile (affiliations, h-index, counts) and a page "
                 "of publications (next_offset pages on); a name gives up to 5 candidates with their ids.",
-                GetAuthorInput, GetAuthorResult),
+                GetAuthorInput, GetAuthorResult, max_result_chars=MAX_RESULT_CHARS),  # core.budget.fit
     papers_tool("get_citations", "Get citations",
                 "Papers citing a paper, as data: [{citingPaper}]. The filters apply to the at most 1,000 rows one "
                 "call reads, so a filtered page may be short: continue from next_offset.",
@@ -271,5 +272,5 @@ TOOLS = (
     papers_tool("recommend_papers", "Recommend papers",
                 "Papers like the positive examples and unlike the negative ones (Semantic Scholar recommendations); "
                 "3-5 positives on one topic work best.",
-                RecommendPapersInput, RecommendPapersResult, max_result_chars=MAX_RESULT_CHARS),  # papers.budget.fit
+                RecommendPapersInput, RecommendPapersResult, max_result_chars=MAX_RESULT_CHARS),  # core.budget.fit
 )

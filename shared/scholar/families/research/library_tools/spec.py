@@ -196,7 +196,7 @@ TOOLS = (
     _spec("library_list", "List library",
           "Your saved papers as compact entries, filtered by collection, tag and years; page with next_cursor. "
           "library_get gives the full records.",
-          LibraryListInput, LibraryListResult, _LIST, max_result_chars=MAX_RESULT_CHARS),  # papers.budget.fit
+          LibraryListInput, LibraryListResult, _LIST, max_result_chars=MAX_RESULT_CHARS),  # core.budget.fit
     _spec("library_update", "Update library item",
           "Change one saved paper's tags, notes or collection. Concurrent updates never lose one another.",
           LibraryUpdateInput, LibraryUpdateResult, _UPDATE),
