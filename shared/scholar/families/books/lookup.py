@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from scholar.core.budget import RESERVE, fit, json_chars
 from scholar.core.errors import InvalidArgumentError, NotFoundError, ScholarError
 from scholar.core.id_forms import refuse_other_forms
 from scholar.core.ids import InvalidIdError, parse_isbn
@@ -67,12 +68,14 @@ def _within(first: EditionsPage | None, offset: int, limit: int) -> EditionsPage
                                     "limit": limit})
 
 
-def _edition_list(page: EditionsPage) -> EditionList:
-    end = page.offset + len(page.entries)
-    more = page.total is not None and end < page.total and len(page.entries) == page.limit
+def _edition_list(page: EditionsPage, reserve: int) -> EditionList:
+    """The page of editions, cut where the answer would pass the size budget (next_offset goes on from there)."""
+    entries, cut = fit([edition_summary(e) for e in page.entries], reserve=reserve)
+    end = page.offset + len(entries)
+    more = cut or (page.total is not None and end < page.total and len(page.entries) == page.limit)
     return EditionList(
         openlibrary_work_id=page.work_id,
-        entries=[edition_summary(e) for e in page.entries],
+        entries=entries,
         offset=page.offset,
         limit=page.limit,
         total=page.total,
@@ -138,7 +141,7 @@ async def get_book(args: GetBookInput, cache: Cache | None = None, blobs: BlobSt
         raise NotFoundError(f"Open Library has no book {value}", source=openlibrary.SOURCE)
     result = BookResult.model_validate(book.model_dump())
     if listing is not None:
-        result.editions = _edition_list(listing)
+        result.editions = _edition_list(listing, reserve=RESERVE + json_chars(result))
     await _enrich_google(result, cache)
     if args.download_cover:
         # The edition's own cover; a work with no edition to describe shows the work's.

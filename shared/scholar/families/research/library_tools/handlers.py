@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scholar.core.budget import RESERVE, fit_paper, json_chars
 from scholar.core.catalogue import CallContext, Handler
 from scholar.core.errors import InvalidArgumentError, NotFoundError
 from scholar.core.records import Paper
@@ -38,10 +39,14 @@ from scholar.store.library.table import LibraryStore
 
 
 def record_of(item: LibraryItem) -> LibraryRecord:
-    """The full output record of a stored item."""
-    return LibraryRecord(item_id=item.item_id, collection=item.collection, ids=item.ids,
-                         paper=Paper.model_validate(item.paper), tags=item.tags, notes=item.notes, pdfs=item.pdfs,
-                         md_path=item.md_path, added_at=item.added_at, updated_at=item.updated_at)
+    """The output record of a stored item: in full, unless its paper alone would pass the size budget (a
+    collaboration of thousands of authors); then its authors and abstract are shortened, as authorCount and
+    abstractTruncated say (library_export gives the whole record)."""
+    record = LibraryRecord(item_id=item.item_id, collection=item.collection, ids=item.ids,
+                           paper=Paper(), tags=item.tags, notes=item.notes, pdfs=item.pdfs,
+                           md_path=item.md_path, added_at=item.added_at, updated_at=item.updated_at)
+    record.paper = fit_paper(Paper.model_validate(item.paper), reserve=RESERVE + json_chars(record))
+    return record
 
 
 def entry_of(item: LibraryItem) -> LibraryEntry:
