@@ -161,7 +161,7 @@ TOOLS = (
     papers_tool("enrich_paper", "Enrich paper",
                 "OpenAlex data for a paper: its authors' institutions, funders and awards, open-access status "
                 "(Unpaywall when OpenAlex lacks it), topics and legacy concepts.",
-                EnrichPaperInput, EnrichPaperResult),
+                EnrichPaperInput, EnrichPaperResult, max_result_chars=MAX_RESULT_CHARS),  # enrich.MAX_ITEMS a list
     papers_tool("generate_citations", "Generate citations",
                 "BibTeX, CSL-JSON or RIS for up to 100 papers (conference papers as @inproceedings / "
                 "paper-conference / CONF, preprints as @misc with eprint, books as @book). Ids that fail are listed "

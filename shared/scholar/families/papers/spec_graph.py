@@ -24,6 +24,9 @@ FORMAT_DESCRIPTION = (
     "DOT for Graphviz)"
 )
 FIELD_SET = "Field set of the papers (as in search_papers)"
+# A graph's JSON stays within the size budget (graph._fit); its picture (GraphML, DOT or Mermaid) repeats the same
+# nodes and edges with more markup, under three times as long: both together stay within this.
+PICTURE_RESULT_CHARS = 4 * MAX_RESULT_CHARS
 
 
 class PaperFilters(BaseModel):
@@ -264,11 +267,11 @@ TOOLS = (
                 "Breadth-first citation graph from seed papers along citations, references or both, filtered. Stops "
                 "at max_nodes or a time budget with stats.truncated and what it reached: start with depth=1 and a "
                 "small max_nodes.",
-                GetCitationGraphInput, GetCitationGraphResult),
+                GetCitationGraphInput, GetCitationGraphResult, max_result_chars=PICTURE_RESULT_CHARS),
     papers_tool("find_bridge_papers", "Find bridge papers",
                 "Shortest citation path between two papers, searched from both ends: {found, length, path, hops}. "
                 "found: false means no path within max_depth; stats.exhaustive says whether the search was complete.",
-                FindBridgePapersInput, FindBridgePapersResult),
+                FindBridgePapersInput, FindBridgePapersResult, max_result_chars=PICTURE_RESULT_CHARS),
     papers_tool("recommend_papers", "Recommend papers",
                 "Papers like the positive examples and unlike the negative ones (Semantic Scholar recommendations); "
                 "3-5 positives on one topic work best.",

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from scholar.core.catalogue import READ_ONLY_LOCAL, Annotations, ToolInput, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_LOCAL, Annotations, ToolInput, ToolSpec
 from scholar.families.standards.records import BODIES, StandardRecord
 from scholar.families.standards.runs import SyncRun
 
@@ -144,6 +144,7 @@ TOOLS = (
         output_model=SearchResult,
         annotations=_CATALOGUE_READ,
         task_support="optional",
+        max_result_chars=MAX_RESULT_CHARS,  # fifty records with their abstracts
         completions={"body": lambda: BODIES},
     ),
     ToolSpec(
