@@ -22,6 +22,7 @@ RESERVE = 2_000
 LIST_ABSTRACT_CHARS = 500
 LIST_AUTHORS = 5
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 
 
 def json_chars(value: Any) -> int:
@@ -39,6 +40,14 @@ def fit(items: Sequence[T], reserve: int = RESERVE) -> tuple[list[T], bool]:
         if used > MAX_RESULT_CHARS - reserve:
             return list(items[:position]), True
     return list(items), False
+
+
+def fit_field(model: M, field: str, reserve: int = RESERVE) -> tuple[M, bool]:
+    """``model`` with its list ``field`` cut to the leading items that fit the budget beside the rest of the model,
+    and whether any were cut."""
+    items = getattr(model, field) or []
+    kept, cut = fit(items, reserve=reserve + json_chars(model.model_copy(update={field: []})))
+    return (model.model_copy(update={field: kept}), True) if cut else (model, False)
 
 
 def shorten_for_list(paper: Paper) -> Paper:
@@ -59,3 +68,9 @@ def fit_paper(paper: Paper, reserve: int = RESERVE) -> Paper:
     A collaboration of thousands of authors is a record of a few hundred thousand characters.
     """
     return paper if json_chars(paper) <= MAX_RESULT_CHARS - reserve else shorten_for_list(paper)
+
+
+def fit_papers(papers: Sequence[Paper], reserve: int = RESERVE) -> tuple[list[Paper], bool]:
+    """The leading papers that fit the budget, each first shortened (``fit_paper``) if alone it would not: a page
+    is never empty because of one collaboration's record."""
+    return fit([fit_paper(p, reserve) for p in papers], reserve)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-from scholar.core.budget import RESERVE, fit, json_chars, shorten_for_list
+from scholar.core.budget import RESERVE, json_chars, shorten_for_list
 from scholar.core.errors import InvalidArgumentError, ScholarError
 from scholar.core.id_forms import wrong_form
 from scholar.core.ids import PAPER_KINDS, InvalidIdError, PaperId, parse_paper_id
@@ -28,7 +28,7 @@ from scholar.sources.epo_ops_numbers import standardise
 from scholar.store.cache import Cache
 
 CONCURRENCY = 5
-LEFT_OUT = "record left out to keep the answer under the size budget; resolve this identifier alone"
+LEFT_OUT = "details left out to keep the answer under the size budget; resolve this identifier alone"
 
 
 def _parse(raw: str) -> tuple[PaperId | None, ResolvedItem]:
@@ -131,9 +131,11 @@ async def batch_resolve(args: BatchResolveInput, cache: Cache | None = None) -> 
 
 
 def _fit(items: list[ResolvedItem]) -> tuple[list[ResolvedItem], bool]:
-    """Drop abstracts and book descriptions, then shorten author lists, then leave out the last records, until the
-    answer fits the size budget; an item whose record was left out keeps its status and says why."""
-    if sum(json_chars(i) for i in items) <= MAX_RESULT_CHARS - RESERVE:
+    """The items within the size budget: when they pass it, abstracts and book descriptions are dropped and author
+    lists shortened; then each item counts as its stub (input, status and why its details are left out) and, in
+    order, every item whose whole form still fits takes its stub's place. A record is left out only when it no
+    longer fits; the stubs of 100 inputs of the longest length fit the budget, so no answer is refused."""
+    if sum(json_chars(i) + 1 for i in items) <= MAX_RESULT_CHARS - RESERVE:
         return items, False
 
     def shorter(item: ResolvedItem) -> ResolvedItem:
@@ -145,10 +147,16 @@ def _fit(items: list[ResolvedItem]) -> tuple[list[ResolvedItem], bool]:
             book = {k: v for k, v in book.items() if k not in ("description", "subjects")}
         return item.model_copy(update={"paper": paper, "book": book})
 
-    def left_out(item: ResolvedItem) -> ResolvedItem:
-        return item.model_copy(update={"paper": None, "book": None, "patent": None, "error": LEFT_OUT})
-
-    items = [shorter(i) for i in items]
-    # Room for every item as it is when its record is left out, so the leftovers fit too.
-    kept, _ = fit(items, reserve=RESERVE + sum(json_chars(left_out(i)) for i in items))
-    return [*kept, *(left_out(i) for i in items[len(kept):])], True
+    whole = [shorter(i) for i in items]
+    stubs = [ResolvedItem(input=i.input, status=i.status, source_type=i.source_type, source=i.source, error=LEFT_OUT)
+             for i in items]
+    used = sum(json_chars(s) + 1 for s in stubs)
+    fitted = []
+    for item, stub in zip(whole, stubs, strict=True):
+        more = json_chars(item) - json_chars(stub)
+        if used + more <= MAX_RESULT_CHARS - RESERVE:
+            used += more
+            fitted.append(item)
+        else:
+            fitted.append(stub)
+    return fitted, True

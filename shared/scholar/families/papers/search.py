@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from scholar.core.budget import fit, shorten_for_list
+from scholar.core.budget import fit_papers, shorten_for_list
 from scholar.core.errors import InvalidArgumentError
 from scholar.core.paper_mapping import from_s2
 from scholar.families.papers.fields import BULK_UNSUPPORTED, FIELDS
@@ -65,7 +65,9 @@ async def search_papers(args: SearchPapersInput, cache: Cache | None = None) -> 
     papers = [from_s2(row, fields) for row in rows]
     if args.fields != "full":
         papers = [shorten_for_list(p) for p in papers]
-    papers, cut = fit(papers)  # a hundred full records can pass the size budget: the page ends where they fit
+    # A hundred full records can pass the size budget: one too long alone is shortened (authorCount,
+    # abstractTruncated), and the page ends where they fit.
+    papers, cut = fit_papers(papers)
     end = args.offset + len(papers)
     has_more = (cut or len(papers) == args.limit) and end < min(total, MAX_WINDOW)
     result = SearchPapersResult(
