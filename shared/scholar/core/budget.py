@@ -42,12 +42,14 @@ def fit(items: Sequence[T], reserve: int = RESERVE) -> tuple[list[T], bool]:
     return list(items), False
 
 
-def fit_field(model: M, field: str, reserve: int = RESERVE) -> tuple[M, bool]:
-    """``model`` with its list ``field`` cut to the leading items that fit the budget beside the rest of the model,
-    and whether any were cut."""
+def fit_field(model: M, field: str, reserve: int = RESERVE, flag: str | None = None) -> tuple[M, bool]:
+    """``model`` with its list ``field`` cut to the leading items that fit the budget beside the rest of the model
+    (and its boolean ``flag`` set when they were cut), and whether any were."""
     items = getattr(model, field) or []
     kept, cut = fit(items, reserve=reserve + json_chars(model.model_copy(update={field: []})))
-    return (model.model_copy(update={field: kept}), True) if cut else (model, False)
+    if not cut:
+        return model, False
+    return model.model_copy(update={field: kept, **({flag: True} if flag else {})}), True
 
 
 def shorten_for_list(paper: Paper) -> Paper:

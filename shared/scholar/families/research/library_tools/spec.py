@@ -58,6 +58,8 @@ class LibraryRecord(BaseModel):
     md_path: str | None = Field(default=None, description="Markdown of the preferred PDF, when converted")
     added_at: str
     updated_at: str
+    shortened: bool | None = Field(default=None, description="Shortened to fit the size budget (library_export "
+                                   "gives it whole)")
 
 
 class LibraryEntry(BaseModel):
