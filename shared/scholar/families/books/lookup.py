@@ -11,11 +11,18 @@ import re
 from typing import Literal
 
 from scholar.core.budget import RESERVE, fit, json_chars
+from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.errors import InvalidArgumentError, NotFoundError, ScholarError
 from scholar.core.id_forms import refuse_other_forms
 from scholar.core.ids import InvalidIdError, parse_isbn
 from scholar.families.books import covers
-from scholar.families.books.models import BookResult, EditionList, FailedSource
+from scholar.families.books.models import (
+    EXCERPT_SNIPPET_CHARS,
+    EXCERPT_TEXT_CHARS,
+    BookResult,
+    EditionList,
+    FailedSource,
+)
 from scholar.families.books.records import edition_summary, from_edition, from_work
 from scholar.families.books.spec import GetBookInput
 from scholar.sources import google_books, openlibrary
@@ -140,13 +147,17 @@ async def get_book(args: GetBookInput, cache: Cache | None = None, blobs: BlobSt
     else:  # unreachable: a work lookup either returns the work or raises
         raise NotFoundError(f"Open Library has no book {value}", source=openlibrary.SOURCE)
     result = BookResult.model_validate(book.model_dump())
-    if listing is not None:
-        result.editions = _edition_list(listing, reserve=RESERVE + json_chars(result))
     await _enrich_google(result, cache)
     if args.download_cover:
         # The edition's own cover; a work with no edition to describe shows the work's.
         owner = edition if edition is not None else work
         await _attach_cover(result, owner.covers[0] if owner and owner.covers else None, args.cover_size, blobs)
+    if json_chars(result) > MAX_RESULT_CHARS - RESERVE:  # a description of a whole book: cut as get_book_excerpt cuts
+        result.description = (result.description or "")[:EXCERPT_TEXT_CHARS] or None
+        result.snippet = (result.snippet or "")[:EXCERPT_SNIPPET_CHARS] or None
+        result.truncated = True
+    if listing is not None:
+        result.editions = _edition_list(listing, reserve=RESERVE + json_chars(result))
     return result
 
 

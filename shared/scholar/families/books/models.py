@@ -77,6 +77,8 @@ class BookResult(Book):
     """get_book's answer: the book record, its editions when asked for, and which enrichment failed."""
 
     editions: EditionList | None = None
+    truncated: bool = Field(default=False, description="description and snippet were cut to fit the size budget "
+                            "(get_book_excerpt's caps)")
     partial: bool = Field(default=False, description="True when an enrichment source (Google Books) failed")
     failed_sources: list[FailedSource] = Field(default_factory=list)
 

@@ -198,9 +198,10 @@ async def library_collections(args: LibraryCollectionsInput, ctx: CallContext) -
             moved = await store.arename_collection(name, args.new_name)
     collections = await store.acollections()
     total, _ = await store.ausage()
-    return LibraryCollectionsResult(
+    result = LibraryCollectionsResult(
         action=args.action, moved=moved, library_items=total,
         collections=[CollectionEntry(name=c.name, items=c.items, created_at=c.created_at) for c in collections])
+    return fit_field(result, "collections", flag="truncated")[0]
 
 
 HANDLERS: dict[str, Handler] = {

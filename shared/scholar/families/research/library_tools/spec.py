@@ -179,6 +179,7 @@ class CollectionEntry(BaseModel):
 class LibraryCollectionsResult(BaseModel):
     action: str
     collections: list[CollectionEntry] = Field(description="Your collections after the action, by name")
+    truncated: bool = Field(default=False, description="collections was cut to fit the size budget")
     moved: int | None = Field(default=None, description="Items moved by a rename")
     library_items: int = Field(description="Items in your whole library")
 
@@ -210,5 +211,6 @@ TOOLS = (
     _spec("library_collections", "Library collections",
           "Your collections with their item counts; or create one, rename one (moving its items; new_name must not "
           "exist) or delete one (only when empty).",
-          LibraryCollectionsInput, LibraryCollectionsResult, _COLLECTIONS),
+          LibraryCollectionsInput, LibraryCollectionsResult, _COLLECTIONS,
+          max_result_chars=MAX_RESULT_CHARS),  # handlers: core.budget.fit_field (collections are not counted)
 )
