@@ -18,6 +18,7 @@ from scholar.families.papers.chapters import split_citation
 from scholar.families.papers.spec import SearchPapersInput
 from scholar.families.papers.spec_export import ResolvedItem
 from scholar.families.papers.spec_graph import RecommendPapersInput
+from scholar.families.research.library_tools.handlers import record_of
 from scholar.runtime.results import dump_result, enforce_cap
 from tests.fixtures_dir import fixtures_dir
 
@@ -113,3 +114,15 @@ def test_a_batch_of_the_longest_unresolvable_inputs_still_fits_its_budget():
 def test_a_batch_that_fits_is_left_whole():
     items = [_resolved(raw, _collaboration_paper().model_copy(update={"authors": []})) for raw in _inputs(10)]
     assert batch._fit(items) == (items, False)
+
+
+def test_a_library_record_at_every_bound_is_shortened_step_by_step_and_says_so():
+    from tests.reliability.test_result_size_table import library_item  # noqa: PLC0415  # the item at its bounds
+
+    item = library_item()
+    record = record_of(item)
+
+    assert record.shortened is True and json_chars(record) <= MAX_RESULT_CHARS - RESERVE
+    assert (record.ids, record.tags) == (item.ids, item.tags)  # what names the item is never cut
+    assert record.paper.authorCount == len(item.paper["authors"]) and record.paper.tldr is None
+    assert record_of(item.model_copy(update={"notes": "short", "pdfs": []})).notes == "short"

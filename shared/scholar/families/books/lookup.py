@@ -152,7 +152,13 @@ async def get_book(args: GetBookInput, cache: Cache | None = None, blobs: BlobSt
         # The edition's own cover; a work with no edition to describe shows the work's.
         owner = edition if edition is not None else work
         await _attach_cover(result, owner.covers[0] if owner and owner.covers else None, args.cover_size, blobs)
-    if json_chars(result) > MAX_RESULT_CHARS - RESERVE:  # a description of a whole book: cut as get_book_excerpt cuts
+    return fit_book(result, listing)
+
+
+def fit_book(result: BookResult, listing: EditionsPage | None) -> BookResult:
+    """``result`` within the size budget: a description of a whole book (Open Library's is unbounded) and the
+    snippet cut to get_book_excerpt's caps, with ``truncated``; then the editions that fit beside it."""
+    if json_chars(result) > MAX_RESULT_CHARS - RESERVE:
         result.description = (result.description or "")[:EXCERPT_TEXT_CHARS] or None
         result.snippet = (result.snippet or "")[:EXCERPT_SNIPPET_CHARS] or None
         result.truncated = True

@@ -98,9 +98,13 @@ async def library_add(args: LibraryAddInput, ctx: CallContext) -> LibraryAddResu
 
 
 async def library_get(args: LibraryGetInput, ctx: CallContext) -> LibraryGetResult:
-    found = await find_items(LibraryStore(ctx.principal), args.ids)
+    return get_result(await find_items(LibraryStore(ctx.principal), args.ids), args.ids)
+
+
+def get_result(found: list[Found], ids: list[str]) -> LibraryGetResult:
+    """library_get's answer for what the identifiers named, cut to the size budget with truncated and omitted."""
     # Room kept for the omitted list, as long as every identifier asked for; each record fits beside it.
-    reserve = RESERVE + json_chars(args.ids)
+    reserve = RESERVE + json_chars(ids)
     entries = [_dump(_get_entry(f, reserve)) for f in found]
     kept, truncated = budget.fit(entries, reserve=reserve)
     if not truncated:
