@@ -158,4 +158,5 @@ def test_tools_with_long_answers_carry_their_result_size_on_the_wire(lambda_cont
     assert tools["search"]["_meta"][MAX_RESULT_META] == MAX_RESULT_CHARS
     # It relays whatever was queued: read_paper's pages, get_standard's whole text.
     assert tools["get_task_result"]["_meta"][MAX_RESULT_META] == max(READ_RESULT_CHARS, STANDARD_RESULT_CHARS)
-    assert "_meta" not in tools["get_paper"]
+    assert tools["get_paper"]["_meta"][MAX_RESULT_META] == MAX_RESULT_CHARS  # shortened to fit (core.budget)
+    assert "_meta" not in tools["get_server_info"]

@@ -5,9 +5,9 @@ import json
 import httpx
 import pytest
 
-from scholar.core import aio
+from scholar.core import aio, budget
 from scholar.core.errors import NOT_FOUND, UPSTREAM_ERROR, ScholarError
-from scholar.families.papers import budget, recommend
+from scholar.families.papers import recommend
 from scholar.families.papers.spec_graph import RecommendPapersInput
 
 JSON = {"Content-Type": "application/json"}

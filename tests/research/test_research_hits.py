@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from scholar.families.research.search.hits import MAX_RESULT_CHARS, fit, order
+from scholar.core.catalogue import MAX_RESULT_CHARS
+from scholar.families.research.search.hits import fit, order
 from scholar.families.research.search.spec import SearchHit, Signals
 
 

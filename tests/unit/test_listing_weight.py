@@ -135,14 +135,13 @@ def test_a_null_for_a_required_parameter_is_still_refused_naming_it():
 def test_each_advertised_result_size_is_the_cap_its_code_enforces():
     from scholar.families.arxiv.spec import MAX_CHARACTERS
     from scholar.families.research.fetch.spec import FETCH_MAX_CHARS
-    from scholar.families.research.search import hits
     from scholar.services.fulltext.models import MAX_CHARS_LIMIT, PDF_RESULT_CHARS
     from scholar.services.fulltext.read_options import MAX_READ_CHARS, READ_RESULT_CHARS
     from scholar.services.library.export import INLINE_BUDGET
 
     hints = {name: result_size_hint(spec) for name, spec in TOOLS.items() if result_size_hint(spec)}
 
-    assert hints["search"] == hits.MAX_RESULT_CHARS == MAX_RESULT_CHARS
+    assert hints["search"] == MAX_RESULT_CHARS
     assert hints["read_paper"] == READ_RESULT_CHARS > MAX_READ_CHARS
     assert hints["fetch"] == READ_RESULT_CHARS > FETCH_MAX_CHARS  # fetch's text is read_paper's whole pages
     assert hints["fetch_and_convert"] == hints["convert_pdf_to_markdown"] == PDF_RESULT_CHARS > MAX_CHARS_LIMIT

@@ -127,7 +127,7 @@ async def run_tool(family: str, invocation: Invocation) -> dict[str, Any]:
 
         logger.info("queuing %s after the retry budget ran out", spec.name)
         return dump_result(await off_loop(enqueue_retry, spec, invocation, reason="rate_limited"))
-    return enforce_cap(spec.name, dump_result(model))
+    return enforce_cap(spec.name, dump_result(model), spec.max_result_chars)
 
 
 def _mark_running(task_id: str) -> None:

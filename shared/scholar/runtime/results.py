@@ -55,13 +55,25 @@ def response_bytes(result: dict[str, Any]) -> int:
     return len(text.encode()) + len(json.dumps(text, ensure_ascii=False).encode())
 
 
-def enforce_cap(tool: str, result: dict[str, Any]) -> dict[str, Any]:
-    """Return ``result`` if its serialised response fits the hard cap.
+def enforce_cap(tool: str, result: dict[str, Any], advertised: int | None = None) -> dict[str, Any]:
+    """Return ``result`` if it fits the hard cap and the size its tool advertises.
+
+    ``advertised`` is the tool's ``max_result_chars`` (``_meta["anthropic/maxResultSizeChars"]``): its lists are
+    cut to fit before this (scholar.core.budget), so this refusal is the proof that the hint is a cap, not the path
+    an answer takes. The JSON of the whole result, extra blocks included, is at least what a client reads: the text
+    block without them plus each block's text.
 
     Raises:
-        TooLargeError: the response would exceed ``MAX_RESPONSE_BYTES``.
+        TooLargeError: the response would exceed ``MAX_RESPONSE_BYTES``, or the answer its advertised size.
     """
     text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    if advertised is not None and len(text) > advertised:
+        raise TooLargeError(
+            f"the {tool} answer would be {len(text):,} characters, over the {advertised:,} it advertises",
+            reason="result_over_advertised_size",
+            hint="Ask for less: fewer identifiers, a smaller limit, or page with offset / next_offset.",
+            details={"chars": len(text), "cap_chars": advertised},
+        )
     n = len(text.encode())
     # Escaping at most sextuples a character (a control character becomes \u00XX): small answers need no
     # second pass, so the usual result costs one serialisation.

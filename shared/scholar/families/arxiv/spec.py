@@ -146,6 +146,9 @@ class GetPapersResult(BaseModel):
     not_found: list[NotFoundItem] | None = Field(
         default=None, description="Requested ids that returned nothing, with why; null when all were found."
     )
+    omitted: list[str] | None = Field(
+        default=None, description="Papers found but left out to keep the answer within its size; ask for them again."
+    )
 
 
 class ReadPaperInput(ToolInput):
@@ -231,6 +234,7 @@ TOOLS = (
         output_model=SearchResult,
         annotations=READ_ONLY_OPEN,
         queue_on_rate_limit=True,
+        max_result_chars=MAX_RESULT_CHARS,  # core.budget.fit
         completions={"category": category_codes},
     ),
     ToolSpec(
@@ -244,6 +248,7 @@ TOOLS = (
         output_model=GetPapersResult,
         annotations=READ_ONLY_OPEN,
         queue_on_rate_limit=True,
+        max_result_chars=MAX_RESULT_CHARS,  # core.budget.fit
     ),
     ToolSpec(
         name="arxiv_read_paper",

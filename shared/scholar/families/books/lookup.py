@@ -10,11 +10,19 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from scholar.core.budget import RESERVE, fit, json_chars
+from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.errors import InvalidArgumentError, NotFoundError, ScholarError
 from scholar.core.id_forms import refuse_other_forms
 from scholar.core.ids import InvalidIdError, parse_isbn
 from scholar.families.books import covers
-from scholar.families.books.models import BookResult, EditionList, FailedSource
+from scholar.families.books.models import (
+    EXCERPT_SNIPPET_CHARS,
+    EXCERPT_TEXT_CHARS,
+    BookResult,
+    EditionList,
+    FailedSource,
+)
 from scholar.families.books.records import edition_summary, from_edition, from_work
 from scholar.families.books.spec import GetBookInput
 from scholar.sources import google_books, openlibrary
@@ -67,12 +75,14 @@ def _within(first: EditionsPage | None, offset: int, limit: int) -> EditionsPage
                                     "limit": limit})
 
 
-def _edition_list(page: EditionsPage) -> EditionList:
-    end = page.offset + len(page.entries)
-    more = page.total is not None and end < page.total and len(page.entries) == page.limit
+def _edition_list(page: EditionsPage, reserve: int) -> EditionList:
+    """The page of editions, cut where the answer would pass the size budget (next_offset goes on from there)."""
+    entries, cut = fit([edition_summary(e) for e in page.entries], reserve=reserve)
+    end = page.offset + len(entries)
+    more = cut or (page.total is not None and end < page.total and len(page.entries) == page.limit)
     return EditionList(
         openlibrary_work_id=page.work_id,
-        entries=[edition_summary(e) for e in page.entries],
+        entries=entries,
         offset=page.offset,
         limit=page.limit,
         total=page.total,
@@ -137,13 +147,23 @@ async def get_book(args: GetBookInput, cache: Cache | None = None, blobs: BlobSt
     else:  # unreachable: a work lookup either returns the work or raises
         raise NotFoundError(f"Open Library has no book {value}", source=openlibrary.SOURCE)
     result = BookResult.model_validate(book.model_dump())
-    if listing is not None:
-        result.editions = _edition_list(listing)
     await _enrich_google(result, cache)
     if args.download_cover:
         # The edition's own cover; a work with no edition to describe shows the work's.
         owner = edition if edition is not None else work
         await _attach_cover(result, owner.covers[0] if owner and owner.covers else None, args.cover_size, blobs)
+    return fit_book(result, listing)
+
+
+def fit_book(result: BookResult, listing: EditionsPage | None) -> BookResult:
+    """``result`` within the size budget: a description of a whole book (Open Library's is unbounded) and the
+    snippet cut to get_book_excerpt's caps, with ``truncated``; then the editions that fit beside it."""
+    if json_chars(result) > MAX_RESULT_CHARS - RESERVE:
+        result.description = (result.description or "")[:EXCERPT_TEXT_CHARS] or None
+        result.snippet = (result.snippet or "")[:EXCERPT_SNIPPET_CHARS] or None
+        result.truncated = True
+    if listing is not None:
+        result.editions = _edition_list(listing, reserve=RESERVE + json_chars(result))
     return result
 
 

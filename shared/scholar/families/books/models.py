@@ -77,6 +77,8 @@ class BookResult(Book):
     """get_book's answer: the book record, its editions when asked for, and which enrichment failed."""
 
     editions: EditionList | None = None
+    truncated: bool = Field(default=False, description="description and snippet were cut to fit the size budget "
+                            "(get_book_excerpt's caps)")
     partial: bool = Field(default=False, description="True when an enrichment source (Google Books) failed")
     failed_sources: list[FailedSource] = Field(default_factory=list)
 
@@ -88,6 +90,7 @@ class BookList(BaseModel):
     total_found: int | None = Field(default=None, description="Matches Open Library reports for the search sent")
     strategy: str = Field(description="Which search answered: title, title+author, free_text, … (+broadened)")
     broadened: bool = Field(default=False, description="True when a broadened author search added name variants")
+    truncated: bool = Field(default=False, description="The list was cut to stay under the size budget")
     sources: list[str] = Field(default_factory=lambda: ["openlibrary"])
 
 
@@ -98,6 +101,7 @@ class BookRecommendations(BaseModel):
     subject_name: str | None = None
     work_count: int | None = None
     books: list[Book]
+    truncated: bool = Field(default=False, description="The list was cut to stay under the size budget")
     sources: list[str] = Field(default_factory=lambda: ["openlibrary"])
 
 

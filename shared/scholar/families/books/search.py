@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from scholar.core.budget import fit
 from scholar.core.errors import InvalidArgumentError
 from scholar.families.books.models import Book, BookList, BookRecommendations
 from scholar.families.books.records import from_search_doc
@@ -99,8 +100,10 @@ async def search_books(args: SearchBooksInput, cache: Cache | None = None) -> Bo
         broadened = len(merged) > len(docs)
         docs = merged
         strategy += "+broadened" if broadened else ""
+    books, cut = fit([from_search_doc(d) for d in docs[: args.limit]])
     result = BookList(
-        books=[from_search_doc(d) for d in docs[: args.limit]],
+        books=books,
+        truncated=cut,
         total_found=page.total,
         strategy=strategy,
         broadened=broadened,
@@ -133,7 +136,8 @@ async def recommend_books(args: RecommendBooksInput, cache: Cache | None = None)
         await cache.aput("search", f"ol-subject:{slug}", pool.model_dump(mode="json"), ttl_s=7 * DAY)
     else:
         pool = BookRecommendations.model_validate(hit)
-    return pool.model_copy(update={"books": pool.books[: args.limit]})
+    books, cut = fit(pool.books[: args.limit])
+    return pool.model_copy(update={"books": books, "truncated": cut})
 
 
 def _work_level(book: Book) -> Book:

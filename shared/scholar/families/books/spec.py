@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from scholar.core.catalogue import READ_ONLY_OPEN, WRITE_OPEN, ToolInput, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, WRITE_OPEN, ToolInput, ToolSpec
 from scholar.families.books.models import EXCERPT_RESULT_CHARS, BookExcerpt, BookList, BookRecommendations, BookResult
 
 Limit = Annotated[int, Field(ge=1, le=50)]
@@ -69,6 +69,7 @@ TOOLS = (
         output_model=BookList,
         annotations=READ_ONLY_OPEN,
         queue_on_rate_limit=True,
+        max_result_chars=MAX_RESULT_CHARS,  # core.budget.fit
     ),
     ToolSpec(
         name="get_book",
@@ -80,6 +81,7 @@ TOOLS = (
         output_model=BookResult,
         annotations=READ_ONLY_OPEN,
         queue_on_rate_limit=True,
+        max_result_chars=MAX_RESULT_CHARS,  # lookup._edition_list cuts the editions
     ),
     ToolSpec(
         name="get_book_excerpt",
@@ -104,5 +106,6 @@ TOOLS = (
         output_model=BookRecommendations,
         annotations=READ_ONLY_OPEN,
         queue_on_rate_limit=True,
+        max_result_chars=MAX_RESULT_CHARS,  # core.budget.fit
     ),
 )

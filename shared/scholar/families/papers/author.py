@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from scholar.core.budget import RESERVE, fit, json_chars
 from scholar.core.id_forms import refuse_other_forms
 from scholar.core.paper_mapping import from_s2
 from scholar.families.papers.cache_keys import cache_key
@@ -49,9 +50,11 @@ async def get_author(args: GetAuthorInput, cache: Cache | None = None) -> GetAut
     if _ID_RE.match(ident):
         profile = _profile(await s2.get_author(ident, PROFILE_FIELDS))
         page = await s2.get_author_papers(ident, PAPER_FIELDS, offset=args.offset, limit=args.limit)
-        papers = [from_s2(row, PAPER_FIELDS) for row in page.get("data") or []]
+        rows = [from_s2(row, PAPER_FIELDS) for row in page.get("data") or []]
+        papers, cut = fit(rows, reserve=RESERVE + json_chars(profile))
         result = GetAuthorResult(
-            mode="profile", author=profile, papers=papers, offset=args.offset, next_offset=page.get("next")
+            mode="profile", author=profile, papers=papers, offset=args.offset,
+            next_offset=args.offset + len(papers) if cut else page.get("next"), truncated=cut,
         )
     else:
         found = await s2.search_authors(ident, PROFILE_FIELDS, limit=CANDIDATES)

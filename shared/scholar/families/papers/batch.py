@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
+from scholar.core.budget import RESERVE, json_chars, shorten_for_list
 from scholar.core.errors import InvalidArgumentError, ScholarError
 from scholar.core.id_forms import wrong_form
 from scholar.core.ids import PAPER_KINDS, InvalidIdError, PaperId, parse_paper_id
@@ -19,7 +20,7 @@ from scholar.core.records import FailedSource
 from scholar.families.papers import autoenrich
 from scholar.families.papers.budget import MAX_RESULT_CHARS, failed
 from scholar.families.papers.chapters import split_citation
-from scholar.families.papers.fields import FIELDS, shorten_for_list
+from scholar.families.papers.fields import FIELDS
 from scholar.families.papers.resolve import resolve_papers
 from scholar.families.papers.spec_export import BatchResolveInput, BatchResolveResult, ResolvedItem
 from scholar.sources import epo_ops_auth, epo_ops_biblio
@@ -27,6 +28,7 @@ from scholar.sources.epo_ops_numbers import standardise
 from scholar.store.cache import Cache
 
 CONCURRENCY = 5
+LEFT_OUT = "details left out to keep the answer under the size budget; resolve this identifier alone"
 
 
 def _parse(raw: str) -> tuple[PaperId | None, ResolvedItem]:
@@ -129,19 +131,32 @@ async def batch_resolve(args: BatchResolveInput, cache: Cache | None = None) -> 
 
 
 def _fit(items: list[ResolvedItem]) -> tuple[list[ResolvedItem], bool]:
-    """Drop abstracts, then book descriptions, when the answer would pass the size budget."""
-    def size() -> int:
-        return sum(len(i.model_dump_json()) for i in items)
-
-    if size() <= MAX_RESULT_CHARS - 2_000:
+    """The items within the size budget: when they pass it, abstracts and book descriptions are dropped and author
+    lists shortened; then each item counts as its stub (input, status and why its details are left out) and, in
+    order, every item whose whole form still fits takes its stub's place. A record is left out only when it no
+    longer fits; the stubs of 100 inputs of the longest length fit the budget, so no answer is refused."""
+    if sum(json_chars(i) + 1 for i in items) <= MAX_RESULT_CHARS - RESERVE:
         return items, False
+
     def shorter(item: ResolvedItem) -> ResolvedItem:
         paper, book = item.paper, item.book
-        if paper is not None and paper.abstract:
-            paper = paper.model_copy(update={"abstract": None, "abstractTruncated": True})
+        if paper is not None:
+            paper = shorten_for_list(paper.model_copy(update={"abstract": None, "abstractTruncated": True})
+                                     if paper.abstract else paper)
         if book:
             book = {k: v for k, v in book.items() if k not in ("description", "subjects")}
         return item.model_copy(update={"paper": paper, "book": book})
 
-    items = [shorter(i) for i in items]
-    return items, True
+    whole = [shorter(i) for i in items]
+    stubs = [ResolvedItem(input=i.input, status=i.status, source_type=i.source_type, source=i.source, error=LEFT_OUT)
+             for i in items]
+    used = sum(json_chars(s) + 1 for s in stubs)
+    fitted = []
+    for item, stub in zip(whole, stubs, strict=True):
+        more = json_chars(item) - json_chars(stub)
+        if used + more <= MAX_RESULT_CHARS - RESERVE:
+            used += more
+            fitted.append(item)
+        else:
+            fitted.append(stub)
+    return fitted, True

@@ -13,6 +13,8 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
+from scholar.core.budget import RESERVE, json_chars, shorten_for_list
+from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.errors import NotFoundError
 from scholar.core.paper_mapping import from_s2
 from scholar.core.records import Paper
@@ -182,7 +184,7 @@ async def _search(args: FindBridgePapersInput, keys: list[str], time_budget_s: f
     hops = _chain(forward, meeting) + list(reversed(_chain(backward, meeting)))
     order = [source] + [h[0] for h in _chain(forward, meeting)] + [p for p in _backward_nodes(backward, meeting)]
     rows = await reader.hydrate(order, PATH_FIELDS)
-    path = [from_s2(rows[p], PATH_FIELDS) if p in rows else Paper(paperId=p, sources=["s2"]) for p in order]
+    path = fit_path([from_s2(rows[p], PATH_FIELDS) if p in rows else Paper(paperId=p, sources=["s2"]) for p in order])
     edges = [GraphEdge(source=citing, target=cited) for _, citing, cited in hops]
     return FindBridgePapersResult(
         found=True,
@@ -193,6 +195,13 @@ async def _search(args: FindBridgePapersInput, keys: list[str], time_budget_s: f
         partial=bool(reader.failed_sources()),
         failed_sources=reader.failed_sources(),
     )
+
+
+def fit_path(path: list[Paper]) -> list[Paper]:
+    """The path whole, each paper longer than its share of the size budget (a collaboration's thousands of authors)
+    shortened as in lists (authorCount says so)."""
+    share = (MAX_RESULT_CHARS - RESERVE) // max(1, len(path))
+    return [p if json_chars(p) <= share else shorten_for_list(p) for p in path]
 
 
 def _backward_nodes(side: _Side, meeting: str) -> list[str]:

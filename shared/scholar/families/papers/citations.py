@@ -11,13 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from scholar.core.budget import shorten_for_list
 from scholar.core.errors import NotFoundError
 from scholar.core.paper_mapping import from_s2
 from scholar.core.records import Paper
 from scholar.families.papers import autoenrich
 from scholar.families.papers.budget import MAX_RESULT_CHARS
 from scholar.families.papers.cache_keys import cache_key
-from scholar.families.papers.fields import FIELDS, shorten_for_list
+from scholar.families.papers.fields import FIELDS
 from scholar.families.papers.filters import check_years, filter_fields, has_filters, passes
 from scholar.families.papers.spec_graph import (
     CitedItem,

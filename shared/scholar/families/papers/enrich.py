@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scholar.core.budget import fit_field
 from scholar.core.errors import NotFoundError, ScholarError
 from scholar.core.records import FailedSource
 from scholar.families.papers.budget import failed
@@ -18,7 +19,9 @@ from scholar.sources import openalex, unpaywall
 from scholar.store.cache import DAY, Cache
 
 TTL_S = 30 * DAY
-MAX_ITEMS = 50
+MAX_ITEMS = 50  # per list, and award ids per funder
+# Cut first when the answer passes the size budget: the legacy concepts, then topics, funders, affiliations.
+CUT_ORDER = ("concepts", "topics", "funders", "affiliations")
 
 
 def affiliations(work: dict[str, Any]) -> list[str]:
@@ -48,7 +51,7 @@ def funders(work: dict[str, Any]) -> list[Funder]:
             name = grant.get("funder_display_name")
             if name:
                 by_name.setdefault(name, []).extend([grant["award_id"]] if grant.get("award_id") else [])
-    return [Funder(name=n, award_ids=list(dict.fromkeys(a))) for n, a in by_name.items()][:MAX_ITEMS]
+    return [Funder(name=n, award_ids=list(dict.fromkeys(a))[:MAX_ITEMS]) for n, a in by_name.items()][:MAX_ITEMS]
 
 
 def topics(work: dict[str, Any]) -> list[Topic]:
@@ -81,6 +84,13 @@ def _from_unpaywall(record: dict[str, Any]) -> OpenAccess:
     return OpenAccess(
         is_oa=record.get("is_oa"), oa_status=record.get("oa_status"), oa_url=best.get("url_for_pdf") or best.get("url")
     )
+
+
+def fit(result: EnrichPaperResult) -> EnrichPaperResult:
+    """``result`` within the size budget: its lists cut in CUT_ORDER until it fits, with ``truncated``."""
+    for name in CUT_ORDER:
+        result, _ = fit_field(result, name, flag="truncated")
+    return result
 
 
 async def _locate(raw: str) -> tuple[str | None, str | None]:
@@ -153,7 +163,7 @@ async def enrich_paper(args: EnrichPaperInput, cache: Cache | None = None) -> En
         gone = missing or NotFoundError(f"OpenAlex has no record of {args.identifier!r}", source="openalex")
         raise await explain_missing(args.identifier, gone, tool="enrich_paper", what="its OpenAlex data",
                                     lacking="openalex", cache=cache) if isinstance(gone, NotFoundError) else gone
-    result = EnrichPaperResult(**values, failed_sources=failures, partial=bool(failures))
+    result = fit(EnrichPaperResult(**values, failed_sources=failures, partial=bool(failures)))
     if not failures:
         await cache.aput("result", key, result.model_dump(mode="json"), ttl_s=TTL_S)
     return result

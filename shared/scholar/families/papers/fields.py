@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from scholar.core.catalogue import READ_ONLY_OPEN, spec_maker
 from scholar.core.paper_mapping import S2_RECORD_FIELDS
-from scholar.core.records import Paper
 
 FieldSet = Literal["compact", "standard", "full"]
 
@@ -33,19 +32,3 @@ FULL = S2_RECORD_FIELDS  # a full record (scholar.core.paper_mapping): the libra
 FIELDS: dict[str, tuple[str, ...]] = {"compact": COMPACT, "standard": STANDARD, "full": FULL}
 # Bulk search cannot return tldr (S2 rejects it there).
 BULK_UNSUPPORTED = frozenset({"tldr"})
-
-# In lists, long abstracts and author lists are shortened unless the full set is asked for.
-LIST_ABSTRACT_CHARS = 500
-LIST_AUTHORS = 5
-
-
-def shorten_for_list(paper: Paper) -> Paper:
-    """Compact form for lists: abstract and author list cut to the caps above, with the cut stated."""
-    update: dict[str, Any] = {}
-    if paper.abstract and len(paper.abstract) > LIST_ABSTRACT_CHARS:
-        update["abstract"] = paper.abstract[:LIST_ABSTRACT_CHARS].rstrip() + "…"
-        update["abstractTruncated"] = True
-    if paper.authors and len(paper.authors) > LIST_AUTHORS:
-        update["authors"] = paper.authors[:LIST_AUTHORS]
-        update["authorCount"] = len(paper.authors)
-    return paper.model_copy(update=update) if update else paper

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from scholar.core.budget import fit_paper
 from scholar.core.catalogue import CallContext, Handler, args_only
 from scholar.families.papers import (
     author,
@@ -23,6 +24,7 @@ async def get_paper(args: GetPaperInput, ctx: CallContext) -> PaperResult:
     # Seed 000 auto-enrichment: Crossref's citation fields and Open Library's book_metadata; a failing
     # enrichment source is reported (partial + failed_sources), never silently dropped.
     (paper,), failures = await autoenrich.enrich([paper], crossref=True, books=True)
+    paper = fit_paper(paper)
     extra = {"partial": True, "failed_sources": [f.model_dump() for f in failures]} if failures else {}
     return PaperResult.model_validate({**paper.model_dump(), **extra})
 

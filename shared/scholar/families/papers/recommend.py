@@ -6,11 +6,11 @@ they are S2 ids already), so the recommendations API always gets the id form it 
 
 from __future__ import annotations
 
+from scholar.core.budget import fit_papers, shorten_for_list
 from scholar.core.errors import NotFoundError
 from scholar.core.paper_mapping import from_s2
-from scholar.families.papers.budget import fit
 from scholar.families.papers.cache_keys import cache_key
-from scholar.families.papers.fields import FIELDS, shorten_for_list
+from scholar.families.papers.fields import FIELDS
 from scholar.families.papers.neighbours import GraphReader, is_s2_id
 from scholar.families.papers.spec_graph import RecommendPapersInput, RecommendPapersResult
 from scholar.services.paper_lookup import explain_missing, s2_key_of
@@ -74,7 +74,7 @@ async def recommend(args: RecommendPapersInput, cache: Cache | None = None) -> R
     papers = [from_s2(row, fields) for row in rows[: args.limit]]
     if args.fields != "full":
         papers = [shorten_for_list(p) for p in papers]
-    kept, truncated = fit(papers)
+    kept, truncated = fit_papers(papers)
     result = RecommendPapersResult(data=kept, unresolved=unresolved, truncated=truncated)
     await cache.aput("search", key, result.model_dump(mode="json"))
     return result

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from scholar.core.budget import fit_papers, shorten_for_list
 from scholar.core.errors import InvalidArgumentError
 from scholar.core.paper_mapping import from_s2
-from scholar.families.papers.fields import BULK_UNSUPPORTED, FIELDS, shorten_for_list
+from scholar.families.papers.fields import BULK_UNSUPPORTED, FIELDS
 from scholar.families.papers.spec import SearchPapersInput, SearchPapersResult
 from scholar.sources import s2
 from scholar.store.cache import Cache
@@ -64,10 +65,14 @@ async def search_papers(args: SearchPapersInput, cache: Cache | None = None) -> 
     papers = [from_s2(row, fields) for row in rows]
     if args.fields != "full":
         papers = [shorten_for_list(p) for p in papers]
+    # A hundred full records can pass the size budget: one too long alone is shortened (authorCount,
+    # abstractTruncated), and the page ends where they fit.
+    papers, cut = fit_papers(papers)
     end = args.offset + len(papers)
-    has_more = len(papers) == args.limit and end < min(total, MAX_WINDOW)
+    has_more = (cut or len(papers) == args.limit) and end < min(total, MAX_WINDOW)
     result = SearchPapersResult(
-        data=papers, total=total, offset=args.offset, next_offset=end if has_more else None, sort=args.sort
+        data=papers, total=total, offset=args.offset, next_offset=end if has_more else None, sort=args.sort,
+        truncated=cut,
     )
     await cache.aput("search", f"papers:{key}", result.model_dump(mode="json"))
     return result

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from scholar.core.catalogue import ToolInput
+from scholar.core.catalogue import MAX_RESULT_CHARS, ToolInput
 from scholar.core.records import FailedSource, Paper
 from scholar.families.papers import spec_export, spec_graph
 from scholar.families.papers.fields import PAPER_ID_FORMS, FieldOfStudy, FieldSet, S2Sources, Year, papers_tool
@@ -50,6 +50,7 @@ class SearchPapersResult(BaseModel):
     offset: int
     next_offset: int | None = Field(default=None, description="Pass as offset for the next page; null at the end")
     sort: str
+    truncated: bool = Field(default=False, description="The page was cut to stay under the size budget")
     sources: S2Sources
 
 
@@ -57,11 +58,11 @@ _BASE_TOOLS = (
     papers_tool("get_paper", "Get paper",
                 "Full metadata of one paper (all authors, abstract, ids, venue, counts, open-access link). Semantic "
                 "Scholar first, then OpenAlex, then Crossref; sources says which answered.",
-                GetPaperInput, PaperResult),
+                GetPaperInput, PaperResult, max_result_chars=MAX_RESULT_CHARS),  # handlers.get_paper shortens
     papers_tool("search_papers", "Search papers",
                 "Semantic Scholar keyword search with filters and sorting; page with next_offset. For one ranked "
                 "list from every source, use search.",
-                SearchPapersInput, SearchPapersResult),
+                SearchPapersInput, SearchPapersResult, max_result_chars=MAX_RESULT_CHARS),  # core.budget.fit
 )
 
 TOOLS = (*_BASE_TOOLS, *spec_graph.TOOLS, *spec_export.TOOLS)

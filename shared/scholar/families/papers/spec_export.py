@@ -69,6 +69,7 @@ class EnrichPaperResult(BaseModel):
     oa_status: OpenAccess | None = None
     topics: list[Topic] | None = None
     concepts: list[Concept] | None = None
+    truncated: bool = Field(default=False, description="Lists were cut to stay under the size budget")
     partial: bool = False
     failed_sources: FailedSources
     sources: list[str] = Field(default_factory=list)
@@ -161,7 +162,7 @@ TOOLS = (
     papers_tool("enrich_paper", "Enrich paper",
                 "OpenAlex data for a paper: its authors' institutions, funders and awards, open-access status "
                 "(Unpaywall when OpenAlex lacks it), topics and legacy concepts.",
-                EnrichPaperInput, EnrichPaperResult),
+                EnrichPaperInput, EnrichPaperResult, max_result_chars=MAX_RESULT_CHARS),  # enrich.fit
     papers_tool("generate_citations", "Generate citations",
                 "BibTeX, CSL-JSON or RIS for up to 100 papers (conference papers as @inproceedings / "
                 "paper-conference / CONF, preprints as @misc with eprint, books as @book). Ids that fail are listed "
@@ -172,5 +173,5 @@ TOOLS = (
                 "Resolve up to 100 mixed identifiers at once: papers (Semantic Scholar in one batch, then OpenAlex "
                 "and Crossref), books (ISBN, Open Library), patent numbers (EPO OPS; unavailable without EPO "
                 "credentials). Each item has its own status.",
-                BatchResolveInput, BatchResolveResult),
+                BatchResolveInput, BatchResolveResult, max_result_chars=MAX_RESULT_CHARS),  # papers.batch._fit
 )

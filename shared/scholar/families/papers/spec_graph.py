@@ -24,6 +24,9 @@ FORMAT_DESCRIPTION = (
     "DOT for Graphviz)"
 )
 FIELD_SET = "Field set of the papers (as in search_papers)"
+# A graph's JSON stays within the size budget (graph._fit); its picture (GraphML, DOT or Mermaid) repeats the same
+# nodes and edges with more markup, under three times as long: both together stay within this.
+PICTURE_RESULT_CHARS = 4 * MAX_RESULT_CHARS
 
 
 class PaperFilters(BaseModel):
@@ -77,6 +80,7 @@ class GetAuthorResult(BaseModel):
     next_offset: int | None = Field(default=None, description="Pass as offset for the next page; null at the end")
     candidates: list[AuthorProfile] | None = Field(default=None, description="Up to 5 matches (search mode)")
     total: int | None = Field(default=None, description="Matches S2 reports for the name (search mode)")
+    truncated: bool = Field(default=False, description="The page was cut to stay under the size budget")
     sources: S2Sources
 
 
@@ -250,7 +254,7 @@ TOOLS = (
     papers_tool("get_author", "Get author",
                 "A numeric Semantic Scholar author id gives the profile (affiliations, h-index, counts) and a page "
                 "of publications (next_offset pages on); a name gives up to 5 candidates with their ids.",
-                GetAuthorInput, GetAuthorResult),
+                GetAuthorInput, GetAuthorResult, max_result_chars=MAX_RESULT_CHARS),  # core.budget.fit
     papers_tool("get_citations", "Get citations",
                 "Papers citing a paper, as data: [{citingPaper}]. The filters apply to the at most 1,000 rows one "
                 "call reads, so a filtered page may be short: continue from next_offset.",
@@ -263,13 +267,13 @@ TOOLS = (
                 "Breadth-first citation graph from seed papers along citations, references or both, filtered. Stops "
                 "at max_nodes or a time budget with stats.truncated and what it reached: start with depth=1 and a "
                 "small max_nodes.",
-                GetCitationGraphInput, GetCitationGraphResult),
+                GetCitationGraphInput, GetCitationGraphResult, max_result_chars=PICTURE_RESULT_CHARS),
     papers_tool("find_bridge_papers", "Find bridge papers",
                 "Shortest citation path between two papers, searched from both ends: {found, length, path, hops}. "
                 "found: false means no path within max_depth; stats.exhaustive says whether the search was complete.",
-                FindBridgePapersInput, FindBridgePapersResult),
+                FindBridgePapersInput, FindBridgePapersResult, max_result_chars=PICTURE_RESULT_CHARS),
     papers_tool("recommend_papers", "Recommend papers",
                 "Papers like the positive examples and unlike the negative ones (Semantic Scholar recommendations); "
                 "3-5 positives on one topic work best.",
-                RecommendPapersInput, RecommendPapersResult, max_result_chars=MAX_RESULT_CHARS),  # papers.budget.fit
+                RecommendPapersInput, RecommendPapersResult, max_result_chars=MAX_RESULT_CHARS),  # core.budget.fit
 )

@@ -8,6 +8,7 @@ says so.
 
 from __future__ import annotations
 
+from scholar.core.budget import fit_field
 from scholar.core.errors import NotFoundError, ScholarError
 from scholar.core.records import PatentRecord
 from scholar.families.patents.models import CitingPatent, CitingPatentsResult
@@ -74,5 +75,6 @@ async def get_citing_patents(args: GetCitingPatentsInput) -> CitingPatentsResult
     ]
     result = CitingPatentsResult(paper_id=args.paper_id, doi=doi, title=title, patents=patents,
                                  total_count=total if patents else 0, effective_query=cql, note=NOTE)
+    result, _ = fit_field(result, "patents", flag="truncated")
     await cache.aput("search", key, result.model_dump(mode="json"))
     return result

@@ -137,6 +137,7 @@ class CitingPatentsResult(_Compact):
     doi: str | None = None
     title: str | None = None
     patents: list[CitingPatent]
+    truncated: bool = Field(default=False, description="The list was cut to stay under the size budget")
     total_count: int = Field(description="Citing documents OPS reports for the search that matched")
     effective_query: str | None = Field(default=None, description="The CQL of the search that matched")
     note: str

@@ -92,7 +92,7 @@ TOOLS = (
     patents_tool("get_citing_patents", "Get citing patents",
                  "Patents that cite a paper, found by an EPO OPS citation search on its DOI, then on its title when "
                  "the DOI finds nothing. Coverage is incomplete: use it for discovery, not exhaustive analysis.",
-                 GetCitingPatentsInput, CitingPatentsResult),
+                 GetCitingPatentsInput, CitingPatentsResult, max_result_chars=MAX_RESULT_CHARS),  # citing: fit_field
     patents_tool("fetch_patent_pdf", "Fetch patent PDF",
                  "The full patent document as one PDF (every page from EPO OPS), stored as pdfs/<sha256>.pdf, with "
                  "Markdown from OPS full text (claims + description) or the built-in converter. Runs as a task: poll "

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from scholar.core.catalogue import WRITE_OPEN, ToolInput, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS, WRITE_OPEN, ToolInput, ToolSpec
 from scholar.core.ids import PaperIdentifier
 from scholar.services.fulltext.models import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, PDF_RESULT_CHARS
 from scholar.services.fulltext.pdf_results import (
@@ -87,6 +87,7 @@ TOOLS = (
         "(usually 5-60 s).",
         input_model=FetchPaperPdfInput,
         output_model=FetchPaperPdfResult,
+        max_result_chars=MAX_RESULT_CHARS,  # answer_builder: pdf_results.fit_outcome
     ),
     _pdf_tool(
         name="fetch_and_convert",

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from scholar.core.budget import fit_field
 from scholar.core.catalogue import CallContext, Handler, QueuedResult
 from scholar.core.errors import InvalidArgumentError, NotFoundError, UpstreamError
 from scholar.core.id_forms import refuse_other_forms
@@ -127,9 +128,9 @@ async def resolve_standard_identifier(args: ResolveInput, ctx: CallContext, cata
             matched_by=found.matched_by,
         )
     if found.candidates:
-        return ResolveResult(
-            ambiguous=True, candidates=[_compact(r) for r in found.candidates], matched_by=found.matched_by
-        )
+        ambiguous = ResolveResult(ambiguous=True, candidates=[_compact(r) for r in found.candidates],
+                                  matched_by=found.matched_by)
+        return fit_field(ambiguous, "candidates", flag="truncated")[0]
     if missing := _missing_bodies(args.raw):
         raise _not_synced("resolve_standard_identifier", missing)
     return ResolveResult()
@@ -142,13 +143,14 @@ async def search_standards(args: SearchInput, ctx: CallContext, catalogue: Catal
     failed, lines = service.body_warnings(pointer, args.body)
     if failed:
         retry.retry_bodies(failed)  # the answer stays partial; the next one need not be
-    return SearchResult(
+    result = SearchResult(
         results=[_compact(r) for r in results],
         partial=bool(failed),
         failed_bodies=failed,
         warning="; ".join(lines) or None,
         catalogue_version=pointer.version if pointer else None,
     )
+    return fit_field(result, "results", flag="truncated")[0]
 
 
 def _lookup(catalogue: Catalogue, identifier: str) -> tuple[StandardRecord, list[StandardRecord]]:

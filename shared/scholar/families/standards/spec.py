@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from scholar.core.catalogue import READ_ONLY_LOCAL, Annotations, ToolInput, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_LOCAL, Annotations, ToolInput, ToolSpec
 from scholar.families.standards.records import BODIES, StandardRecord
 from scholar.families.standards.runs import SyncRun
 
@@ -85,6 +85,7 @@ class ResolveResult(BaseModel):
     record: StandardRecord | None = None
     ambiguous: bool = False
     candidates: list[StandardRecord] = Field(default_factory=list, description="Ranked, when the input is ambiguous.")
+    truncated: bool = Field(default=False, description="candidates were cut to stay under the size budget.")
     other_versions: list[VersionRef] = Field(
         default_factory=list, description="Other editions / revisions / drafts of the resolved standard."
     )
@@ -94,6 +95,7 @@ class ResolveResult(BaseModel):
 
 class SearchResult(BaseModel):
     results: list[StandardRecord]
+    truncated: bool = Field(default=False, description="The list was cut to stay under the size budget.")
     partial: bool = Field(description="True when a body has no data in the catalogue (see failed_bodies).")
     failed_bodies: list[str] = Field(default_factory=list)
     warning: str | None = None
@@ -132,6 +134,7 @@ TOOLS = (
         output_model=ResolveResult,
         annotations=_CATALOGUE_READ,
         task_support="optional",
+        max_result_chars=MAX_RESULT_CHARS,  # handlers: core.budget.fit_field on the candidates
     ),
     ToolSpec(
         name="search_standards",
@@ -144,6 +147,7 @@ TOOLS = (
         output_model=SearchResult,
         annotations=_CATALOGUE_READ,
         task_support="optional",
+        max_result_chars=MAX_RESULT_CHARS,  # core.budget.fit_field
         completions={"body": lambda: BODIES},
     ),
     ToolSpec(

@@ -10,16 +10,18 @@ import re
 
 from pydantic import BaseModel
 
+from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.config import Settings
 from scholar.core.errors import NotFoundError
 from scholar.core.records import FailedSource
 from scholar.services.fulltext import artifacts, docling, reading
-from scholar.services.fulltext.models import Attempt, Converter, Job, PaperSummary, StoredPdf
+from scholar.services.fulltext.models import PDF_RESULT_CHARS, Attempt, Converter, Job, PaperSummary, StoredPdf
 from scholar.services.fulltext.pdf_results import (
     ConvertPdfResult,
     FetchAndConvertResult,
     FetchPaperPdfResult,
     FetchPdfByUrlResult,
+    fit_outcome,
 )
 
 _PAGE_MARKER = re.compile(r"<!-- page (\d+) -->")
@@ -108,4 +110,5 @@ def build(
     if job.filename:
         fields["filename"] = job.filename
     model = OUTPUT_MODELS[job.tool]
-    return model.model_validate({k: v for k, v in fields.items() if k in model.model_fields})
+    answer = model.model_validate({k: v for k, v in fields.items() if k in model.model_fields})
+    return fit_outcome(answer, MAX_RESULT_CHARS if job.tool == "fetch_paper_pdf" else PDF_RESULT_CHARS)

@@ -4,10 +4,16 @@ and by the pipeline's finish step alike."""
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from pydantic import BaseModel, Field
 
+from scholar.core.budget import RESERVE, fit_field
+from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.records import FailedSource
 from scholar.services.fulltext.models import Attempt, Converter, PaperSummary, PdfSource
+
+R = TypeVar("R", bound="Outcome")
 
 
 class PdfFields(BaseModel):
@@ -44,6 +50,18 @@ class Outcome(BaseModel):
         description="Sources that failed while the PDF was looked for (the PDF came from another one)",
     )
     cached: bool = Field(default=False, description="Answered from stored artifacts without new work")
+    attempts_truncated: bool | None = Field(default=None, description="attempts (and also_found) were cut to fit "
+                                            "the size budget")
+
+
+def fit_outcome(result: R, cap: int = MAX_RESULT_CHARS) -> R:
+    """``result`` within ``cap`` characters (its tool's advertised size): every candidate a paper's sources list is
+    an attempt, so attempts, then the other PDFs found, are cut to fit, with ``attempts_truncated``."""
+    reserve = RESERVE + MAX_RESULT_CHARS - cap
+    for name in ("attempts", "also_found"):
+        if name in type(result).model_fields:
+            result, _ = fit_field(result, name, reserve, flag="attempts_truncated")
+    return result
 
 
 class FetchPaperPdfResult(Outcome, PdfFields):

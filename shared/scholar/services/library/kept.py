@@ -18,6 +18,7 @@ from scholar.services.fulltext.answer_builder import converter_for, pdf_fields
 from scholar.services.fulltext.keep_result import DownloadPaperResult
 from scholar.services.fulltext.keep_step import Find, is_preferred, recall
 from scholar.services.fulltext.models import Job, PaperSummary, StoredPdf
+from scholar.services.fulltext.pdf_results import fit_outcome
 from scholar.services.library.keep import keep_pdf
 from scholar.store.library.models import LibraryItem, PdfVersion, item_id_for
 from scholar.store.library.table import LibraryStore, now_iso
@@ -42,12 +43,12 @@ async def _keep(job: Job, principal: str, find: Find, *, failed_sources: list[Fa
 async def _answer(job: Job, item: LibraryItem, find: Find, *, newly_kept: bool, failed_sources: list[FailedSource],
                   cached: bool, md_skip_reason: str | None = None) -> DownloadPaperResult:
     fields = await aio.off_loop(pdf_fields, find.pdf)  # a presigned URL (botocore)
-    return DownloadPaperResult.model_validate({
+    return fit_outcome(DownloadPaperResult.model_validate({
         **fields, "item_id": item.item_id, "collection": item.collection, "version": find.version,
         "prefer": job.keep.prefer if job.keep else "published", "newly_kept": newly_kept,
         "also_found": find.also_found, "versions": item.pdfs, "metadata": find.metadata, "attempts": find.attempts,
         "failed_sources": failed_sources, "cached": cached, "md_path": item.md_path, "md_skip_reason": md_skip_reason,
-    })
+    }))
 
 
 def _held(job: Job, principal: str) -> tuple[LibraryItem, Find] | None:

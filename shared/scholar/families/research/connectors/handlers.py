@@ -8,6 +8,7 @@ queue, scholar.runtime.queue), and inside a task it records its progress on the 
 from __future__ import annotations
 
 from scholar.core.aio import off_loop
+from scholar.core.budget import fit_field
 from scholar.core.catalogue import CallContext, Handler, QueuedResult
 from scholar.core.config import get_settings
 from scholar.core.errors import InvalidArgumentError, NotFoundError
@@ -66,10 +67,11 @@ def _progress(task_id: str | None):  # noqa: ANN202  # a closure or None, typed 
 
 
 def _answer(report: SyncReport) -> LibrarySyncResult:
+    """The report with its first MAX_RESULTS outcomes, fewer when their titles and messages pass the size budget."""
     result = LibrarySyncResult.model_validate(report.model_dump())
     if len(result.results) > MAX_RESULTS:
         result.results, result.truncated = result.results[:MAX_RESULTS], True
-    return result
+    return fit_field(result, "results", flag="truncated")[0]
 
 
 async def library_sync(args: LibrarySyncInput, ctx: CallContext) -> LibrarySyncResult | QueuedResult:

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from scholar.core.catalogue import Annotations, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS, Annotations, ToolSpec
 from scholar.services.connectors.outcome import SyncReport
 from scholar.store.connections import Connection
 from scholar.store.library.models import COLLECTION_PATTERN
@@ -51,7 +51,8 @@ class LibrarySyncInput(BaseModel):
 
 
 class LibrarySyncResult(SyncReport):
-    truncated: bool | None = Field(default=None, description="results lists the first 200 items that changed")
+    truncated: bool | None = Field(default=None, description="results lists the first items that changed: at most "
+                                   "200, fewer past the size budget")
 
 
 class LibraryConnectionsInput(BaseModel):
@@ -73,6 +74,7 @@ SYNC_SPEC = ToolSpec(
     description="Push a collection to Zotero (items, notes, PDFs; changes only; Zotero-side edits kept as "
     "conflicts), a .bib or an Obsidian vault; pull from Zotero (none: all) or a .bib. Per-item outcome.",
     input_model=LibrarySyncInput, output_model=LibrarySyncResult, annotations=_SYNC, task_support="optional",
+    max_result_chars=MAX_RESULT_CHARS,  # handlers._answer: core.budget.fit_field
 )
 TOOLS = (
     SYNC_SPEC,

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from scholar.core.catalogue import WRITE_OPEN, ToolInput, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS, WRITE_OPEN, ToolInput, ToolSpec
 from scholar.core.ids import PaperIdentifier
 from scholar.services.fulltext.keep_result import DownloadPaperResult
 from scholar.services.fulltext.models import Prefer
@@ -39,5 +39,6 @@ TOOLS = (
         annotations=WRITE_OPEN,
         tags=frozenset({"write"}),
         task_support="optional",
+        max_result_chars=MAX_RESULT_CHARS,  # pdf_results.fit_outcome; versions are bounded by the library's bounds
     ),
 )

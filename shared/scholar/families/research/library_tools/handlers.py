@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholar.core.catalogue import CallContext, Handler
+from scholar.core import budget
+from scholar.core.budget import RESERVE, fit_field, json_chars, shorten_for_list
+from scholar.core.catalogue import MAX_RESULT_CHARS, CallContext, Handler
 from scholar.core.errors import InvalidArgumentError, NotFoundError
 from scholar.core.records import Paper
 from scholar.families.research.library_tools.spec import (
@@ -37,11 +39,42 @@ from scholar.store.library.models import MAX_TAGS, LibraryItem
 from scholar.store.library.table import LibraryStore
 
 
-def record_of(item: LibraryItem) -> LibraryRecord:
-    """The full output record of a stored item."""
-    return LibraryRecord(item_id=item.item_id, collection=item.collection, ids=item.ids,
-                         paper=Paper.model_validate(item.paper), tags=item.tags, notes=item.notes, pdfs=item.pdfs,
-                         md_path=item.md_path, added_at=item.added_at, updated_at=item.updated_at)
+def record_of(item: LibraryItem, reserve: int = RESERVE) -> LibraryRecord:
+    """The output record of a stored item: in full when it fits the size budget less ``reserve``; else shortened,
+    with ``shortened``, one step at a time until it fits (library_export gives the whole record):
+
+    the paper's authors and abstract as in lists (authorCount, abstractTruncated say so); then its tldr, Crossref
+    and book details; then the last PDFs of the list (oldest first); then the notes, cut at the end. What is left
+    (ids, tags, title, venue, external ids) is bounded by scholar.store.library.bounds well under the budget.
+    """
+    record = LibraryRecord(item_id=item.item_id, collection=item.collection, ids=item.ids,
+                           paper=Paper.model_validate(item.paper), tags=item.tags, notes=item.notes, pdfs=item.pdfs,
+                           md_path=item.md_path, added_at=item.added_at, updated_at=item.updated_at)
+    room = MAX_RESULT_CHARS - reserve
+    if json_chars(record) <= room:
+        return record
+    record.shortened = True
+    steps = (
+        lambda r: {"paper": shorten_for_list(r.paper)},
+        lambda r: {"paper": r.paper.model_copy(update={"tldr": None, "biblio": None, "book_metadata": None})},
+        lambda r: {"pdfs": fit_field(r, "pdfs", reserve)[0].pdfs},
+        lambda r: {"notes": _cut_notes(r, room)},
+    )
+    for step in steps:
+        record = record.model_copy(update=step(record))
+        if json_chars(record) <= room:
+            break
+    return record
+
+
+def _cut_notes(record: LibraryRecord, room: int) -> str | None:
+    """The notes cut at the end to what fits ``room`` beside the rest of the record, marked with an ellipsis."""
+    notes = record.notes or ""
+    free = room - json_chars(record.model_copy(update={"notes": ""}))
+    keep = len(notes)
+    while keep > 0 and json_chars(notes[:keep] + "…") > free:
+        keep -= max(1, json_chars(notes[:keep] + "…") - free)  # an escaped character counts more than one
+    return notes[:keep] + "…" if keep > 0 else None
 
 
 def entry_of(item: LibraryItem) -> LibraryEntry:
@@ -65,21 +98,27 @@ async def library_add(args: LibraryAddInput, ctx: CallContext) -> LibraryAddResu
 
 
 async def library_get(args: LibraryGetInput, ctx: CallContext) -> LibraryGetResult:
-    found = await find_items(LibraryStore(ctx.principal), args.ids)
-    entries = [_dump(_get_entry(f)) for f in found]
-    kept, truncated = fit(entries)
+    return get_result(await find_items(LibraryStore(ctx.principal), args.ids), args.ids)
+
+
+def get_result(found: list[Found], ids: list[str]) -> LibraryGetResult:
+    """library_get's answer for what the identifiers named, cut to the size budget with truncated and omitted."""
+    # Room kept for the omitted list, as long as every identifier asked for; each record fits beside it.
+    reserve = RESERVE + json_chars(ids)
+    entries = [_dump(_get_entry(f, reserve)) for f in found]
+    kept, truncated = budget.fit(entries, reserve=reserve)
     if not truncated:
         return LibraryGetResult.model_validate({"items": entries})
-    kept = kept or entries[:1]  # one record over the budget alone still comes back (the hard cap still holds)
     omitted = [e["id"] for e in entries[len(kept):]]
     return LibraryGetResult.model_validate({"items": kept, "truncated": True, "omitted": omitted})
 
 
-def _get_entry(found: Found) -> LibraryGetEntry:
+def _get_entry(found: Found, reserve: int) -> LibraryGetEntry:
     if found.item is None:
         return LibraryGetEntry.model_validate({"id": found.identifier, "status": found.status,
                                                "message": found.message})
-    return LibraryGetEntry(id=found.identifier, status="ok", item=record_of(found.item))
+    entry = LibraryGetEntry(id=found.identifier, status="ok")
+    return entry.model_copy(update={"item": record_of(found.item, reserve=reserve + json_chars(_dump(entry)))})
 
 
 async def library_list(args: LibraryListInput, ctx: CallContext) -> LibraryListResult:
@@ -163,9 +202,10 @@ async def library_collections(args: LibraryCollectionsInput, ctx: CallContext) -
             moved = await store.arename_collection(name, args.new_name)
     collections = await store.acollections()
     total, _ = await store.ausage()
-    return LibraryCollectionsResult(
+    result = LibraryCollectionsResult(
         action=args.action, moved=moved, library_items=total,
         collections=[CollectionEntry(name=c.name, items=c.items, created_at=c.created_at) for c in collections])
+    return fit_field(result, "collections", flag="truncated")[0]
 
 
 HANDLERS: dict[str, Handler] = {

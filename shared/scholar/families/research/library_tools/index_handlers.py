@@ -14,6 +14,7 @@ import json
 import time
 
 from scholar.core.aio import off_loop
+from scholar.core.budget import RESERVE, fit
 from scholar.core.catalogue import CallContext, Handler
 from scholar.core.config import get_settings
 from scholar.core.errors import InvalidArgumentError, NotFoundError
@@ -80,6 +81,7 @@ async def library_search(args: LibrarySearchInput, ctx: CallContext) -> LibraryS
                    score=h.score, snippet=h.snippet[:MAX_SNIPPET], matched_fields=h.matched)
         for h in page.hits
     ]
+    hits, _ = fit(hits, reserve=RESERVE + len(args.query))  # the next cursor goes on from the last hit kept
     following = offset + len(hits)
     return LibrarySearchResult(
         query=args.query,

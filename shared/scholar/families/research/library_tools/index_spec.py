@@ -134,6 +134,7 @@ TOOLS = (
         input_model=LibrarySearchInput,
         output_model=LibrarySearchResult,
         annotations=READ_ONLY_LOCAL,
+        max_result_chars=MAX_RESULT_CHARS,  # core.budget.fit, the cursor goes on from the last hit
     ),
     ToolSpec(
         name="library_export",

@@ -58,6 +58,8 @@ class LibraryRecord(BaseModel):
     md_path: str | None = Field(default=None, description="Markdown of the preferred PDF, when converted")
     added_at: str
     updated_at: str
+    shortened: bool | None = Field(default=None, description="Shortened to fit the size budget (library_export "
+                                   "gives it whole)")
 
 
 class LibraryEntry(BaseModel):
@@ -177,6 +179,7 @@ class CollectionEntry(BaseModel):
 class LibraryCollectionsResult(BaseModel):
     action: str
     collections: list[CollectionEntry] = Field(description="Your collections after the action, by name")
+    truncated: bool = Field(default=False, description="collections was cut to fit the size budget")
     moved: int | None = Field(default=None, description="Items moved by a rename")
     library_items: int = Field(description="Items in your whole library")
 
@@ -188,18 +191,19 @@ TOOLS = (
     _spec("library_add", "Add to library",
           "Save a paper in your library with its full record (every author, the abstract, all ids). Adding it "
           "again, by any of its ids, is the same item: tags are added, notes replaced, collection kept.",
-          LibraryAddInput, LibraryAddResult, _ADD),
+          LibraryAddInput, LibraryAddResult, _ADD, max_result_chars=MAX_RESULT_CHARS),  # handlers.record_of
     _spec("library_get", "Get from library",
           "Your saved papers in full (record, tags, notes, kept PDFs), each with a status; cut to the size budget "
           "with truncated and omitted. Only your own library is visible.",
-          LibraryGetInput, LibraryGetResult, _GET),
+          LibraryGetInput, LibraryGetResult, _GET, max_result_chars=MAX_RESULT_CHARS),  # record_of, fit
     _spec("library_list", "List library",
           "Your saved papers as compact entries, filtered by collection, tag and years; page with next_cursor. "
           "library_get gives the full records.",
-          LibraryListInput, LibraryListResult, _LIST, max_result_chars=MAX_RESULT_CHARS),  # papers.budget.fit
+          LibraryListInput, LibraryListResult, _LIST, max_result_chars=MAX_RESULT_CHARS),  # core.budget.fit
     _spec("library_update", "Update library item",
           "Change one saved paper's tags, notes or collection. Concurrent updates never lose one another.",
-          LibraryUpdateInput, LibraryUpdateResult, _UPDATE),
+          LibraryUpdateInput, LibraryUpdateResult, _UPDATE,
+          max_result_chars=MAX_RESULT_CHARS),  # handlers.record_of
     _spec("library_remove", "Remove from library",
           "Remove saved papers with their tags and notes (kept PDF files stay in the artifact store); each id gets "
           "a status.",
@@ -207,5 +211,6 @@ TOOLS = (
     _spec("library_collections", "Library collections",
           "Your collections with their item counts; or create one, rename one (moving its items; new_name must not "
           "exist) or delete one (only when empty).",
-          LibraryCollectionsInput, LibraryCollectionsResult, _COLLECTIONS),
+          LibraryCollectionsInput, LibraryCollectionsResult, _COLLECTIONS,
+          max_result_chars=MAX_RESULT_CHARS),  # handlers: core.budget.fit_field (collections are not counted)
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from scholar.core.budget import fit_field
 from scholar.core.catalogue import CallContext, Handler
 from scholar.core.errors import UnavailableError
 from scholar.families.research.operations.server_info import server_info
@@ -21,13 +22,14 @@ async def source_health(args: SourceHealthInput, ctx: CallContext) -> SourceHeal
     except UsageReadError as exc:
         raise UnavailableError("the usage records could not be read; try again shortly", retryable=True) from exc
     listed = {h.source for h in healths}
-    return SourceHealthResult(
+    result = SourceHealthResult(
         generated_at=round(now, 3),
         recent_window_s=RECENT_S,
         history_window_s=HISTORY_S,
         sources=healths,
         sources_without_calls=[s for s in sources if s not in listed],
     )
+    return fit_field(result, "sources", flag="truncated")[0]
 
 
 async def get_server_info(args: ServerInfoInput, ctx: CallContext) -> ServerInfo:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, field_validator
 
-from scholar.core.catalogue import READ_ONLY_LOCAL, ToolInput, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_LOCAL, ToolInput, ToolSpec
 from scholar.services.health.report import SourceHealth, known_sources
 
 
@@ -34,6 +34,7 @@ class SourceHealthResult(BaseModel):
     recent_window_s: int = Field(description="Length of the recent window the doctor judges")
     history_window_s: int = Field(description="Length of the history each source is compared with")
     sources: list[SourceHealth]
+    truncated: bool = Field(default=False, description="sources was cut to fit the size budget: ask for one source")
     sources_without_calls: list[str] = Field(
         default_factory=list, description="Sources with no call in the last 7 days"
     )
@@ -112,5 +113,6 @@ TOOLS = (
         input_model=SourceHealthInput,
         output_model=SourceHealthResult,
         annotations=READ_ONLY_LOCAL,
+        max_result_chars=MAX_RESULT_CHARS,  # handlers: core.budget.fit_field (28 sources, three windows each)
     ),
 )

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
-from scholar.core.catalogue import MAX_RESULT_CHARS
+from scholar.core import budget
 from scholar.core.ids import written_ids
 from scholar.core.records import Paper
 from scholar.families.research.search.merge import Candidate
@@ -83,9 +82,4 @@ def order(hits: list[SearchHit], sort: str) -> list[SearchHit]:
 
 def fit(hits: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
     """The leading hits whose JSON fits the size budget, and whether any were cut."""
-    used = 0
-    for position, hit in enumerate(hits):
-        used += len(json.dumps(hit, ensure_ascii=False)) + 1
-        if used > MAX_RESULT_CHARS - _RESERVE:
-            return list(hits[:position]), True
-    return list(hits), False
+    return budget.fit(hits, reserve=_RESERVE)
