@@ -8,11 +8,14 @@ sent empty. batch_resolve leaves a record out only when it no longer fits, and i
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from scholar.core import aio
 from scholar.core.budget import RESERVE, json_chars
 from scholar.core.catalogue import MAX_RESULT_CHARS
+from scholar.families.arxiv.spec import GetPapersInput
+from scholar.families.arxiv.spec import SearchInput as ArxivSearchInput
 from scholar.families.papers import batch, recommend, search
 from scholar.families.papers.chapters import split_citation
 from scholar.families.papers.spec import SearchPapersInput
@@ -20,6 +23,8 @@ from scholar.families.papers.spec_export import ResolvedItem
 from scholar.families.papers.spec_graph import RecommendPapersInput
 from scholar.families.research.library_tools.handlers import record_of
 from scholar.runtime.results import dump_result, enforce_cap
+from scholar.sources import arxiv as arxiv_source
+from tests.arxiv.helpers import call, feed
 from tests.fixtures_dir import fixtures_dir
 
 JSON = {"Content-Type": "application/json"}
@@ -126,3 +131,82 @@ def test_a_library_record_at_every_bound_is_shortened_step_by_step_and_says_so()
     assert (record.ids, record.tags) == (item.ids, item.tags)  # what names the item is never cut
     assert record.paper.authorCount == len(item.paper["authors"]) and record.paper.tldr is None
     assert record_of(item.model_copy(update={"notes": "short", "pdfs": []})).notes == "short"
+
+
+# ------------------------------------------------------------------------------------------------------------- arXiv
+
+ARXIV_API = "/arxiv_api/api/query"
+ARXIV_AUTHORS = 5_200  # 1503.07589 (ATLAS and CMS) has 5,154
+# Fields of an arXiv record as sent before a record could be shortened.
+ARXIV_FIELDS = {"id", "title", "authors", "abstract", "primary_category", "categories", "published", "updated",
+                "comment", "journal_ref", "doi", "pdf_url", "abstract_url"}
+
+
+def collaboration_feed(name: str, entries: int = 1) -> bytes:
+    """SYNTHETIC: the recorded arXiv feed ``name`` with the real <author> elements of its first ``entries`` entries
+    repeated to 5,200 each; everything else is the recorded feed's."""
+    grown = 0
+
+    def grow(entry: re.Match[str]) -> str:
+        nonlocal grown
+        body = entry.group(0)
+        if grown == entries:
+            return body
+        grown += 1
+        blocks = re.findall(r"\s*<author>.*?</author>", body, re.S)
+        start, end = body.index(blocks[0]), body.rindex(blocks[-1]) + len(blocks[-1])
+        return body[:start] + "".join((blocks * ARXIV_AUTHORS)[:ARXIV_AUTHORS]) + body[end:]
+
+    return re.sub(r"<entry>.*?</entry>", grow, feed(name).decode(), flags=re.S).encode()
+
+
+def test_an_arxiv_search_page_led_by_a_collaboration_is_shortened_not_sent_empty(aws, upstream):
+    # The first record alone (5,200 authors) is over the budget: it was cut, the page sent empty, and the notice
+    # said "continue with start=20", the page's own start.
+    upstream.get(ARXIV_API).respond(200, content=collaboration_feed("query_testing_start0_max10.xml", entries=1))
+
+    result = call("arxiv_search", ArxivSearchInput(query="testing", start=20))
+
+    assert result.shown == len(result.papers) == 10, "one record over the budget emptied the page"
+    first = result.papers[0]
+    assert (first.authorCount, len(first.authors), first.abstractTruncated) == (ARXIV_AUTHORS, 5, True)
+    assert {p.authorCount for p in result.papers[1:]} == {None}  # the others were within the budget: whole
+    assert result.notice is None
+    enforce_cap("arxiv_search", dump_result(result), MAX_RESULT_CHARS)
+
+
+def test_an_arxiv_page_cut_after_a_collaboration_continues_past_it(aws, upstream):
+    # The first record (5,200 authors) is shortened; the rest of the page (thousands of authors each) fits only in
+    # part: the notice's start is past what was shown, never the page's own start.
+    body = collaboration_feed("query_testing_start0_max10.xml", entries=1).decode()
+    many = re.sub(r"(\s*<author>.*?</author>)", lambda m: m.group(1) * 1_000, body.split("</entry>", 1)[1], flags=re.S)
+    upstream.get(ARXIV_API).respond(200, content=(body.split("</entry>", 1)[0] + "</entry>" + many).encode())
+
+    result = call("arxiv_search", ArxivSearchInput(query="testing", start=20))
+
+    assert result.papers and result.papers[0].authorCount == ARXIV_AUTHORS
+    assert 0 < result.shown < 10 and result.truncated is True
+    assert f"continue with start={20 + result.shown}." in result.notice
+    enforce_cap("arxiv_search", dump_result(result), MAX_RESULT_CHARS)
+
+
+def test_arxiv_get_papers_shortens_a_collaboration_rather_than_omit_it(aws, upstream):
+    upstream.get(ARXIV_API).respond(200, content=collaboration_feed("id_list_1605.08386.xml"))
+
+    result = call("arxiv_get_papers", GetPapersInput(paper_ids="1605.08386"))
+
+    assert [p.id for p in result.papers] == ["1605.08386v1"] and result.omitted is None
+    assert result.papers[0].authorCount == ARXIV_AUTHORS and result.papers[0].authors[:2] == [
+        "Caprice Stanley", "Tobias Windisch"]
+    assert result.papers[0].abstractTruncated is None  # the abstract (about 450 characters) was left whole
+    enforce_cap("arxiv_get_papers", dump_result(result), MAX_RESULT_CHARS)
+
+
+def test_an_arxiv_page_within_the_budget_is_sent_as_recorded(aws, upstream):
+    upstream.get(ARXIV_API).respond(200, content=feed("query_testing_start0_max10.xml"))
+    entries = arxiv_source.parse_feed(feed("query_testing_start0_max10.xml")).entries
+
+    sent = dump_result(call("arxiv_search", ArxivSearchInput(query="testing")))
+
+    assert all(set(p) <= ARXIV_FIELDS for p in sent["papers"]), "a field was added to a record that was not cut"
+    assert [(p["authors"], p["abstract"]) for p in sent["papers"]] == [(e.authors, e.summary) for e in entries]

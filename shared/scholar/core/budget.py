@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from scholar.core.catalogue import MAX_RESULT_CHARS
-from scholar.core.records import Paper
 
 # Room left for the answer's other fields (paging, counts, notes) beside its list.
 RESERVE = 2_000
@@ -23,6 +22,8 @@ LIST_ABSTRACT_CHARS = 500
 LIST_AUTHORS = 5
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
+# A paper record with ``authors``, ``authorCount``, ``abstract`` and ``abstractTruncated``: Paper, or arXiv's record.
+P = TypeVar("P", bound=BaseModel)
 
 
 def json_chars(value: Any) -> int:
@@ -52,7 +53,7 @@ def fit_field(model: M, field: str, reserve: int = RESERVE, flag: str | None = N
     return model.model_copy(update={field: kept, **({flag: True} if flag else {})}), True
 
 
-def shorten_for_list(paper: Paper) -> Paper:
+def shorten_for_list(paper: P) -> P:
     """Compact form for lists: abstract and author list cut to the caps above, with the cut stated."""
     update: dict[str, Any] = {}
     if paper.abstract and len(paper.abstract) > LIST_ABSTRACT_CHARS:
@@ -64,7 +65,7 @@ def shorten_for_list(paper: Paper) -> Paper:
     return paper.model_copy(update=update) if update else paper
 
 
-def fit_paper(paper: Paper, reserve: int = RESERVE) -> Paper:
+def fit_paper(paper: P, reserve: int = RESERVE) -> P:
     """``paper`` whole when it fits the budget, else shortened as in lists (authorCount, abstractTruncated say so).
 
     A collaboration of thousands of authors is a record of a few hundred thousand characters.
@@ -72,7 +73,7 @@ def fit_paper(paper: Paper, reserve: int = RESERVE) -> Paper:
     return paper if json_chars(paper) <= MAX_RESULT_CHARS - reserve else shorten_for_list(paper)
 
 
-def fit_papers(papers: Sequence[Paper], reserve: int = RESERVE) -> tuple[list[Paper], bool]:
+def fit_papers(papers: Sequence[P], reserve: int = RESERVE) -> tuple[list[P], bool]:
     """The leading papers that fit the budget, each first shortened (``fit_paper``) if alone it would not: a page
     is never empty because of one collaboration's record."""
     return fit([fit_paper(p, reserve) for p in papers], reserve)

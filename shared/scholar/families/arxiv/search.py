@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from scholar.core.budget import fit
+from scholar.core.budget import fit_papers
 from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.errors import UpstreamError
 from scholar.families.arxiv import reasons
@@ -79,9 +79,10 @@ async def search(args: SearchInput, cache: Cache | None = None) -> SearchResult:
                 hint="arXiv sometimes drops a page; retry the same call in a few seconds.",
             )
         await cache.aput("search", key, feed.model_dump(mode="json"), ttl_s=SEARCH_TTL_S)
-    # Fifty papers of a large collaboration (thousands of authors each) would pass the size budget: the page
-    # stops at the papers that fit, and the notice says where the next one starts.
-    papers, cut = fit([to_paper(e) for e in feed.entries])
+    # Fifty papers of a large collaboration (thousands of authors each) would pass the size budget: a record over
+    # it alone is shortened (authorCount, abstractTruncated), then the page stops at the papers that fit, and the
+    # notice says where the next one starts: never an empty page, never the same start again.
+    papers, cut = fit_papers([to_paper(e) for e in feed.entries])
     shown = len(papers)
     notice = (f"This page was cut to {shown} papers to stay within {MAX_RESULT_CHARS:,} characters; "
               f"continue with start={args.start + shown}." if cut else None)

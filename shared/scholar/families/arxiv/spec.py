@@ -37,7 +37,9 @@ class ArxivPaper(BaseModel):
     id: str = Field(description='Versioned arXiv id, e.g. "2401.12345v1" or "hep-th/9901001v2".')
     title: str
     authors: list[str]
+    authorCount: int | None = Field(default=None, description="Total authors when the list was shortened")
     abstract: str
+    abstractTruncated: bool | None = None
     primary_category: str = Field(description='Primary category, e.g. "cs.CL".')
     categories: list[str] = Field(description="Every category the paper is filed or cross-listed under.")
     published: str = Field(description="First version's submission time (ISO 8601, UTC).")
