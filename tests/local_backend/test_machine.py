@@ -191,6 +191,34 @@ def test_the_backend_is_chosen_once_and_left_on_exit(tmp_path):
 
 
 
+def test_usage_rows_queued_behind_a_call_are_written_to_this_folder_before_the_backend_closes(tmp_path, monkeypatch):
+    """A tool's usage rows are written behind its answer, on a thread; the backend used to let go of its clients
+    before waiting for them, so rows still queued at exit went to boto3 (imported on the local backend) and were
+    lost. A slow write stands in for rows still queued when the block ends."""
+    import time  # noqa: PLC0415
+
+    from scholar.store import usage  # noqa: PLC0415  # inside: the module's writer thread is the subject
+
+    monkeypatch.setenv("AWS_ENDPOINT_URL", CLOSED)  # were the rows sent to AWS, nothing leaves this machine
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    original = usage.UsageStore.put
+
+    def slow_put(self, rows):
+        time.sleep(0.3)
+        return original(self, rows)
+
+    monkeypatch.setattr(usage.UsageStore, "put", slow_put)
+    refused: list[Exception] = []
+    now = time.time()
+    with local_backend(tmp_path / "home"):
+        usage.UsageStore().put_behind([usage.UsageRow(source="crossref", at=now, token="t1", doc={"ok": True})],
+                                      on_error=refused.append)
+    assert refused == []
+    monkeypatch.setattr(usage.UsageStore, "put", original)
+    with local_backend(tmp_path / "home"):
+        rows = usage.UsageStore().rows("crossref", now - 60, now + 60)
+    assert [(row.source, row.token, row.doc) for row in rows] == [("crossref", "t1", {"ok": True})]
+
 def test_an_access_token_signed_on_one_machine_verifies_with_the_key_files_public_half(tmp_path):
     from scholar.core import aio  # noqa: PLC0415  # OAuth mode only
     from scholar.core.config import get_settings  # noqa: PLC0415

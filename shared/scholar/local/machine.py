@@ -136,6 +136,7 @@ def local_backend(home: Path | None = None, *, statemachines: Path = STATEMACHIN
         yield machine
     finally:
         executions.close()  # a step under way finishes; what is left runs again at the next start
+        aws.reset_clients()  # what stores write behind their calls (usage rows) goes to this folder, then they let go
         aws.use_local_clients(None)
         config.set_environment(saved)
         aws.reset_clients()
