@@ -26,8 +26,8 @@ from tests.fakes.upstream import FakeUpstream
 from tests.fakes.web import web_access
 from tests.fixtures.env import Env
 from tests.fixtures_dir import fixtures_dir
-from tests.reliability.conftest import HTTP_TIMEOUT_S
 from tests.reliability.harness import Answer, call, forget_cached_answers, wait_for_task
+from tests.reliability.served.conftest import HTTP_TIMEOUT_S
 from tests.standards.records_from_fixtures import all_records
 from tests.standards.test_fulltext import ETSI_PDF, NIST_PDF, SYNTHETIC_W3C_SPEC, W3C_PAGE, FixedHolder
 
@@ -393,7 +393,7 @@ def test_a_failing_source_gives_an_honest_answer_and_nothing_bad_is_kept(local_s
 
 # Registered sources without a cell, and why; a new source must get a cell or a reason here.
 _STANDARDS = ("read only by the standards catalogue sync (no tool asks it on demand): its rows, each body x each "
-              "fault, are tests/reliability/test_standards_sync_faults.py")
+              "fault, are tests/standards/test_sync_faults.py")
 NOT_IN_MATRIX: dict[str, str] = {
     **dict.fromkeys(("ietf", "nist", "w3c", "relaton", "github_api"),
                     _STANDARDS),

@@ -1,5 +1,11 @@
 """The reliability suite's stack: the fake upstream (recorded answers, injectable faults) behind the local server.
 
+Only the modules of this folder run against it. It is package-scoped (one LocalStack per process), and the
+reliability modules beside this folder use the ``aws`` fixture, whose moto mock resets every moto backend of the
+process when it starts, the stack's included: run on one worker while this server was up, one of them wiped the
+stack's functions and the modules after it answered "Function not found". A folder of its own tears the server down
+before any of them runs.
+
 Small budgets make faults surface at once: no retries (``SCHOLAR_RETRY_BUDGET_S=0``), a 1 s wait before a
 queued retry, and a 0.5 s HTTP timeout (so a "timeout" cell costs ~1 s, not the production 15 s).
 """
@@ -13,7 +19,6 @@ import pytest
 
 from scholar.sources import http
 from tests.fixtures.servers import StackOptions, fake_fixture, fake_upstream_fixture, local_server_fixture
-from tests.standards.conftest import standards_aws, upstream_dir  # noqa: F401  (the standards sync rows)
 
 HTTP_TIMEOUT_S = 0.5
 

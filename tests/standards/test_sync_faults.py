@@ -7,6 +7,11 @@ fault clears, the retry the next call starts brings the body back and the answer
 that fails after a good sync keeps its last good data and the answer says it is stale.
 
 Upstream answers are the recorded ones (tests/standards/upstream_routes.py); the faults are SYNTHETIC.
+
+It lives beside the standards tests, not in tests/reliability: its ``aws`` fixture starts moto's in-process mock,
+which resets every moto backend of the process, and tests/reliability keeps a package-scoped local stack (moto)
+running across its modules; run after one of them on a worker, it wiped that stack's functions and the modules
+after it failed with "Function not found" (seen with xdist's largest-first order).
 """
 
 from __future__ import annotations
