@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +60,7 @@ from scholar.services.library.export import to_jsonl
 from scholar.services.library.keep import identity_of
 from scholar.services.library.snapshot import parse_snapshot, read_reference
 from scholar.store.library.models import LibraryItem, PdfVersion
+from scholar.store.library.rows import chunks
 
 __all__ = ["BATCH_CHARS", "BATCH_ITEMS", "NOT_SENT", "PDF_FAILING", "UNKNOWN", "Report", "check_url", "copy_for",
            "missing_pdfs", "plan_item", "pull", "push", "sign_in_file"]
@@ -121,20 +122,6 @@ class Library:
     async def collections(self) -> list[str]:
         listed = await self.call("library_collections", {"action": "list"})
         return [entry["name"] for entry in listed.get("collections", [])]
-
-
-def _batches(items: Sequence[LibraryItem]) -> Iterator[list[LibraryItem]]:
-    batch: list[LibraryItem] = []
-    size = 0
-    for item in items:
-        length = len(item.model_dump_json()) + 1
-        if batch and (size + length > BATCH_CHARS or len(batch) == BATCH_ITEMS):
-            yield batch
-            batch, size = [], 0
-        batch.append(item)
-        size += length
-    if batch:
-        yield batch
 
 
 def _title(item: LibraryItem) -> str | None:
@@ -269,7 +256,7 @@ async def transfer(source: Library, target: Library, report: Report, *, pdfs: bo
 
 async def _write(target: Library, writes: list[LibraryItem], reports: dict[str, ItemReport], report: Report,
                  tell: Callable[[str, str], None]) -> None:
-    batches = list(_batches(writes))
+    batches = list(chunks(writes, BATCH_ITEMS, BATCH_CHARS))
     for number, batch in enumerate(batches, 1):
         tell(f"writing {number}/{len(batches)}", f"{len(batch)} items")
         for item in batch:

@@ -121,13 +121,15 @@ def check_collection_name(name: str) -> None:
                                    "up to 80 characters, starting with a letter or digit", field="name") from exc
 
 
-def chunks(items: Sequence[LibraryItem]) -> Iterator[list[LibraryItem]]:
+def chunks(items: Sequence[LibraryItem], most_items: int = TX_ITEMS,
+           most_chars: int = TX_BYTES) -> Iterator[list[LibraryItem]]:
+    """``items`` in order, in runs of at most ``most_items`` and about ``most_chars`` of JSON each (by default one
+    write transaction's: a rough size keeps it under DynamoDB's 4 MB; compression only helps)."""
     chunk: list[LibraryItem] = []
     size = 0
     for item in items:
-        # A rough size (the JSON) keeps a transaction under DynamoDB's 4 MB; compression only helps.
         weight = len(item.model_dump_json())
-        if chunk and (len(chunk) == TX_ITEMS or size + weight > TX_BYTES):
+        if chunk and (len(chunk) == most_items or size + weight > most_chars):
             yield chunk
             chunk, size = [], 0
         chunk.append(item)
