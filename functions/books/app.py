@@ -1,14 +1,5 @@
-"""Lambda entry point of the books family: wiring only (scholar.runtime.family does the work)."""
+"""Lambda entry point of the books function: its handler lives in the package (scholar.entry)."""
 
-from aws_lambda_powertools.utilities.typing import LambdaContext
+from scholar.entry.functions import books as lambda_handler
 
-import scholar.services.health.recorder  # noqa: F401  # registers this function's usage recording (scholar.core.usage_hooks)
-from scholar.runtime.family import dispatch
-from scholar.runtime.observability import logger, metrics, tracer
-
-
-@logger.inject_lambda_context(correlation_id_path="request_id", clear_state=True)
-@metrics.log_metrics(capture_cold_start_metric=True, raise_on_empty_metrics=False)
-@tracer.capture_lambda_handler(capture_response=False)
-def lambda_handler(event: dict, context: LambdaContext) -> dict:
-    return dispatch("books", event)
+__all__ = ["lambda_handler"]

@@ -12,14 +12,20 @@ floors below it (tests/unit/test_import_rules.py reads each module's floor from 
                 a caller's library, source health
     families/   one package per tool family (papers, arxiv, books, patents, standards, pdf, tasks, research)
     gateway/    the MCP protocol layer (mcp/), the OAuth authorization server (auth/), their token contract (bearer/)
+    entry/      every function's entry: the Lambda handlers functions/*/app.py re-export, the in-process calls
     local/      this machine's entry points (the `scholar` command line, stdio, `scholar serve`, the Python API,
                 client registration) and the embedded stand-in for AWS
 
-This package itself imports nothing: ``from scholar import Scholar`` (and ``AsyncScholar``) loads the Python API
-(scholar.local.api) only when asked for.
+This package itself imports nothing of its own: ``from scholar import Scholar`` (and ``AsyncScholar``) loads the
+Python API (scholar.local.api) only when asked for. As a library it prints nothing: its loggers end in a
+``NullHandler`` unless the program (the command line, a Lambda's Powertools logger) configures logging.
 """
 
 from __future__ import annotations
+
+import logging
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = ["AsyncScholar", "Scholar"]
 

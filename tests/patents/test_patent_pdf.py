@@ -143,5 +143,5 @@ def test_the_function_exposes_every_machine_step_without_importing_pdfium_for_to
     from scholar.families.patents.handlers import ACTIONS
 
     assert set(ACTIONS) == set(pdf_pipeline.ACTIONS)
-    machine = Path(__file__).resolve().parents[2] / "statemachines/patent_pdf.asl.json"
+    machine = Path(__file__).resolve().parents[2] / "shared/scholar/statemachines/patent_pdf.asl.json"
     assert {f'"action": "{name}"' in machine.read_text() for name in ACTIONS} == {True}

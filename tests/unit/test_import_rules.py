@@ -29,7 +29,7 @@ FAMILIES = frozenset(families())
 # A placeholder in a module name built at run time (f"scholar.families.{family}.spec" → "scholar.families.{}.spec").
 ANY = "{}"
 # The packages below scholar/, from the bottom up (scholar/__init__.py, the package's docstring, sits on top).
-FLOORS = ("core", "store", "sources", "web", "runtime", "services", "families", "gateway", "local", "__init__")
+FLOORS = ("core", "store", "sources", "web", "runtime", "services", "families", "gateway", "entry", "local", "__init__")
 # Inside a floor, its parts' order (the second name below scholar/); a part not named shares the top rank.
 RANKS: dict[str, tuple[tuple[str, ...], ...]] = {
     # The registry names every upstream; http paces and records by it; each source calls http.
@@ -132,8 +132,6 @@ def _imports(path: Path, module: str | None = None) -> list[tuple[int, str]]:
 def _target(name: str) -> tuple[str, tuple[int, int]] | None:
     """(floor, level) of an imported name that is ours, else None (the standard library, a third party)."""
     parts = name.split(".")
-    if parts[0] == "functions":
-        return "functions", (FLOORS.index("local"), 0)  # local/ routes to every function, as Lambda would
     if parts[0] != "scholar" or len(parts) < 2:
         return None
     return parts[1], _level(parts[1:])
@@ -239,8 +237,12 @@ def test_the_core_chain_is_an_order():
         assert not nx.has_path(reach, f"scholar.core.{lower}", f"scholar.core.{upper}")
 
 
-def test_no_module_below_the_functions_names_a_function():
-    assert _violations(lambda path, name: _part(path) != "local" and name.split(".")[0] == "functions") == []
+# The repository's own folders beside the package: an installed wheel has none of them.
+OUTSIDE_THE_PACKAGE = ("functions", "tests", "benchmarks")
+
+
+def test_no_module_of_the_package_imports_outside_it():
+    assert _violations(lambda path, name: name.split(".")[0] in OUTSIDE_THE_PACKAGE) == []
 
 
 @pytest.mark.parametrize("name", ["boto3", "botocore.exceptions", "mcp.types"])
@@ -268,7 +270,8 @@ def test_the_rule_reader_sees_function_level_imports_and_importlib_strings(tmp_p
         "functions.{}.app",
     ]
     store_module = PACKAGE / "store" / "probe.py"
-    assert [n for n in names if _upward(store_module, n)] == names[1:]  # each an upward arrow from store/
+    assert [n for n in names if _upward(store_module, n)] == names[1:-1]  # each an upward arrow from store/
+    assert names[-1].split(".")[0] in OUTSIDE_THE_PACKAGE  # and the last one reaches outside the package
 
 
 def test_ranks_order_the_parts_of_a_floor():

@@ -84,6 +84,17 @@ async def off_loop(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> 
     return await loop.run_in_executor(_blocking_pool(), functools.partial(context.run, fn, *args, **kwargs))
 
 
+def in_this_context(fn: Callable[P, T]) -> Callable[P, T]:
+    """``fn`` run, on whatever thread calls it, in a copy of this caller's context variables (its backend, the usage
+    record): for a thread pool's ``map`` or ``submit``, which run their work in the worker thread's own context."""
+    context = contextvars.copy_context()
+
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        return context.copy().run(fn, *args, **kwargs)  # a copy each: one context is entered by one thread at a time
+
+    return run
+
+
 def is_process_loop(loop: asyncio.AbstractEventLoop) -> bool:
     """Whether ``loop`` is the long-lived process loop (clients may be kept on it)."""
     return loop is _loop

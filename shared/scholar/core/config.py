@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr
+
+from scholar.core.backend import current as current_backend
 
 ENV_PREFIX = "SCHOLAR_"
 UPSTREAM_PROXY_BASE_ENV = "SCHOLAR_UPSTREAM_PROXY_BASE"
@@ -401,10 +402,32 @@ def default_home() -> Path:
     return Path(user_data_dir("scholar", appauthor=False))
 
 
-@cache
-def get_settings() -> Settings:
-    """The settings of this execution environment (cached; ``get_settings.cache_clear()`` re-reads)."""
-    return load_settings(os.environ)
+class _SettingsOfBackend:
+    """``get_settings()``: the settings of the current backend (scholar.core.backend), read once per backend.
+
+    The environment backend's are the process environment's; an opened backend's are the process environment with
+    its own values over it. ``get_settings.cache_clear()`` makes every backend read them again (after the
+    environment changed).
+    """
+
+    def __init__(self) -> None:
+        self._generation = 0
+
+    def __call__(self) -> Settings:
+        backend = current_backend()
+        cached = backend.settings_cache
+        if cached is not None and cached[0] == self._generation:
+            return cached[1]  # type: ignore[no-any-return]  # only this method writes it
+        generation = self._generation
+        settings = load_settings({**os.environ, **backend.environ} if backend.environ else os.environ)
+        backend.settings_cache = (generation, settings)
+        return settings
+
+    def cache_clear(self) -> None:
+        self._generation += 1
+
+
+get_settings = _SettingsOfBackend()
 
 
 def get_environ(name: str) -> str | None:

@@ -8,9 +8,12 @@
 
 A method takes the tool's parameters as keyword arguments and returns the dict the MCP tool returns
 (``structuredContent``); an error envelope is raised as the ``ScholarError`` of its code (``NotFoundError`` …), and a
-queued answer is polled to its end unless ``wait=False``. Calls run as principal ``local`` on the backend
-``SCHOLAR_BACKEND`` names (default: the local store under ``SCHOLAR_HOME``), entered at the first call (or by
-``with``) and left by ``close()``. The methods are made from the catalogue when first asked for, with the tool's
+queued answer is polled to its end unless ``wait=False``. Calls run as principal ``local`` on the instance's own
+backend: the local store under ``home`` (default ``SCHOLAR_HOME``), opened at the first call (or by ``with``) and
+closed by ``close()``, and entered around each call only (a context variable), so two instances over two folders
+work side by side in one process, from any threads, and closing one leaves the other working. With
+``SCHOLAR_BACKEND=aws`` the process's embedded AWS stand-in is used instead (one per process). Nothing is printed.
+The methods are made from the catalogue when first asked for, with the tool's
 description as their docstring and its parameters as their signature (``help(Scholar().get_paper)``).
 """
 
@@ -20,12 +23,17 @@ import asyncio
 import inspect
 import threading
 from contextlib import ExitStack
+from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
+from scholar.core.backend import using
 from scholar.core.catalogue import ToolSpec
-from scholar.local.backend import entry_backend
+from scholar.local.backend import LOCAL, backend_name, entry_backend
 from scholar.local.calls import Progress, call, local_tools
+
+if TYPE_CHECKING:
+    from scholar.local.machine import LocalMachine
 
 __all__ = ["AsyncScholar", "Scholar"]
 
@@ -43,29 +51,45 @@ def _signature(spec: ToolSpec) -> inspect.Signature:
 class _Tools:
     """What both twins share: the backend held open, and a method per tool made on first use."""
 
-    def __init__(self, *, wait: bool = True, progress: Progress | None = None) -> None:
+    def __init__(self, home: str | Path | None = None, *, wait: bool = True, progress: Progress | None = None) -> None:
+        self._home = Path(home) if home is not None else None
         self._wait = wait
         self._progress = progress
-        self._stack: ExitStack | None = None
+        self._machine: LocalMachine | None = None
+        self._stack: ExitStack | None = None  # the AWS stand-in (SCHOLAR_BACKEND=aws)
         self._lock = threading.Lock()
 
-    def _enter(self) -> None:
+    def _enter(self) -> LocalMachine | None:
+        """Open the backend if it is not open; the local machine to enter around a call (None: the stand-in)."""
         with self._lock:
-            if self._stack is None:
-                stack = ExitStack()
-                stack.enter_context(entry_backend())
-                self._stack = stack
+            if self._machine is not None or self._stack is not None:
+                return self._machine
+            if backend_name() == LOCAL:
+                from scholar.local.machine import open_machine  # noqa: PLC0415  # the store: at the first call
+
+                self._machine = open_machine(self._home)
+                return self._machine
+            stack = ExitStack()
+            stack.enter_context(entry_backend())
+            self._stack = stack
+            return None
 
     def close(self) -> None:
-        """Leave the backend (idempotent); a later call enters it again."""
+        """Close the backend (idempotent); a later call opens it again."""
         with self._lock:
+            machine, self._machine = self._machine, None
             stack, self._stack = self._stack, None
+        if machine is not None:
+            machine.close()
         if stack is not None:
             stack.close()
 
     def _call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        self._enter()
-        return call(name, arguments, wait=self._wait, progress=self._progress)
+        machine = self._enter()
+        if machine is None:
+            return call(name, arguments, wait=self._wait, progress=self._progress)
+        with using(machine.context):
+            return call(name, arguments, wait=self._wait, progress=self._progress)
 
     def __dir__(self) -> list[str]:
         return sorted({*super().__dir__(), *local_tools()})

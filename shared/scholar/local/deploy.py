@@ -25,6 +25,7 @@ from moto.cloudformation.parsing import NULL_MODELS, get_model_map
 from samtranslator.translator.transform import transform
 from samtranslator.yaml_helper import yaml_parse
 
+from scholar.entry import route
 from scholar.local.invoke import FunctionRoute
 
 logger = logging.getLogger(__name__)
@@ -128,16 +129,14 @@ def deploy_template(template_path: Path, *, stack_name: str, region: str,
 
 
 def _function_routes(sam: dict[str, Any]) -> dict[str, FunctionRoute]:
-    """Logical id → handler route: CodeUri ``functions/papers/`` + ``app.lambda_handler``."""
-    default_handler = sam.get("Globals", {}).get("Function", {}).get("Handler")
+    """Logical id → handler route: CodeUri ``functions/papers/`` → the handler its app.py re-exports, in the package
+    (``scholar.entry.route``), so the stand-in runs the installed code without the checkout on the path."""
     routes = {}
     for logical, resource in sam["Resources"].items():
         if resource["Type"] != "AWS::Serverless::Function":
             continue
-        props = resource["Properties"]
-        module, _, attribute = (props.get("Handler") or default_handler).rpartition(".")
-        package = ".".join(PurePosixPath(props["CodeUri"]).parts)
-        routes[logical] = FunctionRoute(logical, f"{package}.{module}", attribute)
+        module, attribute = route(PurePosixPath(resource["Properties"]["CodeUri"]).name)
+        routes[logical] = FunctionRoute(logical, module, attribute)
     return routes
 
 

@@ -1,25 +1,26 @@
-"""In-process dispatch (``SCHOLAR_LOCAL_DISPATCH``): a family call runs ``functions/<family>/app.py`` in this process.
+"""In-process dispatch on the environment backend (``SCHOLAR_LOCAL_DISPATCH``: tests, scripts, benchmarks).
 
-``scholar.runtime.invoke`` sits below the families and names none of them; the local stand-in may reach every
-function (as the embedded stack's invoke router does), so it registers the dispatcher there (``install``).
-Tests and scripts that set ``SCHOLAR_LOCAL_DISPATCH`` without a running local stack install it.
+A family call runs the function's Lambda handler (``scholar.entry.functions``: Powertools' logger, metrics and
+tracer around the function's call) in this process, with a Lambda-shaped context. ``scholar.runtime.invoke`` sits
+below the families and names none of them, so the dispatcher is registered there (``install``). The local backend
+does not use this: it calls the functions directly (``scholar.local.machine``).
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
+from scholar.entry import functions
 from scholar.runtime import invoke
 from scholar.runtime.context import LocalContext
 
 
-def run_in_process(family: str, event: dict[str, Any]) -> Any:
-    """Call the ``lambda_handler`` of ``functions/<family>/app.py`` with ``event`` (imported on first use)."""
-    handler = importlib.import_module(f"functions.{family}.app").lambda_handler
-    return handler(event, LocalContext(function_name=invoke.function_name(family)))
+def run_in_process(name: str, event: dict[str, Any]) -> Any:
+    """Call the Lambda handler of function ``name`` with ``event``, as Lambda would."""
+    handler = getattr(functions, name)
+    return handler(event, LocalContext(function_name=invoke.function_name(name)))
 
 
 def install() -> None:
-    """Route in-process family calls to ``functions/<family>/app.py`` (idempotent)."""
+    """Route the environment backend's in-process calls to the functions' Lambda handlers (idempotent)."""
     invoke.set_in_process_dispatcher(run_in_process)

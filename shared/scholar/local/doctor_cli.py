@@ -1,10 +1,10 @@
 """``make doctor``: probe every configured upstream now and print the doctor's findings.
 
 Runs against whatever upstreams the settings point at (the public APIs, a mirror, the fake upstream
-through ``SCHOLAR_UPSTREAM_PROXY_BASE``). The records go to the configured UsageTable, so findings
-compare with the history there; without one (a plain checkout) an embedded stack is started for the
-run, which has no history: every source then says ``not_enough_history`` and the probe line alone
-shows what works now.
+through ``SCHOLAR_UPSTREAM_PROXY_BASE``). The records go to the backend's UsageTable (on one machine the data
+folder's, so findings compare with the history of this machine's own calls); on the AWS stand-in without a
+UsageTable an embedded stack is started for the run, which has no history: every source then says
+``not_enough_history`` and the probe line alone shows what works now.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from typing import TextIO
 
 from scholar.core import aio
 from scholar.core.config import get_settings
-from scholar.local.server import default_template
-from scholar.local.stack import LocalStack
 from scholar.services.health.probe import ProbeResult, configured_sources, run_probe
 from scholar.services.health.report import SourceHealth, health_of
 
@@ -27,6 +25,9 @@ def run_doctor(out: TextIO = sys.stdout, *, template: Path | None = None) -> int
     """Probe, judge and print; returns 1 when a probe failed or a source is failing, else 0."""
     if get_settings().resources.usage_table:
         return _doctor(out)
+    from scholar.local.http_app import default_template  # noqa: PLC0415  # the stand-in's template
+    from scholar.local.stack import LocalStack  # noqa: PLC0415  # moto: only without a backend of our own
+
     with LocalStack(template=template or default_template()):
         return _doctor(out)
 

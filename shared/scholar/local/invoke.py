@@ -2,7 +2,8 @@
 
 moto without Docker only echoes an invoke (``LambdaSimpleBackend.invoke``). The router replaces
 that method while a LocalStack runs, so direct invokes (gateway → family) and Step Functions
-Task states run ``functions/<folder>/app.py`` with a Lambda-shaped event and context. A handler
+Task states run the functions' handlers (``scholar.entry``, what ``functions/<folder>/app.py`` re-exports) with a
+Lambda-shaped event and context. A handler
 that raises answers like AWS: ``x-amz-function-error: Unhandled`` and an error payload.
 """
 

@@ -1,13 +1,14 @@
 """Scholar on one machine (issue 32): every store in one data folder, every function and execution in this process.
 
-``local_backend(home)`` makes this process run on the local backend until the block ends: the stores' tables in
-SQLite (WAL) and their artifacts in files under ``home`` (``scholar.store.local``), family calls in-process
-(``scholar.local.dispatch``), the PDF pipeline and the other state machines run from their own definitions on
-threads (``scholar.runtime.local_executions``). The gateway (``scholar.gateway.mcp``) and ``scholar.runtime.invoke``
-work unchanged inside it. On entry it takes over what a process that ended left behind: its executions are run
-again (or ended after ``MAX_RUNS``), and its tasks that no execution carries are failed, typed, never left
-"working". Like the embedded AWS stand-in (scholar.local.stack), it selects the backend through the environment
-it exports (``SCHOLAR_BACKEND=local``, the table names), restored on exit; it imports neither boto3 nor moto.
+``open_machine(home)`` opens the local backend over ``home``: the stores' tables in SQLite (WAL) and their
+artifacts in files under it (``scholar.store.local``), the functions called directly in this process
+(``scholar.entry.functions.run``: no Lambda event, no Powertools, nothing printed), the PDF pipeline and the other
+state machines run from their own definitions on threads (``scholar.runtime.local_executions``). What it opens is a
+``scholar.core.backend.Backend`` that its owner enters (``using``) around its work — a context variable, never the
+process environment or a global — so two machines over two folders live side by side in one process, and closing
+one leaves the other working. ``local_backend(home)`` is the same for the life of a block. On opening it takes over
+what a process that ended left behind: its executions are run again (or ended after ``MAX_RUNS``), and its tasks
+that no execution carries are failed, typed, never left "working". It imports neither boto3 nor moto.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from scholar.core import config
+from scholar.core.backend import Backend, using
 from scholar.core.config import default_home, get_settings
 from scholar.core.errors import UnavailableError
-from scholar.local import dispatch
-from scholar.runtime.local_executions import LocalStepFunctions, machine_arn
+from scholar.entry import functions
+from scholar.runtime.local_executions import STATEMACHINES, LocalStepFunctions, machine_arn
 from scholar.store import aws
 from scholar.store.local import LocalBackend, owners
 from scholar.store.local.backend import SIGNING_KEY_ID
@@ -32,40 +35,48 @@ from scholar.store.tasks import ACTIVE, TaskStore, TaskTransitionError
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["STATEMACHINES", "LocalMachine", "local_backend"]
+__all__ = ["STATEMACHINES", "LocalMachine", "local_backend", "open_machine"]
 
-# The state machines' definitions: shipped inside the package (scholar/statemachines/, when a build copies them
-# there) or, in a checkout, the repository's statemachines/ folder (shared/scholar/local → the root).
-_SHIPPED = Path(__file__).resolve().parents[1] / "statemachines"
-STATEMACHINES = _SHIPPED if _SHIPPED.is_dir() else Path(__file__).resolve().parents[3] / "statemachines"
 # Resources field → the variable that names it (its name upper-cased: SCHOLAR_CACHE_TABLE …).
-# Powertools' metrics print CloudWatch EMF lines on stdout at each handler's end: on one machine there is no
-# CloudWatch to read them, and stdout may be an MCP stdio stream. Off unless the user set the variable.
-METRICS_DISABLED_ENV = "POWERTOOLS_METRICS_DISABLED"
 _TABLE_ENVS = {field: getattr(config, f"{field.upper()}_ENV") for field in LocalBackend.resource_names()}
 _MACHINE_ENVS = {config.PDF_STATE_MACHINE_ARN_ENV: "pdf_pipeline", config.RETRY_STATE_MACHINE_ARN_ENV: "retry_task",
                  config.PATENT_PDF_STATE_MACHINE_ARN_ENV: "patent_pdf"}
 
 
-@dataclass
+@dataclass(eq=False)
 class LocalMachine:
-    """What ``local_backend`` yields: the open backend, its executions, and what it took over at the start."""
+    """An open local backend: its stores, its executions, the backend its owner enters, and what it took over."""
 
     home: Path
     backend: LocalBackend
     executions: LocalStepFunctions
+    context: Backend  # what ``using`` makes current: the settings, clients and dispatch of this folder
+    lock: IO[bytes] | None = None  # this process's hold on the folder (scholar.store.local.owners)
     resumed: list[str] = field(default_factory=list)  # executions run again here
     ended_executions: list[str] = field(default_factory=list)  # executions cut off MAX_RUNS times: FAILED
     ended_tasks: list[str] = field(default_factory=list)  # active tasks nothing carries any more: failed, typed
+    closed: bool = False
+
+    def close(self) -> None:
+        """Finish the step under way, write what the stores still queue, let go of the folder (idempotent)."""
+        if self.closed:
+            return
+        self.closed = True
+        with using(self.context):
+            self.executions.close()  # a step under way finishes; what is left runs again at the next start
+            aws.reset_clients()  # what stores write behind their calls (usage rows) goes to this folder first
+        self.context.close()  # this backend's own objects (open index files, memory)
+        if self.lock is not None:
+            owners.release(self.home, self.backend.owner, self.lock)
+        self.backend.close()
 
 
 def _environment(home: Path) -> dict[str, str]:
+    """The settings of a machine over ``home``: the backend, the folder, its tables and state machines."""
     names = LocalBackend.resource_names()
-    env = {config.BACKEND_ENV: "local", config.HOME_ENV: str(home), config.LOCAL_DISPATCH_ENV: "1"}
+    env = {config.BACKEND_ENV: "local", config.HOME_ENV: str(home)}
     env |= {_TABLE_ENVS[name]: value for name, value in names.items()}
     env |= {variable: machine_arn(name) for variable, name in _MACHINE_ENVS.items()}
-    if not config.get_environ(METRICS_DISABLED_ENV):
-        env[METRICS_DISABLED_ENV] = "true"
     if not config.get_environ(config.OAUTH_SIGNING_KEY_ENV):
         # The key file under home/keys (scholar.store.local); one id per folder, so a public key read once per
         # process (scholar.store.signing) is never another folder's.
@@ -98,9 +109,9 @@ def _end_orphaned_tasks(machine: LocalMachine) -> list[str]:
     return ended
 
 
-@contextmanager
-def local_backend(home: Path | None = None, *, statemachines: Path = STATEMACHINES) -> Iterator[LocalMachine]:
-    """Run this process on one machine's stores under ``home`` (default ``SCHOLAR_HOME``) until the block ends.
+def open_machine(home: Path | None = None, *, statemachines: Path = STATEMACHINES) -> LocalMachine:
+    """Open the local backend over ``home`` (default ``SCHOLAR_HOME``); its owner enters ``machine.context`` around its
+    work and calls ``machine.close()`` at the end.
 
     Args:
         home: the data folder; created if absent.
@@ -119,26 +130,29 @@ def local_backend(home: Path | None = None, *, statemachines: Path = STATEMACHIN
         raise
     executions = LocalStepFunctions(backend.database, statemachines, backend.owner)
     backend.register("stepfunctions", executions)
-    environment = _environment(folder)
-    saved = {name: config.get_environ(name) for name in environment}
-    config.set_environment(environment)
-    aws.reset_clients()
-    aws.use_local_clients(backend.client)
-    dispatch.install()
-    machine = LocalMachine(folder, backend, executions)
+    context = Backend(name="local", environ=_environment(folder), clients=backend.client, dispatch=functions.run,
+                      metrics=False)
+    machine = LocalMachine(folder, backend, executions, context, lock)
     try:
-        backend.dynamodb.purge_expired()
-        machine.resumed, machine.ended_executions = executions.recover()
-        machine.ended_tasks = _end_orphaned_tasks(machine)
-        if machine.resumed or machine.ended_executions or machine.ended_tasks:
-            logger.info("resumed %d execution(s), ended %d execution(s) and %d task(s) a previous process left",
-                        len(machine.resumed), len(machine.ended_executions), len(machine.ended_tasks))
-        yield machine
+        with using(context):
+            backend.dynamodb.purge_expired()
+            machine.resumed, machine.ended_executions = executions.recover()
+            machine.ended_tasks = _end_orphaned_tasks(machine)
+    except BaseException:
+        machine.close()
+        raise
+    if machine.resumed or machine.ended_executions or machine.ended_tasks:
+        logger.info("resumed %d execution(s), ended %d execution(s) and %d task(s) a previous process left",
+                    len(machine.resumed), len(machine.ended_executions), len(machine.ended_tasks))
+    return machine
+
+
+@contextmanager
+def local_backend(home: Path | None = None, *, statemachines: Path = STATEMACHINES) -> Iterator[LocalMachine]:
+    """Run the block on one machine's stores under ``home`` (``open_machine``), closed when the block ends."""
+    machine = open_machine(home, statemachines=statemachines)
+    try:
+        with using(machine.context):
+            yield machine
     finally:
-        executions.close()  # a step under way finishes; what is left runs again at the next start
-        aws.reset_clients()  # what stores write behind their calls (usage rows) goes to this folder, then they let go
-        aws.use_local_clients(None)
-        config.set_environment(saved)
-        aws.reset_clients()
-        owners.release(folder, backend.owner, lock)
-        backend.close()
+        machine.close()

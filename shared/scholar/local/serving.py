@@ -74,7 +74,7 @@ def serve_http(*, host: str | None = None, port: int | None = None) -> None:
     """
     import uvicorn  # noqa: PLC0415  # the HTTP server: only this command
 
-    from scholar.local import server  # noqa: PLC0415  # the local server's app, guards and socket
+    from scholar.local.http_app import gateway_app, listening_socket  # noqa: PLC0415  # the mcp SDK: only here
 
     settings = get_settings()
     host, port = host or settings.host, port or settings.port
@@ -84,11 +84,13 @@ def serve_http(*, host: str | None = None, port: int | None = None) -> None:
                              hint="Make a key per person with `scholar keys add NAME` (or set SCHOLAR_AUTH_MODE=OAuth),"
                                   " or bind 127.0.0.1.")
     if backend_name() == AWS:
-        server.serve(host, port)  # today's stand-in server: moto + template.yaml
+        from scholar.local import server  # noqa: PLC0415  # moto + template.yaml: the stand-in only
+
+        server.serve(host, port)
         return
-    sock = server.listening_socket(host, port)
-    with sock, entry_backend():
-        app = server._gateway_app()  # noqa: SLF001  # the local server's own app (guards unchanged), not a copy
+    sock = listening_socket(host, port)
+    with sock, entry_backend():  # uvicorn runs its loop in this thread: its requests see the backend entered here
+        app = gateway_app()
         print(f"Scholar MCP at http://{host}:{port}/mcp (local backend; "
               f"{'keys required' if guarded else 'loopback'})", flush=True)
         uvicorn.Server(uvicorn.Config(KeyGuard(app) if guarded else app, log_level="info")).run(sockets=[sock])

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sys
 import time
 import urllib.request
 from collections.abc import Mapping
@@ -70,7 +69,7 @@ class LocalStack:
         template: path to template.yaml (its folder is the repository root).
         extra_env: more variables to export after the template's (they win).
         handlers_override: logical id → callable(event, context) used instead of
-            ``functions/<folder>/app.py`` (tests).
+            the function's handler in the package (tests).
         parameters: template parameter overrides on top of ``LOCAL_PARAMETERS``.
         stack_name: the stack name; family functions are ``<stack_name>-<family>``.
 
@@ -97,7 +96,6 @@ class LocalStack:
         self._server: ThreadedMotoServer | None = None
         self._saved_env: dict[str, str | None] = {}
         self._saved_config: dict[str, Any] | None = None
-        self._added_path = ""
         self._werkzeug_level: int | None = None
 
     def __enter__(self) -> LocalStack:
@@ -147,7 +145,6 @@ class LocalStack:
             self._moto_api("config", MOTO_CONFIG)
             self._router.install()
             moto_dynamodb.install()  # the library's transactions race across request threads
-            self._expose_functions_package()
             self.deployed = deploy_template(self.template, stack_name=self.stack_name, region=REGION,
                                             parameters=self._parameters)
             self._router.add_routes(self.deployed.routes)
@@ -180,9 +177,6 @@ class LocalStack:
             else:
                 os.environ[name] = value
         self._saved_env.clear()
-        if self._added_path and self._added_path in sys.path:
-            sys.path.remove(self._added_path)
-        self._added_path = ""
         if self._werkzeug_level is not None:
             logging.getLogger("werkzeug").setLevel(self._werkzeug_level)
             self._werkzeug_level = None
@@ -194,17 +188,6 @@ class LocalStack:
         werkzeug = logging.getLogger("werkzeug")
         self._werkzeug_level = werkzeug.level
         werkzeug.setLevel(logging.WARNING)
-
-    def _expose_functions_package(self) -> None:
-        """Make ``functions.<folder>.app`` importable, as Lambda puts a function's code on the path.
-
-        The repository root (the template's folder) is appended, never prepended, so it cannot
-        shadow installed packages; ``close()`` removes it again.
-        """
-        root = str(self.template.resolve().parent)
-        if root not in sys.path:
-            sys.path.append(root)
-            self._added_path = root
 
     def _function_env(self) -> dict[str, str]:
         """The environment moto resolved for the functions (Globals are the same for all)."""

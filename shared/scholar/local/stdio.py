@@ -3,9 +3,10 @@
 The same server as on HTTP (``scholar.gateway.mcp.server.build_server``: every tool, resource, prompt and
 completion, the task utility); with no HTTP request behind a message, the caller is ``local`` and the listing is
 the one ``--profile`` / ``--toolsets`` choose, read as a pair in place of ``SCHOLAR_PROFILE`` / ``SCHOLAR_TOOLSETS``
-exactly as a URL's ``?profile=`` / ``?toolsets=`` are on HTTP. stdout carries only MCP: the backend is entered
-inside the stdio transport (``scholar.gateway.mcp.stdio``), which points fd 1 at stderr while it serves; the local
-backend at the first request that needs it (not the handshake or tools/list). The
+exactly as a URL's ``?profile=`` / ``?toolsets=`` are on HTTP. stdout carries only MCP: the backend is opened
+inside the stdio transport (``scholar.gateway.mcp.stdio``), which points fd 1 at stderr while it serves, and each
+request runs with it current; the local backend opens at the first request that needs it (not the handshake or
+tools/list). The
 tools/list answers are kept in the data folder (``LISTINGS_FOLDER``, ``scholar.gateway.mcp.stored_listing``): a
 start after the first lists the tools without importing the families' specs or building their schemas.
 """
@@ -19,8 +20,9 @@ from pathlib import Path
 
 import anyio
 
+from scholar.core.backend import Backend
 from scholar.core.config import PROFILE_ENV, TOOLSETS_ENV, set_environment
-from scholar.local.backend import LOCAL, backend_name, entry_backend
+from scholar.local.backend import LOCAL, backend_name, opened_backend
 from scholar.local.home import scholar_home
 
 __all__ = ["LISTINGS_FOLDER", "serve_stdio"]
@@ -29,11 +31,11 @@ LISTINGS_FOLDER = Path("cache") / "tools-list"  # in the data folder: tools/list
 
 
 @contextmanager
-def _backend(selection: dict[str, str | None] | None) -> Iterator[None]:
-    with entry_backend():
+def _backend(selection: dict[str, str | None] | None) -> Iterator[Backend | None]:
+    with opened_backend() as backend:
         if selection is not None:  # after the stand-in exported its template's settings, so the options win
             set_environment(selection)
-        yield
+        yield backend
 
 
 def serve_stdio(*, profile: str | None = None, toolsets: str | None = None) -> None:

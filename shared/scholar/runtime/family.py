@@ -23,7 +23,6 @@ from scholar.core.usage_hooks import CallRecord, recording
 from scholar.core.validation import validate_arguments
 from scholar.runtime.hints import with_family_hint
 from scholar.runtime.invocation import Invocation, Outcome
-from scholar.runtime.observability import metrics
 from scholar.runtime.results import dump_result, enforce_cap
 from scholar.store.limiter import answer_within
 from scholar.store.tasks import TaskStore, TaskTransitionError
@@ -74,8 +73,8 @@ def answering(fn: Callable[[dict[str, Any]], BaseModel]) -> Action:
 
 
 def dispatch(family: str, event: dict[str, Any]) -> dict[str, Any]:
-    """Handle one invocation of a family function and return the outcome as a dict."""
-    metrics.add_metric(name="Invocation", unit="Count", value=1)
+    """Handle one invocation of a family function and return the outcome as a dict (no Lambda machinery here:
+    scholar.entry wraps it for Lambda, and the local backend calls it directly)."""
     if "action" in event:
         action = actions(family).get(str(event["action"]))
         if action is None:

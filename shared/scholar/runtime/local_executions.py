@@ -1,4 +1,4 @@
-"""Step Functions on one machine: executions of statemachines/*.asl.json run on a thread of this process.
+"""Step Functions on one machine: executions of the state machines (``STATEMACHINES``) run on a thread of this process.
 
 The three calls ``scholar.runtime.executions`` makes (start, describe, stop) are answered here on the local
 backend; each execution is a row of the local database (its input, status, output, the process that runs it), so
@@ -10,6 +10,7 @@ conditioned task writes) at most ``MAX_RUNS`` times, else ended FAILED, which fa
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import re
@@ -28,6 +29,9 @@ from scholar.store.local.database import Database
 
 logger = logging.getLogger(__name__)
 
+# The state machines' definitions, shipped inside the package: template.yaml's DefinitionUri and this runner read the
+# same files.
+STATEMACHINES = Path(__file__).resolve().parents[1] / "statemachines"
 ARN_PREFIX = "arn:aws:states:local:000000000000:stateMachine:"
 # An execution cut off this many times (its process ended each time) is ended instead of run again.
 MAX_RUNS = 3
@@ -36,7 +40,7 @@ _SUBSTITUTION = re.compile(r"\$\{(\w+)FunctionArn\}")
 
 
 def machine_arn(name: str) -> str:
-    """The ARN the settings carry for the state machine in ``statemachines/<name>.asl.json``."""
+    """The ARN the settings carry for the state machine in ``STATEMACHINES/<name>.asl.json``."""
     return ARN_PREFIX + name
 
 
@@ -141,7 +145,9 @@ class LocalStepFunctions:
         return resumed, ended
 
     def _launch(self, arn: str, machine: str, payload: str) -> None:
-        worker = threading.Thread(target=self._run, args=(arn, machine, payload), name="execution", daemon=True)
+        context = contextvars.copy_context()  # the execution runs on the backend that started it
+        worker = threading.Thread(target=context.run, args=(self._run, arn, machine, payload), name="execution",
+                                  daemon=True)
         self._threads.append(worker)
         worker.start()
 

@@ -1,7 +1,8 @@
 """boto3 clients, built once per execution environment and lazily (never at import time).
 
-The local stack points boto3 at moto through AWS_ENDPOINT_URL before the first client is built;
-``reset_clients()`` forgets them when a test changes the environment, and first runs the reset hooks of
+The current backend (scholar.core.backend) may bring its own clients (the local backend's SQLite and files);
+otherwise boto3's answer. The local stack points boto3 at moto through AWS_ENDPOINT_URL before the first client is
+built; ``reset_clients()`` forgets them when a test changes the environment, and first runs the reset hooks of
 the stores that keep something read through them (``on_reset``: the cache's memory, the usage writer).
 boto3 itself is imported on the first client too (~0.2 s of cold start that a call answered from memory
 never pays).
@@ -14,6 +15,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from scholar.core.aio import BLOCKING_WORKERS
+from scholar.core.backend import current as current_backend
 from scholar.core.config import get_settings
 from scholar.core.errors import UnavailableError
 
@@ -31,24 +33,16 @@ INVOKE_READ_TIMEOUT_S = 70
 _reset_hooks: list[Callable[[], object]] = []
 H = TypeVar("H", bound=Callable[[], object])
 
-# The clients of the local backend (scholar.store.local), while one is in use: service name → client.
-_local_clients: Callable[[str], Any] | None = None
-
-
-def use_local_clients(clients: Callable[[str], Any] | None) -> None:
-    """Answer every ``client(service)`` with ``clients(service)`` (the local backend), or boto3 again (None)."""
-    global _local_clients
-    _local_clients = clients
-
 
 def client(service: str) -> Any:
-    """The client for ``service``: the local backend's while one is in use, else boto3's (built once, shared).
+    """The client for ``service``: the current backend's (scholar.core.backend), else boto3's (built once, shared).
 
     Raises:
         UnavailableError: ``SCHOLAR_BACKEND=local`` but no local backend is open (scholar.local.machine).
     """
-    if _local_clients is not None:
-        return _local_clients(service)
+    clients = current_backend().clients
+    if clients is not None:
+        return clients(service)
     if get_settings().backend == "local":
         raise UnavailableError("SCHOLAR_BACKEND=local but no local backend is open", retryable=False,
                                reason="local_backend", hint="Run inside scholar.local.machine.local_backend().")

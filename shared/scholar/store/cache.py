@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
+from scholar.core.backend import state as backend_state
 from scholar.core.config import CACHE_TABLE_ENV
 from scholar.core.errors import NotFoundError
 from scholar.store import aws, batch
@@ -43,16 +44,28 @@ SPILL_BYTES = 350 * 1024
 # A warm function keeps recent values in memory for a short while: a repeated call costs no round trip.
 MEMORY_TTL_S = 300.0
 MEMORY_ENTRIES = 2048
-# Values are kept as JSON text: every reader gets its own copy, so no caller can alter another's.
-_memory: OrderedDict[tuple[str, str], tuple[float, str]] = OrderedDict()
-_memory_lock = threading.Lock()
+MEMORY_STATE = "store.cache.memory"
+
+
+class _Memory:
+    """A backend's recent values (two backends of one process never see each other's), as JSON text: every reader
+    gets its own copy, so no caller can alter another's."""
+
+    def __init__(self) -> None:
+        self.values: OrderedDict[tuple[str, str], tuple[float, str]] = OrderedDict()
+        self.lock = threading.Lock()
+
+
+def _held() -> _Memory:
+    return backend_state(MEMORY_STATE, _Memory)
 
 
 @aws.on_reset
 def forget_memory() -> None:
-    """Drop the in-memory copies (a new table, a test, a local stack restart)."""
-    with _memory_lock:
-        _memory.clear()
+    """Drop the current backend's in-memory copies (a new table, a test, a local stack restart)."""
+    memory = _held()
+    with memory.lock:
+        memory.values.clear()
 
 
 def _remember(table: str, pk: str, value: Any, expires_at: float | None) -> None:
@@ -60,20 +73,28 @@ def _remember(table: str, pk: str, value: Any, expires_at: float | None) -> None
     if lifetime <= 0:
         return
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    with _memory_lock:
-        _memory[(table, pk)] = (time.monotonic() + lifetime, text)
-        _memory.move_to_end((table, pk))
-        while len(_memory) > MEMORY_ENTRIES:
-            _memory.popitem(last=False)
+    memory = _held()
+    with memory.lock:
+        memory.values[(table, pk)] = (time.monotonic() + lifetime, text)
+        memory.values.move_to_end((table, pk))
+        while len(memory.values) > MEMORY_ENTRIES:
+            memory.values.popitem(last=False)
 
 
 def _recall(table: str, pk: str) -> Any | None:
-    with _memory_lock:
-        hit = _memory.get((table, pk))
+    memory = _held()
+    with memory.lock:
+        hit = memory.values.get((table, pk))
         if hit is not None and hit[0] <= time.monotonic():
-            del _memory[(table, pk)]
+            del memory.values[(table, pk)]
             hit = None
     return json.loads(hit[1]) if hit is not None else None
+
+
+def _forget(table: str, pk: str) -> None:
+    memory = _held()
+    with memory.lock:
+        memory.values.pop((table, pk), None)
 
 
 def _encode(value: Any) -> bytes:
@@ -228,8 +249,7 @@ class Cache(Store):
     def delete(self, namespace: str, key: str) -> None:
         if self.table:
             pk = self.pk(namespace, key)
-            with _memory_lock:
-                _memory.pop((self.table, pk), None)
+            _forget(self.table, pk)
             with boto_errors("deleting from the cache"):
                 self.client.delete_item(TableName=self.table, Key={"pk": {"S": pk}})
 

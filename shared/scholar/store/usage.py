@@ -17,6 +17,7 @@ are lost (at most the last call's of that environment).
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import threading
@@ -29,6 +30,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from scholar.core.backend import state as backend_state
 from scholar.core.config import USAGE_TABLE_ENV
 from scholar.core.errors import UnavailableError
 from scholar.store import aws, batch
@@ -38,13 +40,18 @@ logger = logging.getLogger(__name__)
 
 RETENTION_S = 30 * 86_400
 _HOUR = "%Y-%m-%dT%H"
-# Hour markers this process has written: a warm function writes each (table, source, hour) once.
-_marked: set[tuple[str, str, str]] = set()
+# Hour markers a backend has written: a warm function writes each (table, source, hour) once.
+MARKED_STATE = "store.usage.marked"
 _marked_lock = threading.Lock()
 
 
-# Rows queued behind their calls: (table, client, rows, on_error); one writer thread drains them.
-_queued: deque[tuple[str, Any, list[UsageRow], Callable[[UsageWriteError], None]]] = deque()
+def _marked() -> set[tuple[str, str, str]]:
+    return backend_state(MARKED_STATE, set)
+
+
+# Rows queued behind their calls: (table, client, rows, on_error, the caller's context: its backend); one writer
+# thread drains them.
+_queued: deque[tuple[str, Any, list[UsageRow], Callable[[UsageWriteError], None], contextvars.Context]] = deque()
 _queue_changed = threading.Condition()
 _writing = 0
 _writer: threading.Thread | None = None
@@ -53,9 +60,9 @@ WAIT_WRITTEN_S = 5.0
 
 
 def forget_markers() -> None:
-    """Forget which hour markers were written (another table, a test that deletes items)."""
+    """Forget which hour markers the current backend wrote (another table, a test that deletes items)."""
     with _marked_lock:
-        _marked.clear()
+        _marked().clear()
 
 
 class UsageWriteError(UnavailableError):
@@ -108,8 +115,9 @@ class UsageStore(Store):
             return
         requests = [{"PutRequest": {"Item": _row_item(row)}} for row in rows]
         markers = {(table, row.source, hour_of(row.at)): row.at for row in rows}
+        marked = _marked()
         with _marked_lock:
-            markers = {key: at for key, at in markers.items() if key not in _marked}
+            markers = {key: at for key, at in markers.items() if key not in marked}
         requests += [{"PutRequest": {"Item": _marker_item(s, h, at)}} for (_, s, h), at in markers.items()]
         try:
             left = batch.write_items(self.client, table, requests)
@@ -118,7 +126,7 @@ class UsageStore(Store):
         if left:
             raise UsageWriteError(f"{len(left)} usage items left unprocessed")
         with _marked_lock:
-            _marked.update(markers)
+            marked.update(markers)
 
     def put_behind(self, rows: Iterable[UsageRow], on_error: Callable[[UsageWriteError], None]) -> None:
         """Queue rows for the writer thread and return at once; ``on_error`` is told of a refused write."""
@@ -128,7 +136,7 @@ class UsageStore(Store):
             return
         global _writer
         with _queue_changed:
-            _queued.append((table, self._client, rows, on_error))
+            _queued.append((table, self._client, rows, on_error, contextvars.copy_context()))
             if _writer is None or not _writer.is_alive():
                 _writer = threading.Thread(target=_write_queued, name="scholar-usage", daemon=True)
                 _writer.start()
@@ -229,19 +237,19 @@ def _write_queued() -> None:
     while True:
         with _queue_changed:
             _queue_changed.wait_for(lambda: bool(_queued))
-            table, client, rows, on_error = _queued.popleft()
+            table, client, rows, on_error, context = _queued.popleft()
             handlers = [on_error]
             while (_queued and _queued[0][:2] == (table, client)
                    and len(rows) + len(_queued[0][2]) <= batch.BATCH_WRITE):
-                *_, more, handler = _queued.popleft()
+                _, _, more, handler, _ = _queued.popleft()
                 rows = rows + more
                 handlers.append(handler)
             _writing += 1
         try:
-            UsageStore(table, client).put(rows)
+            context.run(UsageStore(table, client).put, rows)
         except UsageWriteError as exc:
             for handler in dict.fromkeys(handlers):
-                handler(exc)
+                context.run(handler, exc)
         except Exception:  # the writer thread must outlive one bad batch
             logger.exception("usage rows could not be written")
         finally:

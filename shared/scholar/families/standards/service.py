@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from scholar.core import backend
 from scholar.families.standards.catalogue_db import Catalogue
 from scholar.families.standards.storage import IndexStore, Pointer
 
@@ -85,23 +86,19 @@ class CatalogueHolder:
             self._catalogue = self._pointer = self._checked_at = None
 
 
-_holder: CatalogueHolder | None = None
+HOLDER_STATE = "families.standards.catalogue_holder"
 
 
 def holder() -> CatalogueHolder:
-    """The execution environment's catalogue holder (created on first use)."""
-    global _holder
-    if _holder is None:
-        _holder = CatalogueHolder()
-    return _holder
+    """The current backend's catalogue holder (created on first use, closed with its backend)."""
+    return backend.state(HOLDER_STATE, CatalogueHolder, on_close=CatalogueHolder.reset)
 
 
 def set_holder(value: CatalogueHolder | None) -> None:
-    """Replace the holder (tests)."""
-    global _holder
-    if _holder is not None:
-        _holder.reset()
-    _holder = value
+    """Replace the current backend's holder (tests)."""
+    old = backend.current().replace_state(HOLDER_STATE, value)
+    if old is not None:
+        old.reset()
 
 
 def body_warnings(pointer: Pointer | None, body: str | None) -> tuple[list[str], list[str]]:

@@ -1,9 +1,11 @@
 """The gateway's MCP server over stdio (``scholar mcp``): the same server as on HTTP, on the SDK's stdio transport.
 
-The transport points fd 1 at stderr while it serves; what the caller enters around the session (``around``: this
-machine's backend) is entered inside it, so whatever that prints on start never reaches the wire. Entered
-``on_first_need``, it waits for the first request that may touch it: the handshake and tools/list are answered
-without it (they read the catalogue and the settings only), so a client's first listing does not wait for it.
+The transport points fd 1 at stderr while it serves; the backend the caller opens (``around``: this machine's, which
+yields the ``Backend`` every request runs on, or None where the process environment is the backend) is opened inside
+it, so whatever that prints on start never reaches the wire. Each request that may touch it runs with it current (a
+context variable: entered per request, since each request is a task of its own). Opened ``on_first_need``, it waits
+for the first such request: the handshake and tools/list are answered without it (they read the catalogue and the
+settings only), so a client's first listing does not wait for it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
+from scholar.core.backend import Backend, using
 from scholar.gateway.mcp.server import build_server
 from scholar.gateway.mcp.stored_listing import StoredListings
 
@@ -24,39 +27,49 @@ __all__ = ["WITHOUT_AROUND", "serve_stdio_session"]
 WITHOUT_AROUND = frozenset({"initialize", "server/discover", "ping", "tools/list"})
 
 
-class _EnteredOnFirstNeed:
-    """Middleware (outermost): enters ``around`` into ``stack`` before the first request outside ``WITHOUT_AROUND``.
+class _OnBackend:
+    """Middleware (outermost): every request outside ``WITHOUT_AROUND`` runs on the backend ``around`` opens, opened
+    into ``stack`` at the first such request (or before the session: ``open_now``).
 
-    Entering blocks the event loop with no await inside, as entering it before the session did, so no other
-    message is handled halfway through it and a request behind it finds it entered.
+    Opening blocks the event loop with no await inside, as opening it before the session did, so no other message is
+    handled halfway through it and a request behind it finds it open.
     """
 
-    def __init__(self, stack: ExitStack, around: AbstractContextManager[Any]) -> None:
+    def __init__(self, stack: ExitStack, around: AbstractContextManager[Backend | None], *, open_now: bool) -> None:
         self._stack = stack
-        self._around: AbstractContextManager[Any] | None = around
+        self._around: AbstractContextManager[Backend | None] | None = around
+        self._backend: Backend | None = None
+        if open_now:
+            self._open()
+
+    def _open(self) -> None:
+        around, self._around = self._around, None
+        if around is not None:
+            self._backend = self._stack.enter_context(around)
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-        if self._around is not None and ctx.request_id is not None and ctx.method not in WITHOUT_AROUND:
-            around, self._around = self._around, None
-            self._stack.enter_context(around)
-        return await call_next(ctx)
+        if ctx.request_id is None or ctx.method in WITHOUT_AROUND:
+            return await call_next(ctx)
+        self._open()
+        if self._backend is None:
+            return await call_next(ctx)
+        with using(self._backend):
+            return await call_next(ctx)
 
 
 async def serve_stdio_session(
-    around: AbstractContextManager[Any], stored_listings: StoredListings | None = None, *, on_first_need: bool = False
+    around: AbstractContextManager[Backend | None], stored_listings: StoredListings | None = None, *,
+    on_first_need: bool = False,
 ) -> None:
     """Serve one MCP session on stdin/stdout inside ``around`` until the client closes stdin.
 
     Args:
-        around: entered on the event loop (it blocks until it is up) and left when the session ends.
+        around: opens the backend on the event loop (it blocks until it is up), closed when the session ends.
         stored_listings: keeps tools/list answers across sessions (``scholar.gateway.mcp.stored_listing``).
         on_first_need: enter ``around`` at the first request outside ``WITHOUT_AROUND`` (else before the first).
     """
     server = build_server(stored_listings=stored_listings)
     async with stdio_server() as (read, write):
         with ExitStack() as stack:
-            if on_first_need:
-                server.middleware.insert(0, _EnteredOnFirstNeed(stack, around))
-            else:
-                stack.enter_context(around)
+            server.middleware.insert(0, _OnBackend(stack, around, open_now=not on_first_need))
             await server.run(read, write, server.create_initialization_options())

@@ -18,6 +18,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from scholar.core import backend
 from scholar.core.errors import WorkTimeoutError
 from scholar.services.fulltext.artifacts import get_markdown
 from scholar.services.library.index import BodyReader, Filters, LibraryIndex, SearchPage
@@ -148,27 +149,22 @@ def _still_indexing(done: CatchUp) -> WorkTimeoutError:
         hint="Call library_search again: each call continues the indexing where the last one stopped.")
 
 
-_holder: IndexHolder | None = None
+HOLDER_STATE = "services.library.index_holder"
+
+
+def _new_holder() -> IndexHolder:
+    made = IndexHolder()
+    atexit.register(made.reset)  # the open index files are copies (S3 or the data folder holds the index)
+    return made
 
 
 def holder() -> IndexHolder:
-    """The execution environment's index holder (created on first use)."""
-    global _holder
-    if _holder is None:
-        _holder = IndexHolder()
-        atexit.register(_close_at_exit)
-    return _holder
-
-
-def _close_at_exit() -> None:
-    """Close the open index files when the process ends (they are copies: S3 holds the index)."""
-    if _holder is not None:
-        _holder.reset()
+    """The current backend's index holder (created on first use; closed with its backend, or when the process ends)."""
+    return backend.state(HOLDER_STATE, _new_holder, on_close=IndexHolder.reset)
 
 
 def set_holder(value: IndexHolder | None) -> None:
-    """Replace the holder (tests)."""
-    global _holder
-    if _holder is not None:
-        _holder.reset()
-    _holder = value
+    """Replace the current backend's holder (tests)."""
+    old = backend.current().replace_state(HOLDER_STATE, value)
+    if old is not None:
+        old.reset()

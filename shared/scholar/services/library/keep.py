@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from scholar.core.aio import off_loop
+from scholar.core.aio import in_this_context, off_loop
 from scholar.core.errors import NotFoundError
 from scholar.core.ids import InvalidIdError, PaperId, parse_paper_id, written_ids
 from scholar.core.records import Paper
@@ -138,7 +138,7 @@ def retain_keys(keys: Iterable[str | None]) -> int:
         return 0
     blobs = BlobStore()
     with ThreadPoolExecutor(max_workers=min(16, len(wanted))) as pool:
-        return sum(pool.map(blobs.retain, wanted))
+        return sum(pool.map(in_this_context(blobs.retain), wanted))
 
 
 def retain_items(items: Iterable[LibraryItem]) -> int:
