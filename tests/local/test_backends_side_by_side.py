@@ -48,7 +48,7 @@ def test_two_homes_in_one_process_each_see_only_their_own_library_and_outlive_ea
         assert failures == []
         assert _tags(first) == {"first-only"}
         assert _tags(second) == {"second-only"}
-        assert (tmp_path / "first" / "scholar.sqlite3").is_file() and (tmp_path / "second" / "scholar.sqlite3").is_file()
+        assert all((tmp_path / name / "scholar.sqlite3").is_file() for name in ("first", "second"))
 
         second.close()
         assert _tags(first) == {"first-only"}  # the other one still works

@@ -34,7 +34,8 @@ def test_every_function_of_the_template_has_its_app_py_and_every_app_py_a_functi
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_app_py_only_re_exports_the_handler_the_package_holds(folder):
     tree = ast.parse((REPO / "functions" / folder / "app.py").read_text())
-    statements = [node for node in tree.body if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
+    statements = [node for node in tree.body
+                  if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
     imports = [node for node in statements if isinstance(node, ast.ImportFrom)]
     module, attribute = route(folder)
 
