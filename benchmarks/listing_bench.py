@@ -28,7 +28,9 @@ DEFAULT_BYTES_BAR = 100 * 1024
 
 
 def weights() -> None:
-    from scholar.core.catalogue import PROFILES, all_tools, profile_tools
+    from scholar.core.catalogue import PROFILES
+    from scholar.families import all_tools
+    from scholar.families.profiles import profile_tools
     from scholar.gateway.mcp.server import _listing
 
     tools = all_tools()

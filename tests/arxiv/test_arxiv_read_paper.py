@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scholar.core.catalogue import get_tool, result_size_hint
 from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE, UPSTREAM_ERROR, ScholarError
+from scholar.families import get_tool, result_size_hint
 from scholar.families.arxiv import reasons
 from scholar.families.arxiv.spec import MAX_CHARACTERS, ReadPaperInput
 from scholar.gateway.mcp.dispatch import success_result

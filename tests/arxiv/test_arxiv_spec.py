@@ -7,8 +7,8 @@ from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from functions.arxiv.app import lambda_handler
-from scholar.core import catalogue
 from scholar.core.errors import INVALID_ARGUMENT
+from scholar.families import family_tools
 from scholar.families.arxiv.handlers import HANDLERS
 from scholar.families.arxiv.spec import TOOLS, GetPapersInput, ReadPaperInput, SearchInput
 from tests.arxiv.helpers import feed
@@ -20,7 +20,7 @@ def test_every_tool_has_a_handler_and_every_handler_a_tool():
 
 
 def test_the_catalogue_discovers_the_arxiv_family():
-    assert set(catalogue.family_tools("arxiv")) == set(HANDLERS)
+    assert set(family_tools("arxiv")) == set(HANDLERS)
 
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)

@@ -12,8 +12,9 @@ import pytest
 from pydantic import SecretStr
 
 from functions.research.app import lambda_handler
-from scholar.core.catalogue import QueuedResult, get_tool
+from scholar.core.catalogue import QueuedResult
 from scholar.core.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, UPSTREAM_ERROR
+from scholar.families import get_tool
 from scholar.runtime.queue import new_task
 from scholar.store.connections import ConnectionStore
 from scholar.store.library.table import LibraryStore

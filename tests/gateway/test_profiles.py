@@ -8,18 +8,11 @@ from typing import Any
 from mcp import types
 
 from functions.gateway.app import lambda_handler
-from scholar.core.catalogue import (
-    ALL_PROFILE,
-    DEFAULT_PROFILE,
-    MAX_RESULT_CHARS,
-    UNKNOWN_PROFILE,
-    UNKNOWN_TOOLSET,
-    all_tools,
-    families,
-    profile_tools,
-)
+from scholar.core.catalogue import ALL_PROFILE, DEFAULT_PROFILE, MAX_RESULT_CHARS, UNKNOWN_PROFILE, UNKNOWN_TOOLSET
 from scholar.core.config import get_settings
 from scholar.core.errors import INVALID_ARGUMENT
+from scholar.families import all_tools, families
+from scholar.families.profiles import profile_tools
 from scholar.families.standards.spec import RESULT_CHARS as STANDARD_RESULT_CHARS
 from scholar.gateway.mcp.dispatch import TOOL_NOT_LISTED
 from scholar.gateway.mcp.tools import MAX_RESULT_META, visible_tools

@@ -11,8 +11,9 @@ import pytest
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 
-from scholar.core.catalogue import ALL_PROFILE, Selection, all_tools
+from scholar.core.catalogue import ALL_PROFILE, Selection
 from scholar.core.config import get_settings
+from scholar.families import all_tools
 from scholar.gateway.mcp import prompts
 from scholar.gateway.mcp.prompts import PROMPTS, placeholder_of, render
 from scholar.gateway.mcp.server import build_server

@@ -12,8 +12,8 @@ import pytest
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 
-from scholar.core.catalogue import families
 from scholar.core.resource_uris import LIBRARY_ITEM, PAPER_MARKDOWN, TEMPLATES, parse_uri
+from scholar.families import families
 from scholar.families.arxiv.taxonomy import CATEGORIES
 from scholar.families.standards.records import BODIES
 from scholar.gateway.mcp.app import create_app

@@ -8,16 +8,9 @@ import jsonschema
 from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 
 from functions.research.app import lambda_handler
-from scholar.core.catalogue import (
-    ALL_PROFILE,
-    DEFAULT_PROFILE,
-    MAX_RESULT_CHARS,
-    PROFILES,
-    all_tools,
-    families,
-    get_tool,
-    profile_tools,
-)
+from scholar.core.catalogue import ALL_PROFILE, DEFAULT_PROFILE, MAX_RESULT_CHARS, PROFILES
+from scholar.families import all_tools, families, get_tool
+from scholar.families.profiles import profile_tools
 from scholar.families.research.operations.server_info import PROTOCOL_VERSIONS, SIZE_BUDGET_CHARS
 from scholar.services.health.records import hash_principal
 

@@ -9,8 +9,8 @@ import jsonschema
 import pytest
 
 from functions.research.app import lambda_handler
-from scholar.core.catalogue import get_tool
 from scholar.core.errors import INVALID_ARGUMENT, UNAVAILABLE
+from scholar.families import get_tool
 from scholar.services.health import source_status
 from scholar.services.health.records import NO_SOURCE, record_of, rows_of
 from scholar.store.usage import UsageReadError, UsageStore

@@ -263,7 +263,7 @@ def test_gateway_may_invoke_exactly_the_family_functions() -> None:
 
 
 def test_every_family_in_the_catalogue_has_its_function() -> None:
-    from scholar.core.catalogue import families
+    from scholar.families import families
 
     functions = _resources("AWS::Serverless::Function")
     named = {

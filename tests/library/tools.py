@@ -6,7 +6,7 @@ import jsonschema
 import pytest
 
 from functions.research.app import lambda_handler
-from scholar.core.catalogue import get_tool
+from scholar.families import get_tool
 from scholar.runtime.context import LocalContext
 from scholar.services.library import index_cache
 

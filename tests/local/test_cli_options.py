@@ -6,8 +6,8 @@ import typing
 
 import pytest
 
-from scholar.core.catalogue import all_tools
 from scholar.core.errors import ErrorCode, NotFoundError, RateLimitedError
+from scholar.families import all_tools
 from scholar.local.cli.main import build_parser, main
 from scholar.local.cli.options import arguments_of, positional_names
 from scholar.local.cli.output import EXIT_CODES, EXIT_OK, exit_code, render

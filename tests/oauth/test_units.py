@@ -8,7 +8,7 @@ import httpx
 import moto
 import pytest
 
-from scholar.core.catalogue import get_tool
+from scholar.families import get_tool
 from scholar.gateway.auth.cimd import DEFAULT_CACHE_S, MAX_CACHE_S, cache_seconds
 from scholar.gateway.bearer import revocation, scopes
 

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from scholar.core.catalogue import WRITE_OPEN, family_tools, result_size_hint
+from scholar.core.catalogue import WRITE_OPEN
 from scholar.core.config import get_settings
 from scholar.core.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE, ScholarError
+from scholar.families import family_tools, result_size_hint
 from scholar.gateway.mcp.dispatch import success_result
 from scholar.gateway.mcp.tools import visible_tools
 from scholar.runtime.family import run_tool

@@ -17,8 +17,8 @@ import pytest
 
 from functions.gateway.app import lambda_handler
 from scholar.core import aio
-from scholar.core.catalogue import get_tool
 from scholar.core.content import EXTRA_CONTENT_FIELD
+from scholar.families import get_tool
 from scholar.families.papers import graph_formats
 from scholar.families.papers.graph_formats import MERMAID_MAX_NODES, Node, Picture, to_mermaid
 from scholar.gateway.mcp.dispatch import success_result

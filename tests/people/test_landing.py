@@ -10,8 +10,10 @@ import pytest
 
 from functions.gateway.app import lambda_handler
 from scholar.core import aio
-from scholar.core.catalogue import ALL_PROFILE, DEFAULT_PROFILE, PROFILES, Selection, all_tools, profile_tools
+from scholar.core.catalogue import ALL_PROFILE, DEFAULT_PROFILE, PROFILES, Selection
 from scholar.core.config import get_settings
+from scholar.families import all_tools
+from scholar.families.profiles import profile_tools, refusal
 from scholar.gateway.mcp import landing
 from scholar.gateway.mcp.tools import WRITE_TAG, visible_tools
 from tests.events import load_event
@@ -124,7 +126,7 @@ def test_a_url_naming_an_unknown_toolset_or_profile_is_refused_with_400_and_noth
         answer = get_root(lambda_context, **{query: value})
 
         assert answer["statusCode"] == 400
-        assert answer["body"] == refused[query].refusal().message
+        assert answer["body"] == refusal(refused[query]).message
     assert landing._pages == {}
 
 

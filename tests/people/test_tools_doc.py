@@ -1,13 +1,12 @@
-"""docs/tools.md is what the catalogue generates (`python -m scholar.core.docs_tools` rewrites it)."""
+"""docs/tools.md is what the catalogue generates (`python -m scholar.families.docs_tools` rewrites it)."""
 
 from __future__ import annotations
 
-from scholar.core import docs_tools
-from scholar.core.catalogue import all_tools
+from scholar.families import all_tools, docs_tools
 
 
 def test_docs_tools_md_is_up_to_date_with_the_catalogue():
-    # Stale? Run `python -m scholar.core.docs_tools` and commit docs/tools.md.
+    # Stale? Run `python -m scholar.families.docs_tools` and commit docs/tools.md.
     assert docs_tools.main(["--check"]) == 0
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from functions.gateway.app import lambda_handler
-from scholar.core.catalogue import families, profiles
+from scholar.families import families, profiles
 from scholar.gateway.mcp import landing
 from tests.events import load_event, with_body
 

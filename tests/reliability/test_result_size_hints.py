@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from scholar.core.catalogue import all_tools, result_size_hint
+from scholar.families import all_tools, result_size_hint
 from scholar.families.books.models import EXCERPT_RESULT_CHARS, EXCERPT_SNIPPET_CHARS, EXCERPT_TEXT_CHARS
 from scholar.families.standards import fulltext
 from scholar.families.standards.spec import MAX_TEXT_CHARS, RESULT_CHARS, WHOLE_TEXT_CHARS

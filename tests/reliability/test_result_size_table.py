@@ -22,10 +22,11 @@ from mcp import types
 from pydantic import BaseModel
 
 from scholar.core.budget import RESERVE, fit, fit_field, fit_paper, fit_papers, shorten_for_list
-from scholar.core.catalogue import MAX_RESULT_CHARS, all_tools, result_size_hint
+from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.errors import TooLargeError
 from scholar.core.paper_mapping import from_s2
 from scholar.core.records import Author
+from scholar.families import all_tools, result_size_hint
 from scholar.families.arxiv.metadata import to_paper
 from scholar.families.arxiv.spec import MAX_IDS as ARXIV_IDS
 from scholar.families.arxiv.spec import GetPapersResult, ListCategoriesResult, SearchResult

@@ -15,9 +15,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from scholar.core.catalogue import WRITE_OPEN, family_tools
+from scholar.core.catalogue import WRITE_OPEN
 from scholar.core.config import get_settings
 from scholar.core.errors import INVALID_ARGUMENT, TOO_LARGE, UPSTREAM_ERROR, ScholarError, TooLargeError
+from scholar.families import family_tools
 from scholar.gateway.mcp.tools import visible_tools
 from scholar.services.fulltext import artifacts
 from scholar.services.fulltext import keep_step as keeping

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 from mcp import types
 
-from scholar.core.catalogue import READ_ONLY_OPEN, get_tool
+from scholar.core.catalogue import READ_ONLY_OPEN
 from scholar.core.errors import INVALID_ARGUMENT, ScholarError
+from scholar.families import get_tool
 from scholar.families.research.fetch import handlers
 from scholar.gateway.mcp.dispatch import success_result
 from scholar.runtime.family import run_tool

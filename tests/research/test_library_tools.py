@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from functions.research.app import lambda_handler
-from scholar.core.catalogue import get_tool
 from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND
+from scholar.families import get_tool
 from scholar.store.library.table import LibraryStore
 from tests.library.helpers import recorded_item
 

@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from scholar.core.catalogue import READ_ONLY_OPEN, get_tool, result_size_hint
+from scholar.core.catalogue import READ_ONLY_OPEN
 from scholar.core.config import get_settings
 from scholar.core.errors import FORBIDDEN, INVALID_ARGUMENT, NOT_FOUND, ScholarError
+from scholar.families import get_tool, result_size_hint
 from scholar.gateway.mcp.dispatch import success_result
 from scholar.gateway.mcp.tools import visible_tools
 from scholar.runtime.family import run_tool

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from functions.research.app import lambda_handler
-from scholar.core.catalogue import get_tool
 from scholar.core.errors import INVALID_ARGUMENT
+from scholar.families import get_tool
 from tests.research.helpers import route_all
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from scholar.core.catalogue import family_tools
+from scholar.families import family_tools
 from scholar.families.research.handlers import HANDLERS
 from scholar.sources.paper_search import ADAPTERS, SearchQuery
 from scholar.sources.registry import SOURCES, searchable

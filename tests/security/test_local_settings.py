@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from scholar.core.catalogue import all_tools
 from scholar.core.errors import INVALID_ARGUMENT
+from scholar.families import all_tools
 from scholar.gateway.mcp.tools import WRITE_TAG
 from scholar.sources import http
 from tests.fakes.upstream import FakeUpstream

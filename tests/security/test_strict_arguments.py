@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from scholar.core.catalogue import ToolSpec, all_tools
+from scholar.core.catalogue import ToolSpec
 from scholar.core.errors import INVALID_ARGUMENT, InvalidArgumentError
 from scholar.core.validation import validate_arguments
+from scholar.families import all_tools
 from scholar.gateway.mcp.dispatch import call_tool
 from scholar.runtime.family import run_tool
 from scholar.runtime.invocation import Invocation

@@ -1,22 +1,14 @@
-"""The tool catalogue (scholar.core.catalogue) against the families' handlers: one to one, sorted, valid schemas."""
+"""The tool catalogue (scholar.families) against the families' handlers: one to one, sorted, valid schemas."""
 
 import importlib
 
 import jsonschema
 import pytest
 
-from scholar.core.catalogue import (
-    UNKNOWN_PROFILE,
-    UNKNOWN_TOOLSET,
-    QueuedResult,
-    Selection,
-    all_tools,
-    families,
-    family_tools,
-    get_tool,
-    profiles,
-)
+from scholar.core.catalogue import UNKNOWN_PROFILE, UNKNOWN_TOOLSET, QueuedResult, Selection
 from scholar.core.errors import INVALID_ARGUMENT, NotFoundError
+from scholar.families import all_tools, families, family_tools, get_tool, profiles
+from scholar.families.profiles import refusal, tool_names
 
 TOOLS = all_tools()
 
@@ -54,13 +46,13 @@ def test_an_unknown_tool_is_none():
 
 
 def test_a_selection_naming_an_unknown_profile_or_toolset_is_refused_naming_the_known_ones():
-    profile = Selection("everything").refusal()
-    toolset = Selection(toolsets=frozenset({"arxiv", "everything"})).refusal()
+    profile = refusal(Selection("everything"))
+    toolset = refusal(Selection(toolsets=frozenset({"arxiv", "everything"})))
 
     assert (profile.code, profile.reason, profile.field) == (INVALID_ARGUMENT, UNKNOWN_PROFILE, "profile")
     assert (toolset.code, toolset.reason, toolset.field) == (INVALID_ARGUMENT, UNKNOWN_TOOLSET, "toolsets")
     assert all(name in toolset.message for name in families())
-    assert Selection().refusal() is None and Selection(toolsets=frozenset(families())).refusal() is None
+    assert refusal(Selection()) is None and refusal(Selection(toolsets=frozenset(families()))) is None
 
 
 def made_up(i: int) -> tuple[Selection, ...]:
@@ -69,15 +61,15 @@ def made_up(i: int) -> tuple[Selection, ...]:
 
 
 def test_names_a_caller_makes_up_never_grow_the_selection_memo():
-    arxiv = Selection(toolsets=frozenset({"arxiv"})).tool_names()
+    arxiv = tool_names(Selection(toolsets=frozenset({"arxiv"})))
     for selection in made_up(0):
-        selection.tool_names()
+        tool_names(selection)
     size = profiles._selected.cache_info().currsize
 
     for i in range(1, 50):
         toolset, profile_and_toolset, profile = made_up(i)
-        assert toolset.tool_names() == profile_and_toolset.tool_names() == arxiv
-        assert profile.tool_names() == frozenset()
+        assert tool_names(toolset) == tool_names(profile_and_toolset) == arxiv
+        assert tool_names(profile) == frozenset()
 
     assert profiles._selected.cache_info().currsize == size
 

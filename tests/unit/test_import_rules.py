@@ -19,13 +19,13 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from scholar.core.catalogue import families
+from scholar.families import FAMILIES as DECLARED
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "shared" / "scholar"
 AWS_SDK = ("boto3", "botocore")
 AWS_ALLOWED = ("store", "runtime", "local")
-FAMILIES = frozenset(families())
+FAMILIES = frozenset(DECLARED)
 # A placeholder in a module name built at run time (f"scholar.families.{family}.spec" → "scholar.families.{}.spec").
 ANY = "{}"
 # The packages below scholar/, from the bottom up (scholar/__init__.py, the package's docstring, sits on top).
@@ -40,11 +40,10 @@ RANKS: dict[str, tuple[tuple[str, ...], ...]] = {
     "gateway": (("bearer",), ("auth", "mcp")),
 }
 # (importing module, imported name) → why this arrow points up.
+_OWN_TOOLS = "a family function dispatches to its own tools: its HANDLERS, checked against its spec (§4)"
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("scholar.core.catalogue.registry", "scholar.families.{}.spec"):
-        "the catalogue finds each family's spec by name (§3), one family's alone for its function (cold start)",
-    ("scholar.core.docs_tools", "scholar.families.{}.reasons"): "the tool reference lists each family's reasons",
-    ("scholar.runtime.family", "scholar.families.{}.handlers"): "a family function dispatches to its own HANDLERS",
+    ("scholar.runtime.family", "scholar.families.{}.handlers"): _OWN_TOOLS,
+    ("scholar.runtime.family", "scholar.families.{}.spec"): _OWN_TOOLS,
 }
 
 
@@ -158,8 +157,10 @@ def _upward(path: Path, name: str) -> bool:
 
 
 def _family_of(name: str) -> str | None:
+    """The family a module name is in (``{}``: one known at run time); None outside a family (``scholar.families``,
+    ``scholar.families.profiles``: the floor's own modules)."""
     parts = name.split(".")
-    in_family = len(parts) > 2 and parts[:2] == ["scholar", "families"]
+    in_family = len(parts) > 2 and parts[:2] == ["scholar", "families"] and parts[2] in (*FAMILIES, ANY)
     return parts[2] if in_family else None
 
 
@@ -184,10 +185,11 @@ def _graph() -> nx.DiGraph:
     return graph
 
 
-def test_the_families_are_found():
+def test_the_families_declared_are_the_packages_with_a_spec_sorted():
+    with_spec = sorted(p.parent.name for p in (PACKAGE / "families").glob("*/spec.py"))
+    packages = sorted(p.name for p in (PACKAGE / "families").iterdir() if (p / "__init__.py").exists())
+    assert DECLARED == tuple(with_spec) == tuple(packages)
     assert {"papers", "arxiv", "books", "standards", "pdf", "tasks", "research", "patents"} <= FAMILIES
-    assert sorted(p.name for p in (PACKAGE / "families").iterdir() if (p / "spec.py").exists() or
-                  (p / "__init__.py").exists() and p.is_dir()) == sorted(FAMILIES)
 
 
 def test_every_module_has_a_floor():

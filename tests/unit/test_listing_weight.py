@@ -14,17 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis_jsonschema import from_schema
 
-from scholar.core.catalogue import (
-    ALL_PROFILE,
-    DEFAULT_PROFILE,
-    MAX_RESULT_CHARS,
-    PROFILES,
-    all_tools,
-    profile_tools,
-    result_size_hint,
-)
+from scholar.core.catalogue import ALL_PROFILE, DEFAULT_PROFILE, MAX_RESULT_CHARS, PROFILES
 from scholar.core.errors import InvalidArgumentError
 from scholar.core.validation import validate_arguments
+from scholar.families import all_tools, result_size_hint
+from scholar.families.profiles import profile_tools
 
 TOOLS = all_tools()
 DEFAULT_MAX_CHARS = 20_000

@@ -6,8 +6,8 @@ from jsonschema import Draft202012Validator
 from pydantic import BaseModel, Field
 
 from functions.arxiv.app import lambda_handler as arxiv_handler
-from scholar.core.catalogue import get_tool
 from scholar.core.errors import TOO_LARGE
+from scholar.families import get_tool
 from scholar.runtime import results
 from scholar.runtime.results import dump_result, enforce_cap, response_bytes
 from tests.arxiv.helpers import feed

@@ -1,8 +1,8 @@
 """The catalogue as a reference a person reads: each tool's parameters with types, defaults and bounds.
 
-Read by the landing page (scholar.gateway.mcp.landing) and by the docs/tools.md generator (scholar.core.docs_tools), so
-the two never disagree. Everything comes from the tools' JSON schemas (what tools/list sends), not from
-the pydantic models, so the reference describes exactly the wire contract.
+Read by the landing page (scholar.gateway.mcp.landing) and by the docs/tools.md generator
+(scholar.families.docs_tools), so the two never disagree. Everything comes from the tools' JSON schemas (what
+tools/list sends), not from the pydantic models, so the reference describes exactly the wire contract.
 """
 
 from __future__ import annotations

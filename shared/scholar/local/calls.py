@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from scholar.core.catalogue import POLL_TOOL, ToolSpec, all_tools, get_tool
+from scholar.core.catalogue import POLL_TOOL, ToolSpec
 from scholar.core.config import get_settings
 from scholar.core.content import split_extra_content
 from scholar.core.errors import InternalError, InvalidArgumentError, from_envelope
+from scholar.families import all_tools, get_tool
 from scholar.families.tasks.spec import MAX_WAIT_S
 from scholar.runtime.calls import reachable, run_tool
 

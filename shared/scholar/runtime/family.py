@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from scholar.core import aio
 from scholar.core.aio import off_loop
-from scholar.core.catalogue import CallContext, Handler, family_tools
+from scholar.core.catalogue import CallContext, Handler, ToolSpec
 from scholar.core.errors import InternalError, InvalidArgumentError, RateLimitedError, ScholarError
 from scholar.core.usage_hooks import CallRecord, recording
 from scholar.core.validation import validate_arguments
@@ -37,6 +37,13 @@ INLINE_DEADLINE_S = 24.0
 @cache
 def _module(family: str) -> Any:
     return importlib.import_module(f"scholar.families.{family}.handlers")
+
+
+@cache
+def _specs(family: str) -> dict[str, ToolSpec]:
+    """The family's own tools, read from its spec by name (as its handlers are): never another family's."""
+    specs = importlib.import_module(f"scholar.families.{family}.spec").TOOLS
+    return {spec.name: spec for spec in specs if spec.family == family}
 
 
 def handlers(family: str) -> dict[str, Handler]:
@@ -107,7 +114,7 @@ async def run_tool(family: str, invocation: Invocation) -> dict[str, Any]:
     Raises:
         ScholarError: the tool's typed failure.
     """
-    spec = family_tools(family).get(invocation.tool)
+    spec = _specs(family).get(invocation.tool)
     handler = handlers(family).get(invocation.tool)
     if spec is None or handler is None:
         raise InvalidArgumentError(f"unknown tool {invocation.tool!r} for the {family} family", field="name")

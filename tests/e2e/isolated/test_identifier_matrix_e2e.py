@@ -35,10 +35,10 @@ import anyio
 import pytest
 from mcp import Client
 
-from scholar.core.catalogue import all_tools
 from scholar.core.config import get_settings
 from scholar.core.id_forms import TAKEN_BY
 from scholar.core.ids import PAPER_KINDS, IdKind, parse_paper_id
+from scholar.families import all_tools
 from scholar.families.standards.jobs import handle_sync_event
 from tests.e2e.polling import finished
 from tests.fakes.upstream import FakeUpstream

@@ -21,7 +21,8 @@ import pytest
 from bibtexparser.bparser import BibTexParser
 from mcp import Client
 
-from scholar.core.catalogue import DEFAULT_PROFILE, profile_tools
+from scholar.core.catalogue import DEFAULT_PROFILE
+from scholar.families.profiles import profile_tools
 from scholar.services.pdftext.convert import convert_pdf
 from tests.e2e.polling import call_ok, outcome
 from tests.fakes.upstream import FakeUpstream

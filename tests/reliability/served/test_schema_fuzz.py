@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator
 
-from scholar.core.catalogue import all_tools
 from scholar.core.errors import INTERNAL, INVALID_ARGUMENT
+from scholar.families import all_tools
 from tests.reliability.harness import HEADERS, Answer, call
 
 pytestmark = pytest.mark.e2e

@@ -7,8 +7,9 @@ Each family declares its tools in ``scholar/families/<family>/spec.py`` as ``TOO
 A test asserts the two match one to one.
 
 The package by job, bottom up: ``schema`` (a model as the JSON schema a client reads), ``spec`` (``ToolSpec`` and
-the types a tool is declared with), ``registry`` (every family's specs, found by name), ``profiles`` (what a
-connection lists: profiles, toolsets, their selection). The names below are its API.
+the types a tool is declared with), ``profiles`` (what a connection lists: profiles, toolsets, their selection).
+The names below are its API: types and data only. The families themselves, and every function that reads their
+specs, are at their own floor (``scholar.families``, ``scholar.families.profiles``).
 """
 
 from scholar.core.catalogue.profiles import (
@@ -20,10 +21,7 @@ from scholar.core.catalogue.profiles import (
     UNKNOWN_TOOLSET,
     Profile,
     Selection,
-    listing_of,
-    profile_tools,
 )
-from scholar.core.catalogue.registry import all_tools, families, family_tools, get_tool, result_size_hint
 from scholar.core.catalogue.spec import (
     MAX_RESULT_CHARS,
     READ_ONLY_LOCAL,
@@ -61,14 +59,7 @@ __all__ = [
     "TaskSupport",
     "ToolInput",
     "ToolSpec",
-    "all_tools",
     "args_only",
-    "families",
-    "family_tools",
-    "get_tool",
-    "listing_of",
-    "profile_tools",
-    "result_size_hint",
     "spec_maker",
     "text_argument",
 ]

@@ -132,7 +132,7 @@ def missing_scope(scope: dict[str, Any], message: Any) -> Challenge | None:
         return next((denied for part in message if (denied := missing_scope(scope, part)) is not None), None)
     if granted is None or not isinstance(message, dict) or message.get("method") != "tools/call":
         return None
-    from scholar.core.catalogue import get_tool  # noqa: PLC0415  # the catalogue is loaded by then
+    from scholar.families import get_tool  # noqa: PLC0415  # the catalogue is loaded by then
 
     params = message.get("params") if isinstance(message.get("params"), dict) else {}
     spec = get_tool(str(params.get("name", "")))

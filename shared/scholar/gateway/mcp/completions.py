@@ -18,10 +18,11 @@ from typing import Any
 from mcp import types
 from mcp.shared.exceptions import MCPError
 
-from scholar.core.catalogue import Selection, all_tools, families
+from scholar.core.catalogue import Selection
 from scholar.core.config import Settings
 from scholar.core.resource_actions import COMPLETE_ACTION, Completions, complete_from
 from scholar.core.resource_uris import template_named
+from scholar.families import all_tools, families
 from scholar.gateway.mcp.actions import research_action
 from scholar.gateway.mcp.prompts import Prompt, get_prompt_spec, placeholder_of
 

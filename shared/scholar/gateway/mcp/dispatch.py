@@ -9,10 +9,11 @@ from typing import Any
 import anyio
 from mcp import types
 
-from scholar.core.catalogue import ALL_PROFILE, Selection, ToolSpec, listing_of
+from scholar.core.catalogue import ALL_PROFILE, Selection, ToolSpec
 from scholar.core.config import get_settings
 from scholar.core.content import split_extra_content
 from scholar.core.errors import InternalError, InvalidArgumentError, ScholarError, envelope
+from scholar.families.profiles import listing_of, refusal, tool_names
 from scholar.runtime.calls import reachable, run_tool
 from scholar.runtime.invocation import Outcome
 
@@ -90,9 +91,9 @@ async def call_tool(
         return error_result(
             InvalidArgumentError(f"unknown tool {name!r}; call tools/list for the available tools", field="name")
         )
-    if selection is not None and (refused := selection.refusal()) is not None:
+    if selection is not None and (refused := refusal(selection)) is not None:
         return error_result(refused)
-    if selection is not None and spec.name not in selection.tool_names():
+    if selection is not None and spec.name not in tool_names(selection):
         return error_result(not_listed(spec, selection))
     try:
         if one_request_at_a_time:

@@ -15,7 +15,7 @@ from typing import Any
 
 from mangum import Mangum
 
-from scholar.core.catalogue import all_tools
+from scholar.families import all_tools
 from scholar.gateway.mcp.app import create_app
 from scholar.gateway.mcp.tools import wire_tools
 from scholar.runtime.observability import get_tracer

@@ -22,9 +22,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from scholar.core.catalogue import PROFILES, Selection, families, profile_tools
+from scholar.core.catalogue import PROFILES, Selection
 from scholar.core.config import Settings, get_settings
 from scholar.core.reference import ToolReference, tool_reference
+from scholar.families import families
+from scholar.families.profiles import profile_tools, refusal, tool_names
 from scholar.gateway.bearer.urls import base_path
 from scholar.gateway.mcp.server import (
     INSTRUCTIONS,
@@ -93,7 +95,7 @@ async def respond(scope: Mapping[str, Any], send: Any) -> None:
     A URL naming a profile or toolset no catalogue defines is answered 400 with the refusal tools/list gives it,
     before anything is rendered or cached.
     """
-    refused = requested_selection(dict(scope)).refusal()
+    refused = refusal(requested_selection(dict(scope)))
     if refused is not None:
         status, page, kind, caching = 400, refused.message.encode(), b"text/plain; charset=utf-8", b"no-store"
     else:
@@ -174,7 +176,7 @@ def profile_views(settings: Settings) -> list[ProfileView]:
 def render_page(settings: Settings, selection: Selection, url: str, statuses: list[SourceStatus]) -> str:
     """The HTML page (pure: no request, no cache)."""
     refs = [tool_reference(spec) for spec in visible_tools(settings, selection)]
-    unlisted = sorted(spec.name for spec in visible_tools(settings, None) if spec.name not in selection.tool_names())
+    unlisted = sorted(spec.name for spec in visible_tools(settings, None) if spec.name not in tool_names(selection))
     groups: dict[str, list[ToolReference]] = {family: [] for family in families()}
     for ref in refs:
         groups.setdefault(ref.family, []).append(ref)

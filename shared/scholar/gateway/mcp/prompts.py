@@ -22,11 +22,12 @@ from typing import Any, Literal
 from mcp import types
 from mcp.shared.exceptions import MCPError
 
-from scholar.core.catalogue import ALL_PROFILE, Selection, ToolSpec, all_tools, families
+from scholar.core.catalogue import ALL_PROFILE, Selection, ToolSpec
 from scholar.core.config import Settings
 from scholar.core.errors import InvalidArgumentError
 from scholar.core.numerals import ascii_int
 from scholar.core.validation import validate_arguments
+from scholar.families import all_tools, families
 from scholar.gateway.mcp.tools import CATALOGUE_TTL_MS, visible
 
 _PLACEHOLDER = re.compile(r"^\{([a-z_]+)(\??)\}$")

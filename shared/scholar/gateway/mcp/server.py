@@ -18,8 +18,10 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding, compose_tool_call_handler
 from mcp.shared.exceptions import MCPError
 
-from scholar.core.catalogue import PROFILES, Selection, all_tools, families, get_tool
+from scholar.core.catalogue import PROFILES, Selection
 from scholar.core.config import get_settings, parse_toolsets
+from scholar.families import all_tools, families, get_tool
+from scholar.families.profiles import refusal
 from scholar.gateway.mcp.dispatch import call_tool
 from scholar.gateway.mcp.principal import LOCAL_PRINCIPAL, principal_from_scope
 from scholar.gateway.mcp.stored_listing import StoredListings
@@ -78,7 +80,7 @@ def _listing(names: tuple[str, ...]) -> dict[str, Any]:
 
 def tools_listing(selection: Selection) -> dict[str, Any]:
     """The tools/list result of a connection's ``selection`` (a refused one: ``MCPError``, -32602)."""
-    if (refused := selection.refusal()) is not None:
+    if (refused := refusal(selection)) is not None:
         raise MCPError(code=types.INVALID_PARAMS, message=refused.message,
                        data={"profiles": list(PROFILES), "toolsets": list(families())})
     specs = visible_tools(get_settings(), selection)

@@ -7,8 +7,10 @@ from functools import cache
 
 from mcp import types
 
-from scholar.core.catalogue import Selection, ToolSpec, all_tools, result_size_hint
+from scholar.core.catalogue import Selection, ToolSpec
 from scholar.core.config import Settings
+from scholar.families import all_tools, result_size_hint
+from scholar.families.profiles import tool_names
 from scholar.runtime.calls import WRITE_TAG, reachable  # noqa: F401  # WRITE_TAG: re-exported for its users
 
 # How long a client may keep catalogue data (tools/list, prompts/list, resource templates): it changes only with a
@@ -20,7 +22,7 @@ MAX_RESULT_META = "anthropic/maxResultSizeChars"
 
 def visible(spec: ToolSpec, settings: Settings, selection: Selection | None) -> bool:
     """Listed: reachable, and in the connection's selection (``None``: no selection filter, every reachable tool)."""
-    return reachable(spec, settings) and (selection is None or spec.name in selection.tool_names())
+    return reachable(spec, settings) and (selection is None or spec.name in tool_names(selection))
 
 
 def visible_tools(settings: Settings, selection: Selection | None) -> list[ToolSpec]:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from importlib import metadata
 
-from scholar.core.catalogue import MAX_RESULT_CHARS, PROFILES, Selection, all_tools, families, profile_tools
+from scholar.core.catalogue import MAX_RESULT_CHARS, PROFILES, Selection
 from scholar.core.config import Settings, get_settings
+from scholar.families import all_tools, families
+from scholar.families.profiles import profile_tools, tool_names
 from scholar.families.research.operations.spec import FamilyInfo, ProfileInfo, ServerInfo, SourceInfo
 from scholar.services.health.records import hash_principal
 from scholar.sources import openalex, s2
@@ -88,7 +90,7 @@ def server_info(principal: str) -> ServerInfo:
     tools = all_tools()
     # The deployment's own selection: a connection's URL (?profile=, ?toolsets=) never reaches a family function.
     selection = Selection(settings.profile, settings.toolsets)
-    listed = {tools[name].family for name in selection.tool_names()}
+    listed = {tools[name].family for name in tool_names(selection)}
     return ServerInfo(
         name="scholar-mcp",
         version=_version(),

@@ -21,7 +21,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from scholar.core.catalogue import get_tool
+from scholar.families import get_tool
 from scholar.gateway.mcp.task_protocol.shared import (
     TaskView,
     caller,

@@ -1,7 +1,9 @@
-"""docs/tools.md, generated from the catalogue: ``python -m scholar.core.docs_tools`` (``--check`` fails when stale).
+"""docs/tools.md, generated from the catalogue: ``python -m scholar.families.docs_tools`` (``--check`` fails when
+stale).
 
-A developer tool, never imported by a function. It describes every tool of the catalogue (not only those a
-deployment shows) through scholar.core.reference, the same reading the landing page uses.
+A developer tool, never imported by a function; it sits with the families, whose specs and reasons it reads. It
+describes every tool of the catalogue (not only those a deployment shows) through scholar.core.reference, the same
+reading the landing page uses.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ import sys
 from pathlib import Path
 from typing import get_args
 
-from scholar.core.catalogue import PROFILES, all_tools, families, listing_of, profile_tools, result_size_hint
+from scholar.core.catalogue import PROFILES
 from scholar.core.errors import ErrorCode
 from scholar.core.reference import ToolReference, tool_reference
+from scholar.families import all_tools, families, result_size_hint
+from scholar.families.profiles import listing_of, profile_tools
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "tools.md"
-COMMAND = "python -m scholar.core.docs_tools"
+COMMAND = "python -m scholar.families.docs_tools"
 ERROR_CODES: tuple[str, ...] = get_args(ErrorCode)
 OPEN_WORLD_CODES = ("not_found", "rate_limited", "upstream_error", "timeout")
 
