@@ -18,7 +18,7 @@ from functools import partial
 from typing import Any
 
 import scholar.services.health.recorder  # noqa: F401  # registers usage recording with scholar.core.usage_hooks
-from scholar.core.catalogue import families
+from scholar.families import FAMILIES
 from scholar.runtime.family import dispatch
 
 __all__ = ["FUNCTIONS", "lambda_handler", "run"]
@@ -45,7 +45,7 @@ def _probe(event: dict[str, Any], context: Any) -> Any:
 
 
 FUNCTIONS: dict[str, Call] = {
-    **{family: partial(_family, family) for family in families()},
+    **{family: partial(_family, family) for family in FAMILIES},
     "pipeline": partial(_family, "pdf"),
     "standards_sync": _standards_sync,
     "probe": _probe,
