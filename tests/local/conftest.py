@@ -18,7 +18,7 @@ import pytest
 
 from scholar.core.config import get_settings
 from tests.fakes.upstream import FakeUpstream
-from tests.fixtures.servers import REPO, fake_upstream_fixture
+from tests.fixtures.servers import fake_upstream_fixture
 
 BACKENDS = ("local",)
 
@@ -34,9 +34,9 @@ class Machine:
     env: dict[str, str]
 
     def child_env(self) -> dict[str, str]:
-        """The environment of a ``scholar`` child process: this one's, the machine's settings, this checkout first."""
-        path = os.pathsep.join([str(REPO / "shared"), str(REPO)])
-        return {**os.environ, **self.env, "PYTHONPATH": path}
+        """The environment of a ``scholar`` child process: this one's and the machine's settings, with nothing on
+        ``PYTHONPATH`` (the package comes from the environment's install, as a user's does)."""
+        return {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, **self.env}
 
     def command(self, *args: str) -> list[str]:
         """``scholar ARGS`` as this checkout runs it (``python -m scholar.local``)."""

@@ -58,7 +58,7 @@ def test_toolsets_narrow_the_stdio_listing_as_they_do_on_http(machine):
 @pytest.mark.skipif(NPX is None, reason="npx (Node.js) is not installed: the Inspector CLI cannot run")
 def test_the_inspector_cli_speaks_to_scholar_mcp_over_stdio(machine):
     settings = [arg for name, value in machine.child_env().items()
-                if name.startswith(("SCHOLAR_", "PYTHONPATH")) for arg in ("-e", f"{name}={value}")]
+                if name.startswith("SCHOLAR_") for arg in ("-e", f"{name}={value}")]
     command = machine.command("mcp", "--profile", "all")
 
     def inspector(*args: str) -> dict:

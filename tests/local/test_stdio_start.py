@@ -18,7 +18,6 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from scholar.families import FAMILIES
-from tests.fixtures.servers import REPO
 
 START_TIMEOUT_S = 120
 # Runs `scholar mcp` in this process and writes its modules to MODULES_FILE when it exits.
@@ -37,7 +36,8 @@ NOT_FROM_A_KEPT_LISTING = ("botocore", "scholar.services", "scholar.sources",
 
 def _session(home: Path, modules: Path) -> list[dict]:
     env = {name: value for name, value in os.environ.items() if not name.startswith("SCHOLAR_")}
-    env.update(PYTHONPATH=os.pathsep.join([str(REPO / "shared"), str(REPO)]), SCHOLAR_HOME=str(home),
+    env.pop("PYTHONPATH", None)
+    env.update(SCHOLAR_HOME=str(home),
                SCHOLAR_BACKEND="local", MODULES_FILE=str(modules))
 
     async def listing() -> list[dict]:
