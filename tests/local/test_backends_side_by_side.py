@@ -97,3 +97,22 @@ def test_a_local_call_prints_nothing_and_never_loads_lambda_machinery(machine: M
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout == ""
     assert done.stderr.strip() == "loaded: []"
+
+
+def test_what_one_backend_holds_in_memory_never_answers_for_another(tmp_path: Path):
+    from scholar.local.machine import open_machine
+    from scholar.store.cache import Cache
+
+    first, second = open_machine(tmp_path / "first"), open_machine(tmp_path / "second")
+    try:
+        with backend.using(first.context):
+            Cache().put("record", "the-key", {"title": "first's"})  # kept in memory too: a warm repeat is free
+            assert Cache().get("record", "the-key") == {"title": "first's"}
+        with backend.using(second.context):  # the same table name and key, another folder
+            assert Cache().get("record", "the-key") is None
+            Cache().put("record", "the-key", {"title": "second's"})
+        with backend.using(first.context):
+            assert Cache().get("record", "the-key") == {"title": "first's"}
+    finally:
+        first.close()
+        second.close()
