@@ -157,7 +157,8 @@ def _identifier(item: LibraryItem) -> str | None:
     except (InvalidIdError, ValueError):
         return None
     if asked is None:
-        return f"doi:{paper.externalIds['DOI']}" if (paper.externalIds or {}).get("DOI") else None
+        doi = (paper.externalIds or {}).get("DOI")
+        return f"doi:{doi}" if doi else None
     return identity_of(paper, asked)
 
 

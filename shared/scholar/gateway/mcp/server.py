@@ -186,11 +186,13 @@ def build_server(*, stored_listings: StoredListings | None = None) -> Server:
     Args:
         stored_listings: where tools/list answers outlive the process (``scholar mcp``: the data folder's).
     """
+    list_tools = on_list_tools if stored_listings is None else _stored_list_tools(stored_listings)
     server = Server(
         SERVER_NAME,
         version=SERVER_VERSION,
         instructions=INSTRUCTIONS,
-        on_list_tools=on_list_tools if stored_listings is None else _stored_list_tools(stored_listings),
+        # The SDK's annotation names the model only; it sends a dict result as it is (mcp.server.runner._dump_result).
+        on_list_tools=list_tools,  # type: ignore[arg-type]  # a dict: the listing's exact JSON, no model round trip
         on_call_tool=on_call_tool,
         on_list_resources=on_list_resources,
         on_list_resource_templates=on_list_resource_templates,

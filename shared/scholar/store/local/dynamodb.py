@@ -40,7 +40,9 @@ class KeySchema:
 
 
 def _failure(code: str, message: str, operation: str, **extra: Any) -> ClientError:
-    return ClientError({"Error": {"Code": code, "Message": message}, **extra}, operation)
+    # ``extra``: what DynamoDB adds to the error (the old Item, CancellationReasons).
+    response: dict[str, Any] = {"Error": {"Code": code, "Message": message}, **extra}
+    return ClientError(response, operation)  # type: ignore[arg-type]  # botocore-stubs' TypedDict lacks Item
 
 
 def _encode(item: Item) -> str:
