@@ -8,7 +8,7 @@ import pytest
 from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND
 from scholar.store.library.table import LibraryStore
 from tests.library.corpus import items
-from tests.library.tools import call, fresh_index  # noqa: F401  (fixture)
+from tests.library.tools import call, fresh_index  # noqa: F401  # fresh_index: a fixture the tests name
 from tests.store.content import put_pdf
 
 pytestmark = pytest.mark.usefixtures("library_table", "fresh_index")

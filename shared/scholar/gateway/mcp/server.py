@@ -117,7 +117,7 @@ async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.C
 
 async def on_list_resources(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
     # The resources, prompts and completions are imported by the first request for them: `scholar mcp` starts without.
-    from scholar.gateway.mcp import resources  # noqa: PLC0415
+    from scholar.gateway.mcp import resources  # noqa: PLC0415  # by the first request for it
 
     return await resources.list_resources(ctx, _caller(_request_scope(ctx)), params.cursor if params else None)
 
@@ -125,31 +125,31 @@ async def on_list_resources(ctx: Any, params: types.PaginatedRequestParams | Non
 async def on_list_resource_templates(
     ctx: Any, params: types.PaginatedRequestParams | None
 ) -> types.ListResourceTemplatesResult:
-    from scholar.gateway.mcp import resources  # noqa: PLC0415
+    from scholar.gateway.mcp import resources  # noqa: PLC0415  # by the first request for it
 
     return resources.list_templates()
 
 
 async def on_read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-    from scholar.gateway.mcp import resources  # noqa: PLC0415
+    from scholar.gateway.mcp import resources  # noqa: PLC0415  # by the first request for it
 
     return await resources.read_resource(ctx, _caller(_request_scope(ctx)), params.uri)
 
 
 async def on_list_prompts(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
-    from scholar.gateway.mcp import prompts  # noqa: PLC0415
+    from scholar.gateway.mcp import prompts  # noqa: PLC0415  # by the first request for it
 
     return prompts.list_prompts(get_settings(), requested_selection(_request_scope(ctx)))
 
 
 async def on_get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-    from scholar.gateway.mcp import prompts  # noqa: PLC0415
+    from scholar.gateway.mcp import prompts  # noqa: PLC0415  # by the first request for it
 
     return prompts.get_prompt(params.name, params.arguments, get_settings(), requested_selection(_request_scope(ctx)))
 
 
 async def on_completion(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
-    from scholar.gateway.mcp import completions  # noqa: PLC0415
+    from scholar.gateway.mcp import completions  # noqa: PLC0415  # by the first request for it
 
     scope = _request_scope(ctx)
     return await completions.complete(ctx, _caller(scope), params, get_settings(), requested_selection(scope))

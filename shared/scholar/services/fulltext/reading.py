@@ -231,8 +231,7 @@ def _section_answer(options: ReadOptions, base: dict[str, Any], markdown: str,
 
 def _figure_answer(options: ReadOptions, base: dict[str, Any], markdown: str,
                    all_pages: list[outline.Page]) -> ReadPaperResult:
-    # Deliberately lazy: pdfium's figure finder (and Pillow) load only when a figure is asked for.
-    from scholar.services.pdftext import figures  # noqa: PLC0415
+    from scholar.services.pdftext import figures  # noqa: PLC0415  # pdfium's figure finder, Pillow: for a figure only
 
     label = asked_label(options)
     if label is None:
