@@ -52,11 +52,13 @@ TEST_WORKERS ?= 2
 test: $(VENV)/.installed $(TOOLS)/.installed $(CHECKOV)/.installed
 	SCHOLAR_TOOLS_BIN=$(abspath $(TOOLS))/bin $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-lint: $(TOOLS)/.installed $(CHECKOV)/.installed
+# mypy is the project venv's (the dev extra pins it with the stubs): [tool.mypy] in pyproject.toml says what it checks.
+lint: $(VENV)/.installed $(TOOLS)/.installed $(CHECKOV)/.installed
 	$(SAM) validate --lint --template template.yaml
 	$(TOOLS)/bin/cfn-lint template.yaml
 	$(CHECKOV)/bin/checkov -f template.yaml --framework cloudformation --skip-download --quiet --compact
 	$(TOOLS)/bin/ruff check shared functions tests benchmarks
+	$(PY) -m mypy --cache-dir .cache/mypy
 
 # The .pyc step runs the project's own Python: a fresh clone needs the venv first.
 build: $(VENV)/.installed $(TOOLS)/.installed

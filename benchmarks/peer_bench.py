@@ -123,7 +123,8 @@ def peer_python() -> Path:
     """The peer venv's interpreter, creating the venv and installing the peer on first use."""
     python = PEER_VENV / "bin" / "python"
     if not python.exists():
-        subprocess.run([sys._base_executable, "-m", "venv", str(PEER_VENV)], check=True)  # noqa: SLF001  the real interpreter, not ours
+        # sys._base_executable: the real interpreter, not ours.
+        subprocess.run([sys._base_executable, "-m", "venv", str(PEER_VENV)], check=True)
     check = subprocess.run([str(python), "-c", "import scholar_mcp"], capture_output=True)
     if check.returncode != 0:
         subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", PEER], check=True)

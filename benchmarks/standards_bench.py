@@ -268,7 +268,7 @@ def _upstream_files(upstream: Path) -> dict[str, bytes]:
     return files
 
 
-def _serve(files: dict[str, bytes], request) -> object:  # noqa: ANN001  # httpx.Request → httpx.Response
+def _serve(files: dict[str, bytes], request) -> object:  # httpx.Request → httpx.Response
     import httpx
 
     body = files.get(request.url.path)

@@ -86,7 +86,7 @@ class MemoryKeyring:
 
 @pytest.fixture(autouse=True)
 def memory_keyring(monkeypatch: pytest.MonkeyPatch) -> MemoryKeyring:
-    import keyring  # noqa: PLC0415  # the local extra's package, only where a test needs it
+    import keyring  # the local extra's package, only where a test needs it
 
     backend = MemoryKeyring()
     monkeypatch.setattr(keyring, "get_password", backend.get_password)

@@ -123,7 +123,7 @@ def test_on_one_machine_the_key_comes_from_the_environment_else_the_keyring(
 
 
 def test_a_long_push_called_directly_is_queued_with_the_same_arguments(alice, fake, lambda_context, monkeypatch):
-    from scholar.families.research.connectors import handlers  # noqa: PLC0415  # its one queue call is observed
+    from scholar.families.research.connectors import handlers  # its one queue call is observed
 
     queued: list[tuple[str, dict, str]] = []
 

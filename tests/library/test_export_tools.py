@@ -12,7 +12,7 @@ from scholar.core.errors import NOT_FOUND
 from scholar.services.library.keys import caller_digest
 from scholar.store.library.table import LibraryStore
 from tests.library.corpus import items
-from tests.library.tools import call, fresh_index  # noqa: F401  (fixture)
+from tests.library.tools import call, fresh_index  # noqa: F401  # fresh_index: a fixture the tests name
 from tests.papers.test_generate_citations import csl_schema, parse_bibtex
 
 pytestmark = pytest.mark.usefixtures("library_table", "fresh_index")

@@ -9,7 +9,7 @@ from scholar.services.fulltext.artifacts import put_markdown
 from scholar.store.library.table import LibraryStore
 from tests.library.corpus import items
 from tests.library.test_index import BODY_WORD, converted_markdown
-from tests.library.tools import call, fresh_index  # noqa: F401  (fixture)
+from tests.library.tools import call, fresh_index  # noqa: F401  # fresh_index: a fixture the tests name
 
 pytestmark = pytest.mark.usefixtures("library_table", "fresh_index")
 ALICE, BOB = "apikey:alice", "apikey:bob"

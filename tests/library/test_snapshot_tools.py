@@ -8,7 +8,7 @@ import pytest
 from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND
 from scholar.store.library.table import LibraryStore
 from tests.library.corpus import items
-from tests.library.tools import call, fresh_index  # noqa: F401  (fixture)
+from tests.library.tools import call, fresh_index  # noqa: F401  # fresh_index: a fixture the tests name
 from tests.store.content import put_pdf
 
 pytestmark = pytest.mark.usefixtures("library_table", "fresh_index")
@@ -64,7 +64,7 @@ def test_a_bad_line_names_its_number_and_nothing_is_written():
 
 
 def test_an_imported_item_s_pdf_stored_in_this_deployment_is_kept_not_left_to_the_cache(aws):
-    from scholar.store.library.models import PdfVersion  # noqa: PLC0415
+    from scholar.store.library.models import PdfVersion
 
     key = put_pdf(b"%PDF-1.7 an imported paper (synthetic bytes)")
     sha = key.removeprefix("pdfs/").removesuffix(".pdf")

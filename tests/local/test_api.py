@@ -41,7 +41,7 @@ def test_a_method_per_tool_with_its_parameters_and_description(scholar_api):
     assert signature.parameters["identifier"].kind is inspect.Parameter.KEYWORD_ONLY
     assert method.__doc__.startswith("Full metadata of one paper")
     with pytest.raises(AttributeError):
-        scholar_api.no_such_tool  # noqa: B018
+        scholar_api.no_such_tool  # noqa: B018  # reading the attribute is what must fail
 
 
 def test_methods_return_the_tools_dict_and_raise_the_error_of_its_code(scholar_api):

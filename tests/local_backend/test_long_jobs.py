@@ -157,9 +157,9 @@ def test_fetch_and_convert_runs_the_pipeline_in_process_and_keeps_the_pdf_as_a_f
 
 def start_job(home: Path) -> str:
     """A process that started a long execution and two running tasks, killed with SIGKILL; the execution's ARN."""
-    import os  # noqa: PLC0415  # only the subprocess's environment needs it
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
+    import os  # only the subprocess's environment needs it
+    import subprocess
+    import sys
 
     env = {**os.environ, "PYTHONPATH": f"{REPO / 'shared'}{os.pathsep}{REPO}"}
     process = subprocess.Popen([sys.executable, "-m", "tests.local_backend.machine_script", str(home), "job"],
@@ -187,7 +187,7 @@ def test_a_job_cut_off_by_a_killed_process_is_resumed_and_an_inline_task_ended_t
 def test_a_job_cut_off_too_often_is_ended_failed_and_its_task_with_it(tmp_path):
     home = tmp_path / "home"
     execution = start_job(home)
-    from scholar.store.local.database import Database  # noqa: PLC0415  # the raw rows, as a third process sees them
+    from scholar.store.local.database import Database  # the raw rows, as a third process sees them
 
     database = Database(home)
     with database.write() as db:
@@ -208,8 +208,8 @@ def test_a_second_process_does_not_take_over_the_jobs_of_a_live_one(tmp_path):
         definition = json.dumps({"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 600, "End": True}}})
         arn = sfn.create_state_machine(name="waits", definition=definition)["stateMachineArn"]
         execution = sfn.start_execution(stateMachineArn=arn, name="live", input="{}")["executionArn"]
-        from scholar.runtime.local_executions import LocalStepFunctions  # noqa: PLC0415
-        from scholar.store.local.database import Database  # noqa: PLC0415
+        from scholar.runtime.local_executions import LocalStepFunctions
+        from scholar.store.local.database import Database
 
         other = Database(home)
         try:
@@ -222,10 +222,10 @@ def test_a_second_process_does_not_take_over_the_jobs_of_a_live_one(tmp_path):
 # -- the standards sync ------------------------------------------------------------------------------------------
 
 def test_the_standards_sync_runs_in_process_and_publishes_its_catalogue_as_a_file(upstream, env, tmp_path):
-    from scholar.families.standards import retry, service  # noqa: PLC0415  # the standards family's own state
-    from scholar.families.standards.storage import IndexStore  # noqa: PLC0415
-    from tests.standards.test_sync import SCHEDULED_EVENT  # noqa: PLC0415
-    from tests.standards.upstream_routes import mount  # noqa: PLC0415
+    from scholar.families.standards import retry, service  # the standards family's own state
+    from scholar.families.standards.storage import IndexStore
+    from tests.standards.test_sync import SCHEDULED_EVENT
+    from tests.standards.upstream_routes import mount
 
     env.set(SCHOLAR_RETRY_BUDGET_S="0")  # a recorded 5xx is final here, as in tests/standards
     mount(upstream, fixtures_dir() / "upstream")

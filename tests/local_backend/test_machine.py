@@ -182,7 +182,7 @@ def test_the_signing_key_is_made_readable_only_by_its_user_and_refused_once_othe
 
 
 def test_the_backend_is_chosen_once_and_left_on_exit(tmp_path):
-    from scholar.core.config import get_settings  # noqa: PLC0415  # read inside and outside the block
+    from scholar.core.config import get_settings  # read inside and outside the block
 
     with local_backend(tmp_path / "home") as machine:
         assert get_settings().backend == "local" and get_settings().home == machine.home
@@ -195,9 +195,9 @@ def test_usage_rows_queued_behind_a_call_are_written_to_this_folder_before_the_b
     """A tool's usage rows are written behind its answer, on a thread; the backend used to let go of its clients
     before waiting for them, so rows still queued at exit went to boto3 (imported on the local backend) and were
     lost. A slow write stands in for rows still queued when the block ends."""
-    import time  # noqa: PLC0415
+    import time
 
-    from scholar.store import usage  # noqa: PLC0415  # inside: the module's writer thread is the subject
+    from scholar.store import usage  # inside: the module's writer thread is the subject
 
     monkeypatch.setenv("AWS_ENDPOINT_URL", CLOSED)  # were the rows sent to AWS, nothing leaves this machine
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
@@ -220,10 +220,10 @@ def test_usage_rows_queued_behind_a_call_are_written_to_this_folder_before_the_b
     assert [(row.source, row.token, row.doc) for row in rows] == [("crossref", "t1", {"ok": True})]
 
 def test_an_access_token_signed_on_one_machine_verifies_with_the_key_files_public_half(tmp_path):
-    from scholar.core import aio  # noqa: PLC0415  # OAuth mode only
-    from scholar.core.config import get_settings  # noqa: PLC0415
-    from scholar.gateway.auth.minting import mint_access_token  # noqa: PLC0415
-    from scholar.gateway.bearer.verify import load_key, verify_access_token  # noqa: PLC0415
+    from scholar.core import aio  # OAuth mode only
+    from scholar.core.config import get_settings
+    from scholar.gateway.auth.minting import mint_access_token
+    from scholar.gateway.bearer.verify import load_key, verify_access_token
 
     with local_backend(tmp_path / "home") as machine:
         key_id = get_settings().oauth.signing_key

@@ -64,7 +64,7 @@ class DocumentServer:
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802  # http.server's name
+            def do_GET(self) -> None:  # http.server's name
                 owner.hits.append(self.path)
                 body, headers = owner.documents.get(self.path, (b'{"error": "not found"}', {}))
                 self.send_response(200 if self.path in owner.documents else 404)

@@ -25,7 +25,7 @@ def ops_fixture(name: str) -> bytes:
     return read_fixture(EP + name)
 
 
-def run(coro_fn, *args):  # noqa: ANN001, ANN201 - a thin test shortcut around anyio.run
+def run(coro_fn, *args):  # a thin test shortcut around anyio.run
     return anyio.run(coro_fn, *args)
 
 

@@ -238,7 +238,7 @@ def loopback_server() -> Iterator[tuple[str, list[str]]]:
     seen: list[str] = []
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        def do_GET(self) -> None:  # http.server's naming
             seen.append(self.path)
             self.send_response(200)
             self.send_header("Content-Type", "application/pdf")

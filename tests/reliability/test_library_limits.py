@@ -27,7 +27,7 @@ from scholar.store.library.bounds import LIMITS, MAX_ABSTRACT_CHARS, MAX_AUTHORS
 from scholar.store.library.rows import ITEM
 from scholar.store.library.table import LibraryStore
 from tests.library.corpus import MemoryLibrary, items
-from tests.library.tools import call, fresh_index  # noqa: F401  (fixture)
+from tests.library.tools import call, fresh_index  # noqa: F401  # fresh_index: a fixture the tests name
 
 ALICE, BOB = "apikey:alice", "apikey:bob"
 PNAS_DOI = "10.1073/pnas.1414271111"

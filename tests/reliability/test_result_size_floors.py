@@ -72,8 +72,8 @@ def _resolved(raw: str, paper: Any) -> ResolvedItem:
 
 
 def _collaboration_paper() -> Any:
-    from scholar.core.paper_mapping import from_s2  # noqa: PLC0415
-    from scholar.families.papers.fields import FULL  # noqa: PLC0415
+    from scholar.core.paper_mapping import from_s2
+    from scholar.families.papers.fields import FULL
 
     return from_s2(collaboration_row(), FULL)
 
@@ -122,7 +122,7 @@ def test_a_batch_that_fits_is_left_whole():
 
 
 def test_a_library_record_at_every_bound_is_shortened_step_by_step_and_says_so():
-    from tests.reliability.test_result_size_table import library_item  # noqa: PLC0415  # the item at its bounds
+    from tests.reliability.test_result_size_table import library_item  # the item at its bounds
 
     item = library_item()
     record = record_of(item)

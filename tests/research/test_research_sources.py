@@ -83,7 +83,7 @@ def test_europepmc_search_asks_for_core_results_and_maps_pmids_and_abstracts(ups
 
 def test_europepmc_people_are_given_names_first_so_the_surname_is_the_last_word():
     """Europe PMC's fullName is "Schoenfeld JD": read as written, every citation style made "JD" the surname."""
-    from scholar.core.paper_mapping import from_europepmc  # noqa: PLC0415
+    from scholar.core.paper_mapping import from_europepmc
 
     core = recorded_json("europepmc/search_cancer_core.json")["resultList"]["result"][0]
     names = [a.name for a in from_europepmc(core).authors or []]

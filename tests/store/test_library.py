@@ -82,7 +82,7 @@ def test_twenty_threads_adding_different_papers_lose_no_item():
     def add(n: int) -> None:
         try:
             LibraryStore("alice").put(recorded_item(n))
-        except BaseException as exc:  # noqa: BLE001  collected and asserted below
+        except BaseException as exc:  # noqa: BLE001  # collected and asserted below
             errors.append(exc)
 
     threads = [threading.Thread(target=add, args=(n,)) for n in range(20)]

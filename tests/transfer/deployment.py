@@ -38,9 +38,9 @@ def running_deployment(fake_upstream: FakeUpstream, folder: Any,
                        settings: Mapping[str, str] | None = None) -> Iterator[Any]:
     """The local stack behind the key guard, with these more ``settings``; ``.key`` is a key it admits and
     ``.new_key()`` makes another (a caller with an empty library)."""
-    from scholar.local.server import LocalServer, _gateway_app  # noqa: PLC0415  # starts moto: only here
-    from scholar.local.serving import KeyGuard  # noqa: PLC0415
-    from scholar.store import aws as aws_clients  # noqa: PLC0415
+    from scholar.local.server import LocalServer, _gateway_app  # starts moto: only here
+    from scholar.local.serving import KeyGuard
+    from scholar.store import aws as aws_clients
 
     patch = pytest.MonkeyPatch()
     patch.setenv("SCHOLAR_HOME", str(folder))  # where the guard reads keys
@@ -65,11 +65,11 @@ def running_deployment(fake_upstream: FakeUpstream, folder: Any,
 def stop_serving(server: Any) -> None:
     """The deployment goes away: its HTTP front stops at once (connections are refused from now on, an open stream
     is dropped); its storage stays, for the test to read in this process."""
-    front = server._server  # noqa: SLF001  # LocalServer stops both only in close(), which also forgets the storage
+    front = server._server  # LocalServer stops both only in close(), which also forgets the storage
     front.should_exit = front.force_exit = True
-    server._thread.join(timeout=30)  # noqa: SLF001
-    assert not server._thread.is_alive()  # noqa: SLF001
-    server._socket.close()  # noqa: SLF001
+    server._thread.join(timeout=30)
+    assert not server._thread.is_alive()
+    server._socket.close()
 
 
 async def _remote(url: str, key: str, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:

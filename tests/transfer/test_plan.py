@@ -75,7 +75,7 @@ def test_other_urls_are_refused_naming_the_field(url):
 
 
 def test_the_sign_in_file_is_private_and_a_registration_for_another_port_is_not_offered(tmp_path):
-    from mcp.shared.auth import OAuthClientInformationFull, OAuthToken  # noqa: PLC0415  # the SDK's own models
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthToken  # the SDK's own models
 
     path = tmp_path / "sign-in" / "server.json"
     first = SignInFile(path, "http://127.0.0.1:5000/callback")

@@ -36,7 +36,7 @@ def deployment(fake_upstream: FakeUpstream, tmp_path_factory: pytest.TempPathFac
 
 
 def _going_away_before_the_second_batch(server: Any) -> Any:
-    real = transfer._import  # noqa: SLF001
+    real = transfer._import
     sent: list[int] = []
 
     async def import_(target: Library, batch: list[Any], reports: dict[str, Any]) -> None:
@@ -58,7 +58,7 @@ def test_a_deployment_gone_between_batches_keeps_what_was_written_and_the_rest_i
 
     # When the deployment goes away before the second batch (the push's own session and flow)
     monkeypatch.setattr(transfer, "_import", _going_away_before_the_second_batch(deployment))
-    run = functools.partial(transfer._run, "push", deployment.url, api_key=key, collection=None,  # noqa: SLF001
+    run = functools.partial(transfer._run, "push", deployment.url, api_key=key, collection=None,
                             dry_run=False, pdfs=False, progress=None, browser=None, home=tmp_path)
     report = anyio.run(run).as_dict()
 

@@ -57,7 +57,7 @@ def _stop() -> None:
     for hook in _shutdown_hooks:
         try:
             asyncio.run_coroutine_threadsafe(hook(), loop).result(timeout=5)
-        except Exception:  # noqa: BLE001  exit path: one failing hook must not keep the others from running
+        except Exception:  # noqa: BLE001  # exit path: one failing hook must not keep the others from running
             pass
     loop.call_soon_threadsafe(loop.stop)
     thread.join(timeout=5)

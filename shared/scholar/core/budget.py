@@ -8,8 +8,8 @@ whatever still passes the advertised size, so the number a client reads is a cap
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, Self, TypeVar
 
 from pydantic import BaseModel
 
@@ -22,8 +22,21 @@ LIST_ABSTRACT_CHARS = 500
 LIST_AUTHORS = 5
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
-# A paper record with ``authors``, ``authorCount``, ``abstract`` and ``abstractTruncated``: Paper, or arXiv's record.
-P = TypeVar("P", bound=BaseModel)
+
+
+class ListedPaper(Protocol):
+    """A paper record with ``authors``, ``authorCount``, ``abstract`` and ``abstractTruncated``: Paper, or arXiv's."""
+
+    @property
+    def abstract(self) -> str | None: ...
+
+    @property
+    def authors(self) -> Sequence[object] | None: ...
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self: ...
+
+
+P = TypeVar("P", bound=ListedPaper)
 
 
 def json_chars(value: Any) -> int:

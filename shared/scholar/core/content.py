@@ -1,7 +1,8 @@
 """Extra content blocks: a picture or listing a tool returns beside its structured result.
 
 The contract between a family and the gateway. A result model that can carry one declares
-``extra_content: ExtraContentField`` (``EXTRA_CONTENT_FIELD``). The field is left out of the tool's
+``extra_content: ExtraContentField = None`` (``EXTRA_CONTENT_FIELD``; the ``= None`` again beside the alias's own
+default, so that the type checker's pydantic plugin sees the field is optional). The field is left out of the tool's
 ``outputSchema`` and omitted from the dump when unset; when present, the gateway takes it out of the result,
 sends the remaining JSON as ``structuredContent`` (with its usual JSON text block first) and each block as one
 more ``TextContent`` after it (an ``ExtraImage`` as an ``ImageContent``, an ``ExtraLink`` as a ``resource_link``

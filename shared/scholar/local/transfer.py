@@ -42,7 +42,9 @@ from scholar.core.config import REMOTE_API_KEY_ENV, get_environ
 from scholar.core.errors import ForbiddenError, InternalError, InvalidArgumentError, ScholarError, UnavailableError
 from scholar.core.ids import InvalidIdError, parse_paper_id
 from scholar.core.records import Paper
+from scholar.local.backend import entry_backend
 from scholar.local.calls import LOCAL_PRINCIPAL, Progress, call
+from scholar.local.home import scholar_home
 from scholar.local.serving import is_loopback
 from scholar.local.transfer_plan import (
     NOT_SENT,
@@ -157,7 +159,8 @@ def _identifier(item: LibraryItem) -> str | None:
     except (InvalidIdError, ValueError):
         return None
     if asked is None:
-        return f"doi:{paper.externalIds['DOI']}" if (paper.externalIds or {}).get("DOI") else None
+        doi = (paper.externalIds or {}).get("DOI")
+        return f"doi:{doi}" if doi else None
     return identity_of(paper, asked)
 
 
@@ -331,7 +334,7 @@ async def _run(direction: Direction, url: str, *, api_key: str | None, collectio
         async with AsyncExitStack() as stack:
             auth = None
             if not api_key:
-                from scholar.gateway.mcp.remote_auth import oauth_flow, open_in_browser  # noqa: PLC0415
+                from scholar.gateway.mcp.remote_auth import oauth_flow, open_in_browser  # noqa: PLC0415  # sign-in only
 
                 auth = stack.enter_context(oauth_flow(url, sign_in_file(home, url), browser or open_in_browser))
             remote = await stack.enter_async_context(remote_session(url, api_key=api_key, auth=auth))
@@ -351,9 +354,6 @@ async def _run(direction: Direction, url: str, *, api_key: str | None, collectio
 def _transfer(direction: Direction, url: str, *, api_key: str | None = None, collection: str | None = None,
               dry_run: bool = False, pdfs: bool = True, progress: Progress | None = None,
               browser: Browser | None = None) -> dict[str, Any]:
-    from scholar.local.backend import entry_backend  # noqa: PLC0415
-    from scholar.local.home import scholar_home  # noqa: PLC0415
-
     check_url(url)
     key = api_key or get_environ(REMOTE_API_KEY_ENV) or None
     home = scholar_home()

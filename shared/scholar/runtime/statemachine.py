@@ -42,7 +42,7 @@ class StateMachineError(Exception):
     """The definition uses what this interpreter does not read, or a path it needs is missing."""
 
 
-class ExecutionFailed(Exception):  # noqa: N818  # Step Functions' own name for an execution that ended in failure
+class ExecutionFailed(Exception):  # Step Functions' own name for an execution that ended in failure
     """The execution ended in failure: ``error`` and ``cause`` as Step Functions reports them."""
 
     def __init__(self, error: str, cause: str) -> None:
@@ -51,7 +51,7 @@ class ExecutionFailed(Exception):  # noqa: N818  # Step Functions' own name for 
         self.cause = cause
 
 
-class Stopped(Exception):  # noqa: N818  # Step Functions' ABORTED
+class Stopped(Exception):  # Step Functions' ABORTED
     """``stop_execution`` asked this execution to end."""
 
 
@@ -170,7 +170,7 @@ def _run_task(state: Mapping[str, Any], data: Any, context: Mapping[str, Any], e
             return execution.call(state["Resource"], payload)
         except (Stopped, StateMachineError):
             raise
-        except Exception as exc:  # noqa: BLE001  # any failure of the step is a Task error, as Lambda reports it
+        except Exception as exc:  # any failure of the step is a Task error, as Lambda reports it
             error = exc.error if isinstance(exc, ExecutionFailed) else type(exc).__name__
             # A Lambda Task's Cause is the function's error document (the finish steps read errorMessage back).
             cause = exc.cause if isinstance(exc, ExecutionFailed) else json.dumps(
@@ -184,7 +184,7 @@ def _run_task(state: Mapping[str, Any], data: Any, context: Mapping[str, Any], e
             retrier = retriers[index]
             wait = retrier.get("IntervalSeconds", 1) * retrier.get("BackoffRate", 2.0) ** (made - 1)
             if retrier.get("JitterStrategy") == "FULL":
-                wait = random.uniform(0, wait)  # noqa: S311  # spreading retries, not security
+                wait = random.uniform(0, wait)  # spreading retries, not security
             execution.sleep(wait)
             if execution.stopped():
                 raise Stopped(execution.arn) from exc

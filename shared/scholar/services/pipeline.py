@@ -19,6 +19,8 @@ import tempfile
 import time
 from typing import Any
 
+from pydantic import BaseModel
+
 from scholar.core import aio
 from scholar.core.config import get_settings
 from scholar.core.errors import (
@@ -255,7 +257,7 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
     attempts = [Attempt.model_validate(a) for a in downloaded.get("attempts") or []]
     failed = [FailedSource.model_validate(f) for f in resolved.get("failed_sources") or []]
     expires = int(time.time()) + PDF_TASK_TTL_S
-    result = None
+    result: BaseModel | None = None
     if error is None:
         try:
             if job.keep is not None:  # download_paper: the PDF goes into the caller's library

@@ -17,6 +17,7 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from scholar.core.config import get_settings
 from scholar.core.errors import RateLimitedError
@@ -58,7 +59,8 @@ class Throttling:
                 "services": {k: [v.colour, v.per_minute] for k, v in self.services.items()}}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, object]) -> Throttling:
+    def from_json(cls, data: Mapping[str, Any]) -> Throttling:
+        """The observation as ``to_json`` wrote it into the shared cache (JSON: any field may be missing)."""
         services = data.get("services")
         services = services if isinstance(services, dict) else {}
         return cls(str(data.get("state", "idle")),

@@ -49,6 +49,8 @@ _LATENCY_WEIGHT = 0.3
 _latency: dict[str, float] = {}
 
 TransportFactory = Callable[[str], httpx.AsyncBaseTransport | None]
+# Query parameters, as httpx takes them: by name, or as (name, value) pairs where a name repeats or the order counts.
+QueryParams = Mapping[str, Any] | list[tuple[str, Any]]
 _transport_factory: TransportFactory | None = None
 _clients: dict[tuple[int, str], httpx.AsyncClient] = {}
 
@@ -91,12 +93,12 @@ async def client_for(source: str) -> AsyncIterator[httpx.AsyncClient]:
             yield client
         return
     key = (id(loop), source)
-    client = _clients.get(key)
-    if client is None or client.is_closed:
+    kept = _clients.get(key)
+    if kept is None or kept.is_closed:
         if not _clients:
             aio.on_shutdown(close_clients)
-        client = _clients[key] = _new_client(source)
-    yield client
+        kept = _clients[key] = _new_client(source)
+    yield kept
 
 
 def typical_latency(source: str) -> float:
@@ -157,7 +159,7 @@ async def request(
     method: str,
     path: str,
     *,
-    params: Mapping[str, Any] | None = None,
+    params: QueryParams | None = None,
     json_body: Any = None,
     headers: Mapping[str, str] | None = None,
     budget_s: float | None = None,
@@ -310,7 +312,7 @@ async def get_json(
     path: str,
     *,
     what: str,
-    params: Mapping[str, Any] | None = None,
+    params: QueryParams | None = None,
     headers: Mapping[str, str] | None = None,
     budget_s: float | None = None,
 ) -> Any:
@@ -326,7 +328,7 @@ async def post_json(
     body: Any,
     *,
     what: str,
-    params: Mapping[str, Any] | None = None,
+    params: QueryParams | None = None,
     headers: Mapping[str, str] | None = None,
     budget_s: float | None = None,
 ) -> Any:

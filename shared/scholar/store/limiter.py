@@ -113,7 +113,8 @@ def _reserve_dynamodb(table: str, source: str, interval_s: float, now: float, la
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
-            held = (exc.response.get("Item") or {}).get("next_at", {}).get("N")
+            old = exc.response.get("Item")  # ReturnValuesOnConditionCheckFailure (not in botocore-stubs' TypedDict)
+            held = old.get("next_at", {}).get("N") if isinstance(old, dict) else None
             if latest is not None and held is not None and float(held) > latest:
                 raise _Beyond(float(held)) from exc
         # Idle source: claim "now"; a racing caller that got here first makes us go round again.

@@ -268,7 +268,8 @@ async def _save(
     head = b""
     checked = False
     # Opened before the try so the except can unlink it; the file outlives the block (delete=False).
-    handle = tempfile.NamedTemporaryFile(prefix="scholar-pdf-", suffix=".pdf", dir=dest_dir, delete=False)  # noqa: SIM115
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115  # closed by the `with handle` below, inside the try
+        prefix="scholar-pdf-", suffix=".pdf", dir=dest_dir, delete=False)
     path = Path(handle.name)
     try:
         with handle:

@@ -1,3 +1,3 @@
 """tests/e2e/test_answer_uris_e2e.py on the local backend."""
 
-from tests.e2e.test_answer_uris_e2e import *  # noqa: F403
+from tests.e2e.test_answer_uris_e2e import *  # noqa: F403  # its tests, run again here

@@ -121,6 +121,7 @@ async def get_book(args: GetBookInput, cache: Cache | None = None, blobs: BlobSt
     cache = cache or Cache()
     kind, value = parse_book_identifier(args.identifier)
     edition: Edition | None
+    work: Work | None
     listing: EditionsPage | None = None
     first: EditionsPage | None = None
     if kind == "work":

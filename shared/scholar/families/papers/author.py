@@ -22,7 +22,7 @@ _ID_RE = re.compile(r"^\d{1,15}$")
 
 
 def _profile(data: dict[str, Any]) -> AuthorProfile:
-    values = {k: data.get(k) for k in PROFILE_FIELDS if data.get(k) is not None}
+    values: dict[str, Any] = {k: data.get(k) for k in PROFILE_FIELDS if data.get(k) is not None}
     if "externalIds" in values:
         ext = values["externalIds"]
         values["externalIds"] = {k: str(v[0] if isinstance(v, list) and v else v) for k, v in ext.items()}

@@ -23,8 +23,16 @@ PAPER_ID_FORMS = (
 )
 Year = Annotated[int, Field(ge=1000, le=2100)]
 FieldOfStudy = Annotated[str, Field(min_length=1, max_length=60)]
-# Which sources answered, on the results of the tools Semantic Scholar alone serves.
-S2Sources = Annotated[list[str], Field(default_factory=lambda: ["s2"])]
+
+
+def s2_only() -> list[str]:
+    """Which sources answered, on the results of the tools Semantic Scholar alone serves.
+
+    ``sources: list[str] = Field(default_factory=s2_only)``: the default is assigned, not put in an ``Annotated``
+    alias, so that the type checker's pydantic plugin sees the field is optional.
+    """
+    return ["s2"]
+
 
 COMPACT = ("paperId", "title", "year", "venue", "citationCount")
 STANDARD = (*COMPACT, "authors", "externalIds", "abstract")

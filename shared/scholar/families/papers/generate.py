@@ -94,8 +94,8 @@ def _fill_venues(papers: list[Paper], works: dict[str, Any]) -> list[Paper]:
         if (work := works.get(doi)) is None:
             continue
         found = biblio.from_openalex(work)
-        if out[i].biblio:
-            found = out[i].biblio.model_copy(update={"container_title": found.container_title})
+        if (known := out[i].biblio) is not None:
+            found = known.model_copy(update={"container_title": found.container_title})
         out[i] = out[i].model_copy(update={"biblio": found, "sources": [*out[i].sources, "openalex"]})
     return out
 

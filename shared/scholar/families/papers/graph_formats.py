@@ -126,11 +126,11 @@ def render(picture: Picture, fmt: str) -> ExtraContent:
     return ExtraContent(text=text, media_type=MEDIA_TYPES[fmt])
 
 
-def to_networkx(picture: Picture) -> nx.DiGraph:
+def to_networkx(picture: Picture) -> nx.DiGraph[str]:
     """A directed graph (citing → cited) whose node attributes are the exported facts (absent ones left out)."""
     import networkx as nx  # noqa: PLC0415  # deliberately lazy: only pictures need it
 
-    g = nx.DiGraph()
+    g: nx.DiGraph[str] = nx.DiGraph()
     for node in picture.nodes:
         facts = {"label": node.label, "role": node.role, "title": node.title, "year": node.year, "doi": node.doi,
                  "citationCount": node.citation_count}
@@ -139,7 +139,7 @@ def to_networkx(picture: Picture) -> nx.DiGraph:
     return g
 
 
-def _styled(g: nx.DiGraph, picture: Picture) -> nx.DiGraph:
+def _styled(g: nx.DiGraph[str], picture: Picture) -> nx.DiGraph[str]:
     """The same graph with Graphviz styling: seeds filled, bridge nodes and path edges in colour."""
     styled = g.copy()
     styled.graph["graph"] = {"rankdir": "LR"}

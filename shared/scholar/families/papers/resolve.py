@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from scholar.core.errors import NotFoundError, ScholarError
 from scholar.core.ids import S2_KINDS, PaperId
@@ -27,7 +27,7 @@ from scholar.sources import crossref, openalex, s2
 
 CONCURRENCY = 5
 # The caller's key of an item (a position, a name): opaque here, handed back with its Resolution.
-Key = Hashable
+Key = TypeVar("Key", bound=Hashable)
 # Asked in batches before the chain's one-by-one lookups.
 _BATCHED = ("s2", "openalex", "crossref")
 
@@ -46,7 +46,7 @@ def _status(err: ScholarError) -> str:
     return "rate_limited" if err.code == "rate_limited" else "upstream_error"
 
 
-class _Resolver:
+class _Resolver(Generic[Key]):
     def __init__(self, fields: tuple[str, ...]) -> None:
         self.fields = fields
         self.out: dict[Key, Resolution] = {}
@@ -143,7 +143,7 @@ async def resolve_papers(
     pids: dict[Key, PaperId], fields: tuple[str, ...]
 ) -> tuple[dict[Key, Resolution], list[FailedSource]]:
     """Resolve papers keyed by the caller's keys; every key gets a Resolution."""
-    resolver = _Resolver(fields)
+    resolver: _Resolver[Key] = _Resolver(fields)
     await resolver.recent(pids)
     await resolver.s2_batch(resolver.open(pids))
     await resolver.openalex_batch(resolver.open(pids))

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from scholar.core.catalogue import MAX_RESULT_CHARS, ToolInput
 from scholar.core.records import FailedSource, Paper
 from scholar.families.papers import spec_export, spec_graph
-from scholar.families.papers.fields import PAPER_ID_FORMS, FieldOfStudy, FieldSet, S2Sources, Year, papers_tool
+from scholar.families.papers.fields import PAPER_ID_FORMS, FieldOfStudy, FieldSet, Year, papers_tool, s2_only
 
 
 class GetPaperInput(ToolInput):
@@ -51,7 +51,7 @@ class SearchPapersResult(BaseModel):
     next_offset: int | None = Field(default=None, description="Pass as offset for the next page; null at the end")
     sort: str
     truncated: bool = Field(default=False, description="The page was cut to stay under the size budget")
-    sources: S2Sources
+    sources: list[str] = Field(default_factory=s2_only)
 
 
 _BASE_TOOLS = (

@@ -15,7 +15,7 @@ from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.content import ExtraContentField
 from scholar.core.ids import PaperIdentifier
 from scholar.core.records import FailedSources, Paper
-from scholar.families.papers.fields import FieldOfStudy, FieldSet, S2Sources, Year, papers_tool
+from scholar.families.papers.fields import FieldOfStudy, FieldSet, Year, papers_tool, s2_only
 
 Direction = Literal["citations", "references", "both"]
 GraphFormat = Literal["json", "mermaid", "graphml", "dot"]
@@ -81,7 +81,7 @@ class GetAuthorResult(BaseModel):
     candidates: list[AuthorProfile] | None = Field(default=None, description="Up to 5 matches (search mode)")
     total: int | None = Field(default=None, description="Matches S2 reports for the name (search mode)")
     truncated: bool = Field(default=False, description="The page was cut to stay under the size budget")
-    sources: S2Sources
+    sources: list[str] = Field(default_factory=s2_only)
 
 
 # ---------------------------------------------------------------- get_citations / get_references
@@ -121,7 +121,7 @@ class ListPaging(BaseModel):
     note: str | None = None
     failed_sources: FailedSources
     partial: bool = False
-    sources: S2Sources
+    sources: list[str] = Field(default_factory=s2_only)
 
 
 class GetCitationsResult(ListPaging):
@@ -186,8 +186,8 @@ class GetCitationGraphResult(BaseModel):
     unresolved_seeds: list[str] = Field(default_factory=list, description="Seeds no source could resolve")
     partial: bool = False
     failed_sources: FailedSources
-    sources: S2Sources
-    extra_content: ExtraContentField
+    sources: list[str] = Field(default_factory=s2_only)
+    extra_content: ExtraContentField = None
 
 
 # ---------------------------------------------------------------- find_bridge_papers
@@ -225,8 +225,8 @@ class FindBridgePapersResult(BaseModel):
     stats: BridgeStats
     partial: bool = False
     failed_sources: FailedSources
-    sources: S2Sources
-    extra_content: ExtraContentField
+    sources: list[str] = Field(default_factory=s2_only)
+    extra_content: ExtraContentField = None
 
 
 # ---------------------------------------------------------------- recommend_papers
@@ -247,7 +247,7 @@ class RecommendPapersResult(BaseModel):
     data: list[Paper]
     unresolved: list[str] = Field(default_factory=list, description="Examples no source could resolve (ignored)")
     truncated: bool = Field(default=False, description="The list was cut to stay under the size budget")
-    sources: S2Sources
+    sources: list[str] = Field(default_factory=s2_only)
 
 
 TOOLS = (

@@ -61,7 +61,9 @@ async def get_citing_patents(args: GetCitingPatentsInput) -> CitingPatentsResult
     if isinstance(held, dict):
         return CitingPatentsResult.model_validate(held)
     doi, title = await _paper_facts(args.paper_id)
-    total, hits, cql, matched_on = 0, [], None, "doi"
+    hits: list[PatentRecord] = []
+    cql: str | None = None
+    total, matched_on = 0, "doi"
     if doi:
         total, hits, cql = await _search(f"ct={quote_term(doi)}", args.limit)
     if not hits and title:

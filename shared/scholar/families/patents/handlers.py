@@ -25,7 +25,8 @@ async def fetch_patent_pdf(args: FetchPatentPdfInput, ctx: CallContext) -> BaseM
     job = pdf_jobs.PatentPdfJob(country=number.country, number=number.number, kind=number.kind,
                                 use_vlm=args.use_vlm, max_chars=args.max_chars)
     # Both read DynamoDB / S3 (and queue a Step Functions execution): off the event loop.
-    return await off_loop(pdf_jobs.cached_answer, job) or await off_loop(pdf_jobs.queue, job, ctx)
+    stored = await off_loop(pdf_jobs.cached_answer, job)
+    return stored if stored is not None else await off_loop(pdf_jobs.queue, job, ctx)
 
 
 HANDLERS: dict[str, Handler] = {

@@ -22,6 +22,13 @@ PatentNumberArg = Annotated[
     ),
 ]
 Section = Literal["biblio", "abstract", "claims", "description", "family", "legal", "citations"]
+
+
+def _biblio_only() -> list[Section]:
+    """get_patent's default sections."""
+    return ["biblio"]
+
+
 # OPS serves 1-100 documents per search request and lets a query reach its first 2,000 hits.
 MAX_REACHABLE = 2000
 # Every patents tool needs EPO credentials; the reading ones queue when OPS still throttles after the retries.
@@ -57,7 +64,7 @@ class SearchPatentsInput(ToolInput):
 
 class GetPatentInput(ToolInput):
     patent_number: PatentNumberArg
-    sections: list[Section] = Field(default_factory=lambda: ["biblio"], min_length=1, max_length=7)
+    sections: list[Section] = Field(default_factory=_biblio_only, min_length=1, max_length=7)
     description_offset: Annotated[int, Field(ge=0, le=10_000_000, description="Pass description_next_offset")] = 0
     description_max_chars: Annotated[int, Field(ge=1000, le=60_000, description="Description characters per "
                                                 "page")] = 30_000

@@ -26,7 +26,8 @@ _WEB = re.compile(r"^https?://", re.IGNORECASE)
 
 async def _answer(job: Job, ctx: CallContext) -> BaseModel:
     # Both read and write the TaskTable and the bucket (boto3): off the event loop.
-    return await off_loop(jobs.cached_answer, job) or await off_loop(jobs.queue, job, ctx)
+    stored = await off_loop(jobs.cached_answer, job)
+    return stored if stored is not None else await off_loop(jobs.queue, job, ctx)
 
 
 async def fetch_paper_pdf(args: FetchPaperPdfInput, ctx: CallContext) -> BaseModel:

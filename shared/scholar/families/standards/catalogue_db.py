@@ -87,7 +87,9 @@ def build_catalogue(records: Iterable[StandardRecord], path: Path, meta: dict[st
     try:
         conn.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
         seen: set[str] = set()
-        rows, keys, bodies, fts = [], [], [], []
+        rows, fts = [], []
+        keys: list[tuple[str, int, int]] = []
+        bodies: list[tuple[str, int]] = []
         for rid, record in enumerate(records, start=1):
             if record.id in seen:
                 continue

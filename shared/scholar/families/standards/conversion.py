@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -35,7 +35,7 @@ TASK_TTL_S = 3600  # like the PDF family's tasks: an hour from creation, then fr
 POLL_AFTER_S = 10
 
 Starter = Callable[[dict[str, Any]], None]
-GetStandard = Callable[[GetStandardInput, CallContext], Awaitable[BaseModel]]
+GetStandard = Callable[[GetStandardInput, CallContext], Coroutine[Any, Any, BaseModel]]
 _starter: Starter | None = None
 
 

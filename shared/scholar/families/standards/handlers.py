@@ -6,14 +6,14 @@ standards function itself receives as an asynchronous invocation (scholar.famili
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from functools import wraps
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from scholar.core.budget import fit_field
-from scholar.core.catalogue import CallContext, Handler, QueuedResult
+from scholar.core.catalogue import CallContext, QueuedResult
 from scholar.core.errors import InvalidArgumentError, NotFoundError, UpstreamError
 from scholar.core.id_forms import refuse_other_forms
 from scholar.families.standards import cold, conversion, fulltext, retry, service
@@ -76,16 +76,18 @@ _STANDARD_FORMS = "a standard's identifier (RFC 9000, ISO/IEC 27001:2022, NIST S
 Args = TypeVar("Args", bound=BaseModel)
 Answer = TypeVar("Answer", bound=BaseModel)
 Body = Callable[[Args, CallContext, Catalogue], Awaitable[Answer]]
+# A catalogue Handler, and a coroutine function: the Lambda steps (jobs, conversion) hand its call to aio.run.
+ToolHandler = Callable[[Any, CallContext], Coroutine[Any, Any, BaseModel]]
 
 
-def catalogue_tool(tool: str, check: Callable[[Any], None]) -> Callable[[Body[Args, Answer]], Handler]:
+def catalogue_tool(tool: str, check: Callable[[Any], None]) -> Callable[[Body[Args, Answer]], ToolHandler]:
     """The prologue of every tool that reads the catalogue: ``check`` the arguments, then run the tool on the loaded
     catalogue, or, while this environment has none yet, start the cold sync and answer queued.
 
     Arguments are checked first, so a wrong argument is refused whether or not the catalogue is loaded.
     """
 
-    def wrap(body: Body[Args, Answer]) -> Handler:
+    def wrap(body: Body[Args, Answer]) -> ToolHandler:
         @wraps(body)
         async def handler(args: Args, ctx: CallContext) -> Answer | QueuedResult:
             check(args)
@@ -200,7 +202,7 @@ async def get_sync_status(args: SyncStatusInput, ctx: CallContext) -> SyncStatus
     return SyncStatusResult(runs=latest_runs())
 
 
-HANDLERS: dict[str, Handler] = {
+HANDLERS: dict[str, ToolHandler] = {
     "resolve_standard_identifier": resolve_standard_identifier,
     "search_standards": search_standards,
     "get_standard": get_standard,

@@ -39,13 +39,18 @@ _SPACE = re.compile(r"\s+")
 _BR = "\x00"  # a <br>: the one line break inside a block (source newlines are plain whitespace)
 
 
-def _classes(el: etree._Element) -> set[str]:
+def _tag(el: html.HtmlElement) -> str:
+    """The element's tag in lower case; "" for a comment or a processing instruction (whose tag is a function)."""
+    return el.tag.lower() if isinstance(el.tag, str) else ""
+
+
+def _classes(el: html.HtmlElement) -> set[str]:
     return set((el.get("class") or "").split())
 
 
-def _wrap(el: etree._Element) -> str:
+def _wrap(el: html.HtmlElement) -> str:
     """One inline element as Markdown: code, emphasis and line breaks marked, links reduced to their text."""
-    tag = el.tag.lower()
+    tag = _tag(el)
     if tag == "br":
         return _BR
     inner = _inline(el)
@@ -60,7 +65,7 @@ def _wrap(el: etree._Element) -> str:
     return inner
 
 
-def _inline(el: etree._Element) -> str:
+def _inline(el: html.HtmlElement) -> str:
     """The text of an inline subtree (its children marked up by ``_wrap``)."""
     parts: list[str] = [el.text or ""]
     for child in el:
@@ -84,11 +89,11 @@ class _Writer:
         if text.strip():
             self.blocks.append(text.rstrip())
 
-    def walk(self, el: etree._Element, depth: int = 0) -> None:
+    def walk(self, el: html.HtmlElement, depth: int = 0) -> None:
         """Emit the blocks of ``el``'s children; loose inline content between blocks becomes a paragraph."""
         run: list[str] = [el.text or ""]
         for child in el:
-            tag = child.tag.lower() if isinstance(child.tag, str) else ""
+            tag = _tag(child)
             if tag in _BLOCKS:
                 self.add(_clean("".join(run)))
                 run = []
@@ -99,8 +104,8 @@ class _Writer:
                 run.append(child.tail or "")
         self.add(_clean("".join(run)))
 
-    def block(self, el: etree._Element, depth: int) -> None:
-        tag = el.tag.lower()
+    def block(self, el: html.HtmlElement, depth: int) -> None:
+        tag = _tag(el)
         if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
             self.add(f"{'#' * int(tag[1])} {_clean(_inline(el)).replace(chr(10), ' ')}")
         elif tag == "p" or tag in ("summary", "figcaption", "dt", "address"):
@@ -122,7 +127,7 @@ class _Writer:
             self.walk(el, depth)
 
 
-def _fence(el: etree._Element) -> str:
+def _fence(el: html.HtmlElement) -> str:
     code = el.text_content().strip("\n")
     classes = _classes(el) | {c for child in el.iter("code") for c in _classes(child)}
     lang = next((_CODE_LANGS[c.removeprefix("language-")] for c in sorted(classes)
@@ -130,8 +135,8 @@ def _fence(el: etree._Element) -> str:
     return f"```{lang}\n{code}\n```"
 
 
-def _list(el: etree._Element, depth: int) -> str:
-    ordered = el.tag.lower() == "ol"
+def _list(el: html.HtmlElement, depth: int) -> str:
+    ordered = _tag(el) == "ol"
     lines: list[str] = []
     number = 0
     for item in el:
@@ -149,7 +154,7 @@ def _list(el: etree._Element, depth: int) -> str:
     return "\n".join(lines)
 
 
-def _table(el: etree._Element) -> str:
+def _table(el: html.HtmlElement) -> str:
     rows = []
     for tr in el.iter("tr"):
         cells = [_clean(_inline(c)).replace("\n", " ").replace("|", "\\|") for c in tr if c.tag in ("td", "th")]
@@ -164,7 +169,7 @@ def _table(el: etree._Element) -> str:
     return "\n".join(out)
 
 
-def _has_title_block(root: etree._Element) -> bool:
+def _has_title_block(root: html.HtmlElement) -> bool:
     """Whether the page has a spec's title block: ``div.head`` holding an ``h1`` (ReSpec, Bikeshed, older TR)."""
     return bool(root.xpath(f"//*[{_class_is('head')}]//h1"))
 

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from scholar.core.aio import off_loop
 from scholar.core.config import get_settings
 from scholar.core.errors import ScholarError, UnavailableError
 from scholar.gateway.auth import authorize, connect, register, revoke, token
@@ -74,7 +75,6 @@ async def _resource_metadata(request: Request) -> Response:
 
 
 async def _jwks(request: Request) -> Response:
-    from scholar.core.aio import off_loop  # noqa: PLC0415
     from scholar.gateway.auth.minting import public_jwks  # noqa: PLC0415  # reads KMS once
 
     key_id = get_settings().oauth.signing_key

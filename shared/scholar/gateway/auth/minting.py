@@ -11,7 +11,7 @@ import json
 import secrets
 import time
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from jwt import PyJWS
 from jwt.algorithms import RSAAlgorithm
@@ -19,6 +19,9 @@ from jwt.algorithms import RSAAlgorithm
 from scholar.core.aio import off_loop
 from scholar.gateway.bearer.claims import ALGORITHM, TOKEN_TYPE, AccessClaims
 from scholar.store.signing import public_key_der, sign
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
 
 
 class KmsRS256(RSAAlgorithm):
@@ -69,5 +72,6 @@ def public_jwks(key_id: str) -> dict[str, Any]:
     from cryptography.hazmat.primitives.serialization import load_der_public_key  # noqa: PLC0415  # with the key
 
     kid, der = public_key_der(key_id)
-    jwk = RSAAlgorithm.to_jwk(load_der_public_key(der), as_dict=True)
+    # The DER says which kind of key it holds only at run time; the signing key is RSA (ALGORITHM, template.yaml).
+    jwk = RSAAlgorithm.to_jwk(cast("RSAPublicKey", load_der_public_key(der)), as_dict=True)
     return {"keys": [{**jwk, "kid": kid, "use": "sig", "alg": ALGORITHM}]}

@@ -136,14 +136,15 @@ async def finish_sign_in(provider_: Provider, *, code: str, redirect_uri: str, v
 
     config = await discovery(provider_.issuer)
     form = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri, "code_verifier": verifier}
-    auth = None
+    auth: httpx.BasicAuth | None = None
     if provider_.client_secret is not None:
         auth = httpx.BasicAuth(provider_.client_id, provider_.client_secret.get_secret_value())
     else:
         form["client_id"] = provider_.client_id
     try:
         async with _client() as client:
-            response = await client.post(str(config["token_endpoint"]), data=form, auth=auth)
+            response = await client.post(str(config["token_endpoint"]), data=form,
+                                         auth=httpx.USE_CLIENT_DEFAULT if auth is None else auth)
     except httpx.HTTPError as exc:
         raise UnavailableError(f"the sign-in provider did not answer ({type(exc).__name__})", retryable=True) from exc
     if response.status_code != 200:

@@ -134,7 +134,7 @@ def missing_scope(scope: dict[str, Any], message: Any) -> Challenge | None:
         return None
     from scholar.families import get_tool  # noqa: PLC0415  # the catalogue is loaded by then
 
-    params = message.get("params") if isinstance(message.get("params"), dict) else {}
+    params = raw if isinstance(raw := message.get("params"), dict) else {}
     spec = get_tool(str(params.get("name", "")))
     if spec is None or scopes.needed(spec) in granted:
         return None

@@ -110,7 +110,7 @@ class LoopbackCallback:
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802  # the name http.server calls
+            def do_GET(self) -> None:  # the name http.server calls
                 parts = urlsplit(self.path)
                 params = {k: v[0] for k, v in parse_qs(parts.query).items()}
                 taken = parts.path == CALLBACK_PATH and ("code" in params or "error" in params) and not owner.done

@@ -119,7 +119,7 @@ async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.C
 
 async def on_list_resources(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
     # The resources, prompts and completions are imported by the first request for them: `scholar mcp` starts without.
-    from scholar.gateway.mcp import resources  # noqa: PLC0415
+    from scholar.gateway.mcp import resources  # noqa: PLC0415  # by the first request for it
 
     return await resources.list_resources(ctx, _caller(_request_scope(ctx)), params.cursor if params else None)
 
@@ -127,31 +127,31 @@ async def on_list_resources(ctx: Any, params: types.PaginatedRequestParams | Non
 async def on_list_resource_templates(
     ctx: Any, params: types.PaginatedRequestParams | None
 ) -> types.ListResourceTemplatesResult:
-    from scholar.gateway.mcp import resources  # noqa: PLC0415
+    from scholar.gateway.mcp import resources  # noqa: PLC0415  # by the first request for it
 
     return resources.list_templates()
 
 
 async def on_read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-    from scholar.gateway.mcp import resources  # noqa: PLC0415
+    from scholar.gateway.mcp import resources  # noqa: PLC0415  # by the first request for it
 
     return await resources.read_resource(ctx, _caller(_request_scope(ctx)), params.uri)
 
 
 async def on_list_prompts(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
-    from scholar.gateway.mcp import prompts  # noqa: PLC0415
+    from scholar.gateway.mcp import prompts  # noqa: PLC0415  # by the first request for it
 
     return prompts.list_prompts(get_settings(), requested_selection(_request_scope(ctx)))
 
 
 async def on_get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-    from scholar.gateway.mcp import prompts  # noqa: PLC0415
+    from scholar.gateway.mcp import prompts  # noqa: PLC0415  # by the first request for it
 
     return prompts.get_prompt(params.name, params.arguments, get_settings(), requested_selection(_request_scope(ctx)))
 
 
 async def on_completion(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
-    from scholar.gateway.mcp import completions  # noqa: PLC0415
+    from scholar.gateway.mcp import completions  # noqa: PLC0415  # by the first request for it
 
     scope = _request_scope(ctx)
     return await completions.complete(ctx, _caller(scope), params, get_settings(), requested_selection(scope))
@@ -188,11 +188,13 @@ def build_server(*, stored_listings: StoredListings | None = None) -> Server:
     Args:
         stored_listings: where tools/list answers outlive the process (``scholar mcp``: the data folder's).
     """
+    list_tools = on_list_tools if stored_listings is None else _stored_list_tools(stored_listings)
     server = Server(
         SERVER_NAME,
         version=SERVER_VERSION,
         instructions=INSTRUCTIONS,
-        on_list_tools=on_list_tools if stored_listings is None else _stored_list_tools(stored_listings),
+        # The SDK's annotation names the model only; it sends a dict result as it is (mcp.server.runner._dump_result).
+        on_list_tools=list_tools,  # type: ignore[arg-type]  # a dict: the listing's exact JSON, no model round trip
         on_call_tool=on_call_tool,
         on_list_resources=on_list_resources,
         on_list_resource_templates=on_list_resource_templates,

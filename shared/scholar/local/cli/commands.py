@@ -35,7 +35,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from scholar.local.backend import entry_backend  # noqa: PLC0415
+    from scholar.local.backend import entry_backend  # noqa: PLC0415  # the chosen backend only
     from scholar.local.doctor_cli import run_doctor  # noqa: PLC0415  # probes every upstream: only this command
 
     with entry_backend():
@@ -44,8 +44,8 @@ def _doctor(args: argparse.Namespace) -> int:
 
 def _sync_standards(args: argparse.Namespace) -> int:
     from scholar.families.standards.jobs import handle_sync_event  # noqa: PLC0415  # the sync's loaders
-    from scholar.families.standards.records import BODIES  # noqa: PLC0415
-    from scholar.local.backend import entry_backend  # noqa: PLC0415
+    from scholar.families.standards.records import BODIES  # noqa: PLC0415  # the standards family: only this command
+    from scholar.local.backend import entry_backend  # noqa: PLC0415  # the chosen backend only
 
     bodies = [body.upper() for body in args.bodies or ()]
     unknown = sorted(set(bodies) - set(BODIES))
@@ -59,19 +59,19 @@ def _sync_standards(args: argparse.Namespace) -> int:
 
 
 def _install(args: argparse.Namespace) -> int:
-    from scholar.local.install import install  # noqa: PLC0415
+    from scholar.local.install import install  # noqa: PLC0415  # tomlkit and the clients' files: only this command
 
     return install(args.client, profile=args.profile, dry_run=args.dry_run)
 
 
 def _uninstall(args: argparse.Namespace) -> int:
-    from scholar.local.install import uninstall  # noqa: PLC0415
+    from scholar.local.install import uninstall  # noqa: PLC0415  # tomlkit and the clients' files: only this command
 
     return uninstall(args.client, dry_run=args.dry_run)
 
 
 def _keys(args: argparse.Namespace) -> int:
-    from scholar.local import keys  # noqa: PLC0415
+    from scholar.local import keys  # noqa: PLC0415  # only this command
 
     return keys.run(args.action, args.name)
 
@@ -98,7 +98,7 @@ def _transfer_text(report: dict[str, Any]) -> str:
 
 def _transfer(args: argparse.Namespace) -> int:
     from scholar.local import transfer  # noqa: PLC0415  # the MCP client (imports mcp): only these commands
-    from scholar.local.cli.output import EXIT_CODES, EXIT_OK, ProgressLine, answer_stream  # noqa: PLC0415
+    from scholar.local.cli.output import EXIT_CODES, EXIT_OK, ProgressLine, answer_stream  # noqa: PLC0415  # same
 
     move = transfer.push if args.direction == "push" else transfer.pull
     with answer_stream() as answer:

@@ -21,11 +21,12 @@ from scholar.services.fulltext.pdf_results import (
     FetchAndConvertResult,
     FetchPaperPdfResult,
     FetchPdfByUrlResult,
+    Outcome,
     fit_outcome,
 )
 
 _PAGE_MARKER = re.compile(r"<!-- page (\d+) -->")
-OUTPUT_MODELS: dict[str, type[BaseModel]] = {
+OUTPUT_MODELS: dict[str, type[Outcome]] = {
     "fetch_paper_pdf": FetchPaperPdfResult,
     "fetch_and_convert": FetchAndConvertResult,
     "fetch_pdf_by_url": FetchPdfByUrlResult,

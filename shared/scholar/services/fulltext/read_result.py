@@ -63,4 +63,4 @@ class ReadPaperResult(PdfFields):
     converter: Converter | None = None
     metadata: PaperSummary | None = None
     cached: bool = Field(default=False, description="Answered from stored artifacts without new work")
-    extra_content: ExtraContentField
+    extra_content: ExtraContentField = None

@@ -152,7 +152,8 @@ def _pages_answer(options: ReadOptions, base: dict[str, Any], markdown: str,
                   all_pages: list[outline.Page]) -> ReadPaperResult:
     ranges = parse_pages(options.pages)
     last_page = all_pages[-1].number
-    asked, missing = [], []
+    asked: list[int] = []
+    missing: list[int] = []
     for first, last in ranges:
         for n in range(first, (last_page if last is None else last) + 1):
             (asked if n <= last_page else missing).append(n)
@@ -230,8 +231,7 @@ def _section_answer(options: ReadOptions, base: dict[str, Any], markdown: str,
 
 def _figure_answer(options: ReadOptions, base: dict[str, Any], markdown: str,
                    all_pages: list[outline.Page]) -> ReadPaperResult:
-    # Deliberately lazy: pdfium's figure finder (and Pillow) load only when a figure is asked for.
-    from scholar.services.pdftext import figures  # noqa: PLC0415
+    from scholar.services.pdftext import figures  # noqa: PLC0415  # pdfium's figure finder, Pillow: for a figure only
 
     label = asked_label(options)
     if label is None:

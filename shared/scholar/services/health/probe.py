@@ -139,7 +139,9 @@ async def run_probe(
     chosen = [s for s in configured_sources() if sources is None or s in sources]
     due, results = [], {}
     for source in chosen:
-        if not force and await asyncio.to_thread(last_call_at, source, store, now - RECENT_S, now, real_only=True):
+        last_call = None if force else await asyncio.to_thread(
+            last_call_at, source, store, now - RECENT_S, now, real_only=True)
+        if last_call:
             results[source] = ProbeResult(source=source, outcome="ok", latency_ms=0, skipped="used in the last hour")
         else:
             due.append(PROBES[source])

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from scholar.core.errors import InternalError, InvalidArgumentError, WorkTimeoutError
 from scholar.services.fulltext.artifacts import md_key
@@ -103,7 +103,8 @@ class Filters:
     year_end: int | None = None
 
     def sql(self) -> tuple[str, list[Any]]:
-        parts, params = [], []
+        parts: list[str] = []
+        params: list[Any] = []
         if self.collection is not None:
             parts.append("items.collection = ?")
             params.append(self.collection)
@@ -295,9 +296,9 @@ class LibraryIndex:
         values = (item.item_id, item.paper.get("title"), item.collection, _year(item), item.rev,
                   wanted if body is not None else None)
         if removed is None:
-            rid = self._conn.execute(
+            rid = cast(int, self._conn.execute(  # None only before any INSERT: this one just ran
                 "INSERT INTO items(item_id, title, collection, year, rev, body_key) VALUES (?,?,?,?,?,?)", values
-            ).lastrowid
+            ).lastrowid)
         else:
             rid = removed[0]
             self._conn.execute(
@@ -318,7 +319,7 @@ class LibraryIndex:
         rows: list[tuple[Any, ...]] = []
         for column, name in enumerate(FIELDS):
             for piece in pieces(text[name]):
-                cells = [None] * len(FIELDS)
+                cells: list[str | None] = [None] * len(FIELDS)
                 cells[column] = piece
                 rows.append((rid * STRIDE + len(rows), *cells, column))
         if len(rows) >= STRIDE:  # unreachable within INDEXED_CHARS; a silent overlap would corrupt the index

@@ -112,8 +112,8 @@ def parse_snapshot(text: str, field_name: str = "jsonl") -> Snapshot:
         items.append(item)
     if len(items) != header["count"]:
         # Named at the line after the last item (where a missing one was expected), or at the first one too many.
-        line = (numbers[-1] if numbers else 1) + 1 if len(items) < header["count"] else numbers[header["count"]]
-        raise _bad(line, f"the header says {header['count']} items, the file holds {len(items)} (truncated or edited)",
+        at = (numbers[-1] if numbers else 1) + 1 if len(items) < header["count"] else numbers[header["count"]]
+        raise _bad(at, f"the header says {header['count']} items, the file holds {len(items)} (truncated or edited)",
                    field_name)
     return Snapshot(header=header, items=items)
 

@@ -11,7 +11,7 @@ import os
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -22,7 +22,7 @@ from scholar.services.pdftext.lines import PageText, TextLine
 from scholar.services.pdftext.lock import PDFIUM
 from scholar.services.pdftext.markdown import render_markdown
 
-CONVERTER_NAME = "builtin"
+CONVERTER_NAME: Final = "builtin"
 PDF_EXTRACTION_FAILED = "pdf_extraction_failed"
 
 _LIGATURES = str.maketrans(

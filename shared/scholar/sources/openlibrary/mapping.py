@@ -100,7 +100,7 @@ _EDITION_FIELDS: dict[str, Callable[[object], object]] = {
 
 def edition_from_json(data: dict[str, Any]) -> Edition:
     """Map an edition record (``/books/OL…M.json``, ``/isbn/….json`` or an editions-list entry)."""
-    identifiers = data.get("identifiers") if isinstance(data.get("identifiers"), dict) else {}
+    identifiers = raw if isinstance(raw := data.get("identifiers"), dict) else {}
     return Edition(
         id=olid(data.get("key")) or "",
         work_id=next(iter(_keys(data.get("works"))), None),

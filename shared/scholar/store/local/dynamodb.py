@@ -40,7 +40,9 @@ class KeySchema:
 
 
 def _failure(code: str, message: str, operation: str, **extra: Any) -> ClientError:
-    return ClientError({"Error": {"Code": code, "Message": message}, **extra}, operation)
+    # ``extra``: what DynamoDB adds to the error (the old Item, CancellationReasons).
+    response: dict[str, Any] = {"Error": {"Code": code, "Message": message}, **extra}
+    return ClientError(response, operation)  # type: ignore[arg-type]  # botocore-stubs' TypedDict lacks Item
 
 
 def _encode(item: Item) -> str:
@@ -106,7 +108,7 @@ class LocalDynamoDB:
             raise _failure("ConditionalCheckFailedException", "The conditional request failed", operation, **extra)
 
     # -- single items ----------------------------------------------------------------------------------------
-    def get_item(self, *, TableName: str, Key: Item, ProjectionExpression: str | None = None,  # noqa: N803
+    def get_item(self, *, TableName: str, Key: Item, ProjectionExpression: str | None = None,
                  ExpressionAttributeNames: Mapping[str, str] | None = None, **_: Any) -> dict[str, Any]:
         schema = self._schema(TableName, "GetItem")
         with self.database.read() as db:
@@ -115,7 +117,7 @@ class LocalDynamoDB:
             return {}
         return {"Item": expressions.projection(ProjectionExpression, ExpressionAttributeNames)(item)}
 
-    def put_item(self, *, TableName: str, Item: Item, **request: Any) -> dict[str, Any]:  # noqa: N803
+    def put_item(self, *, TableName: str, Item: Item, **request: Any) -> dict[str, Any]:
         schema = self._schema(TableName, "PutItem")
         with self.database.write() as db:
             old = self._row(db, TableName, *self._key(schema, Item))
@@ -123,7 +125,7 @@ class LocalDynamoDB:
             self._store(db, TableName, schema, Item)
         return {"Attributes": old} if old and request.get("ReturnValues") == "ALL_OLD" else {}
 
-    def update_item(self, *, TableName: str, Key: Item, **request: Any) -> dict[str, Any]:  # noqa: N803
+    def update_item(self, *, TableName: str, Key: Item, **request: Any) -> dict[str, Any]:
         schema = self._schema(TableName, "UpdateItem")
         with self.database.write() as db:
             old = self._row(db, TableName, *self._key(schema, Key))
@@ -140,7 +142,7 @@ class LocalDynamoDB:
             return {"Attributes": {k: v for k, v in new.items() if (old or {}).get(k) != v}}
         return {}
 
-    def delete_item(self, *, TableName: str, Key: Item, **request: Any) -> dict[str, Any]:  # noqa: N803
+    def delete_item(self, *, TableName: str, Key: Item, **request: Any) -> dict[str, Any]:
         schema = self._schema(TableName, "DeleteItem")
         h, r = self._key(schema, Key)
         with self.database.write() as db:
@@ -150,7 +152,7 @@ class LocalDynamoDB:
         return {"Attributes": old} if old and request.get("ReturnValues") == "ALL_OLD" else {}
 
     # -- many items ------------------------------------------------------------------------------------------
-    def query(self, *, TableName: str, KeyConditionExpression: str, **request: Any) -> dict[str, Any]:  # noqa: N803
+    def query(self, *, TableName: str, KeyConditionExpression: str, **request: Any) -> dict[str, Any]:
         """Items of one hash key in range-key order; ``Limit`` counts items read before the filter, as DynamoDB's."""
         schema = self._schema(TableName, "Query")
         names, values = request.get("ExpressionAttributeNames"), request.get("ExpressionAttributeValues")
@@ -198,7 +200,7 @@ class LocalDynamoDB:
         answer["Count"] = len(kept)
         return answer
 
-    def batch_get_item(self, *, RequestItems: Mapping[str, Any], **_: Any) -> dict[str, Any]:  # noqa: N803
+    def batch_get_item(self, *, RequestItems: Mapping[str, Any], **_: Any) -> dict[str, Any]:
         responses: dict[str, list[Item]] = {}
         with self.database.read() as db:
             for table, wanted in RequestItems.items():
@@ -208,7 +210,7 @@ class LocalDynamoDB:
                 responses[table] = [cut(item) for item in found if item is not None]
         return {"Responses": responses, "UnprocessedKeys": {}}
 
-    def batch_write_item(self, *, RequestItems: Mapping[str, Iterable[Any]], **_: Any) -> dict[str, Any]:  # noqa: N803
+    def batch_write_item(self, *, RequestItems: Mapping[str, Iterable[Any]], **_: Any) -> dict[str, Any]:
         with self.database.write() as db:
             for table, requests in RequestItems.items():
                 schema = self._schema(table, "BatchWriteItem")
@@ -220,7 +222,7 @@ class LocalDynamoDB:
                         db.execute("DELETE FROM items WHERE tbl = ? AND h = ? AND r = ?", (table, h, r))
         return {"UnprocessedItems": {}}
 
-    def transact_write_items(self, *, TransactItems: list[Mapping[str, Any]], **_: Any) -> dict[str, Any]:  # noqa: N803
+    def transact_write_items(self, *, TransactItems: list[Mapping[str, Any]], **_: Any) -> dict[str, Any]:
         """Every condition checked, then every action applied, in one transaction; any failure changes nothing."""
         with self.database.write() as db:
             reasons: list[dict[str, str]] = []

@@ -71,14 +71,14 @@ class LocalS3:
         with sqlite_errors(target):
             replace_file(target, fill, prefix=".part-")
 
-    def put_object(self, *, Bucket: str, Key: str, Body: bytes | IO[bytes], ContentType: str | None = None,  # noqa: N803
-                   Tagging: str | None = None, **_: Any) -> dict[str, Any]:  # noqa: N803
+    def put_object(self, *, Bucket: str, Key: str, Body: bytes | IO[bytes], ContentType: str | None = None,
+                   Tagging: str | None = None, **_: Any) -> dict[str, Any]:
         data = Body if isinstance(Body, bytes | bytearray) else Body.read()
         self._write(self.path(Bucket, Key), lambda out: out.write(data))
         self._describe(Bucket, Key, ContentType, Tagging)
         return {}
 
-    def upload_file(self, Filename: str, Bucket: str, Key: str, ExtraArgs: Any = None) -> None:  # noqa: N803
+    def upload_file(self, Filename: str, Bucket: str, Key: str, ExtraArgs: Any = None) -> None:
         def copy(out: IO[bytes]) -> None:
             with open(Filename, "rb") as source:
                 shutil.copyfileobj(source, out, 1024 * 1024)
@@ -86,7 +86,7 @@ class LocalS3:
         self._write(self.path(Bucket, Key), copy)
         self._describe(Bucket, Key, (ExtraArgs or {}).get("ContentType"), (ExtraArgs or {}).get("Tagging"))
 
-    def get_object(self, *, Bucket: str, Key: str, **_: Any) -> dict[str, Any]:  # noqa: N803
+    def get_object(self, *, Bucket: str, Key: str, **_: Any) -> dict[str, Any]:
         target = self.path(Bucket, Key)
         with sqlite_errors(target):
             try:
@@ -94,31 +94,31 @@ class LocalS3:
             except FileNotFoundError:
                 raise _missing(Key, "GetObject") from None
 
-    def download_file(self, Bucket: str, Key: str, Filename: str) -> None:  # noqa: N803
+    def download_file(self, Bucket: str, Key: str, Filename: str) -> None:
         source = self.path(Bucket, Key)
         if not source.is_file():
             raise ClientError({"Error": {"Code": "404", "Message": "Not Found"}}, "HeadObject")
         with sqlite_errors(Path(Filename)):
             shutil.copyfile(source, Filename)
 
-    def head_object(self, *, Bucket: str, Key: str, **_: Any) -> dict[str, Any]:  # noqa: N803
+    def head_object(self, *, Bucket: str, Key: str, **_: Any) -> dict[str, Any]:
         target = self.path(Bucket, Key)
         if not target.is_file():
             raise ClientError({"Error": {"Code": "404", "Message": "Not Found"}}, "HeadObject")
         return {"ContentLength": target.stat().st_size, "ContentType": self._metadata(Bucket, Key)[0]}
 
-    def put_object_tagging(self, *, Bucket: str, Key: str, Tagging: dict[str, Any], **_: Any) -> dict[str, Any]:  # noqa: N803
+    def put_object_tagging(self, *, Bucket: str, Key: str, Tagging: dict[str, Any], **_: Any) -> dict[str, Any]:
         if not self.path(Bucket, Key).is_file():
             raise _missing(Key, "PutObjectTagging")
         content_type = self._metadata(Bucket, Key)[0]
         self._describe(Bucket, Key, content_type, "&".join(f"{t['Key']}={t['Value']}" for t in Tagging["TagSet"]))
         return {}
 
-    def get_object_tagging(self, *, Bucket: str, Key: str, **_: Any) -> dict[str, Any]:  # noqa: N803
+    def get_object_tagging(self, *, Bucket: str, Key: str, **_: Any) -> dict[str, Any]:
         if not self.path(Bucket, Key).is_file():
             raise _missing(Key, "GetObjectTagging")
         return {"TagSet": [{"Key": k, "Value": v} for k, v in self._metadata(Bucket, Key)[1].items()]}
 
-    def generate_presigned_url(self, operation: str, Params: dict[str, str], ExpiresIn: int = 900) -> str:  # noqa: N803
+    def generate_presigned_url(self, operation: str, Params: dict[str, str], ExpiresIn: int = 900) -> str:
         """The object's ``file://`` URL: on one machine the file itself is the link."""
         return self.path(Params["Bucket"], Params["Key"]).resolve().as_uri()

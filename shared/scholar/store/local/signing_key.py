@@ -47,13 +47,13 @@ class LocalKMS:
             self._key = serialization.load_pem_private_key(self.path.read_bytes(), password=None)
         return self._key
 
-    def sign(self, *, KeyId: str, Message: bytes, **_: Any) -> dict[str, Any]:  # noqa: N803
+    def sign(self, *, KeyId: str, Message: bytes, **_: Any) -> dict[str, Any]:
         from cryptography.hazmat.primitives import hashes  # noqa: PLC0415  # OAuth mode only
         from cryptography.hazmat.primitives.asymmetric import padding  # noqa: PLC0415  # OAuth mode only
 
         return {"Signature": self._private_key().sign(Message, padding.PKCS1v15(), hashes.SHA256())}
 
-    def get_public_key(self, *, KeyId: str, **_: Any) -> dict[str, Any]:  # noqa: N803
+    def get_public_key(self, *, KeyId: str, **_: Any) -> dict[str, Any]:
         from cryptography.hazmat.primitives import serialization  # noqa: PLC0415  # OAuth mode only
 
         der = self._private_key().public_key().public_bytes(serialization.Encoding.DER,

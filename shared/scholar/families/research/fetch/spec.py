@@ -22,8 +22,9 @@ FETCH_MAX_CHARS = MAX_READ_CHARS
 
 
 class FetchInput(ToolInput):
-    id: text_argument(300, "A search result's id (or any of its ids), or any paper identifier: DOI, arXiv id, S2 id, "
-                      "PMID:…, PMCID:…")
+    id: text_argument(  # type: ignore[valid-type]  # a type text_argument builds at run time
+        300, "A search result's id (or any of its ids), or any paper identifier: DOI, arXiv id, S2 id, PMID:…, PMCID:…"
+    )
 
 
 class FetchMetadata(BaseModel):

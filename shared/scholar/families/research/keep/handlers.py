@@ -17,7 +17,8 @@ async def download_paper(args: DownloadPaperInput, ctx: CallContext) -> BaseMode
     keep = KeepOptions(collection=args.collection, prefer=args.prefer)
     paper = await paper_identifier(args.identifier, ctx.principal, tool="download_paper")
     job = jobs.paper_job("download_paper", paper, convert=True, keep=keep)
-    return await kept.kept_answer(job, ctx.principal) or await aio.off_loop(jobs.queue, job, ctx)
+    stored = await kept.kept_answer(job, ctx.principal)
+    return stored if stored is not None else await aio.off_loop(jobs.queue, job, ctx)
 
 
 HANDLERS: dict[str, Handler] = {"download_paper": download_paper}

@@ -6,7 +6,7 @@ Every store call is blocking boto3, so it goes through ``off_loop``; the store i
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from scholar.core import budget
 from scholar.core.budget import RESERVE, fit_field, json_chars, shorten_for_list
@@ -37,6 +37,15 @@ from scholar.services.library.find import Found, find_items
 from scholar.services.library.keep import add_paper
 from scholar.store.library.models import MAX_TAGS, LibraryItem
 from scholar.store.library.table import LibraryStore
+
+
+class _Filters(TypedDict):
+    """library_list's filters, given alike to the listing and to the cursor of a page cut short."""
+
+    collection: str | None
+    tag: str | None
+    year_start: int | None
+    year_end: int | None
 
 
 def record_of(item: LibraryItem, reserve: int = RESERVE) -> LibraryRecord:
@@ -125,8 +134,8 @@ async def library_list(args: LibraryListInput, ctx: CallContext) -> LibraryListR
     if args.year_start is not None and args.year_end is not None and args.year_start > args.year_end:
         raise InvalidArgumentError("year_end must not be before year_start", field="year_end")
     store = LibraryStore(ctx.principal)
-    filters = {"collection": args.collection, "tag": args.tag, "year_start": args.year_start,
-               "year_end": args.year_end}
+    filters: _Filters = {"collection": args.collection, "tag": args.tag, "year_start": args.year_start,
+                         "year_end": args.year_end}
     items, cursor = await store.alist_items(limit=args.limit, cursor=args.cursor, **filters)
     total, _ = await store.ausage()
     entries = [_dump(entry_of(i)) for i in items]

@@ -130,7 +130,7 @@ async def library_export(args: LibraryExportInput, ctx: CallContext) -> LibraryE
 
 def _import(args: LibraryImportInput, principal: str) -> LibraryImportResult:
     from scholar.services.library import snapshot  # noqa: PLC0415  # lazy: loads only for an import
-    from scholar.services.library.keep import retain_items  # noqa: PLC0415
+    from scholar.services.library.keep import retain_items  # noqa: PLC0415  # with the snapshot, for an import only
 
     if args.reference is not None:
         parsed = snapshot.parse_snapshot(snapshot.read_reference(args.reference, principal), "reference")

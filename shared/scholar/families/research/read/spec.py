@@ -19,10 +19,12 @@ from scholar.services.fulltext.read_result import ReadPaperResult
 
 
 class ReadPaperInput(ToolInput):
-    identifier: text_argument(2000, "Any paper identifier, a pdfs/<sha256>.pdf reference we returned, or a public "
-                              "http(s) URL of a PDF")
-    pages: text_argument(200, "A range list: 1-10, 3,5,7-9 or 12- (to the end)",
-                         pattern=r"^[0-9,\- ]+$") = DEFAULT_PAGES
+    identifier: text_argument(  # type: ignore[valid-type]  # a type text_argument builds at run time
+        2000, "Any paper identifier, a pdfs/<sha256>.pdf reference we returned, or a public http(s) URL of a PDF"
+    )
+    pages: text_argument(  # type: ignore[valid-type]  # a type text_argument builds at run time
+        200, "A range list: 1-10, 3,5,7-9 or 12- (to the end)", pattern=r"^[0-9,\- ]+$"
+    ) = DEFAULT_PAGES
     max_chars: Annotated[int, Field(ge=MIN_READ_CHARS, le=MAX_READ_CHARS, description="Whole pages only")] = (
         DEFAULT_READ_CHARS
     )

@@ -75,7 +75,7 @@ def _not_found(uri: str, why: str) -> NotFoundError:
 
 def _listed(item: LibraryItem) -> ListedResource:
     paper = item.paper
-    names = [a.get("name") for a in paper.get("authors") or [] if isinstance(a, dict) and a.get("name")]
+    names = [name for a in paper.get("authors") or [] if isinstance(a, dict) and (name := a.get("name"))]
     facts = [str(paper["year"]) if paper.get("year") else "", paper.get("venue") or "",
              ", ".join(names[:_AUTHORS]) + (" et al." if len(names) > _AUTHORS else "")]
     kept = [what for what, held in (("PDF kept", item.pdfs), ("Markdown", item.md_path)) if held]

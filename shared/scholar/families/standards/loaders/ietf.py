@@ -149,6 +149,7 @@ def load_rfc_index(data: bytes) -> list[StandardRecord]:
             records.append(_series(entry, tag[:3].upper()))
     titles = {r.identifier: r.title for r in records if r.doc_type == "RFC"}
     for record in records:
-        if record.doc_type != "RFC" and record.related and record.title.startswith(_SERIES_TITLE[record.doc_type]):
+        series = record.doc_type
+        if series in _SERIES_TITLE and record.related and record.title.startswith(_SERIES_TITLE[series]):
             record.title = f"{record.title}: " + "; ".join(titles.get(m, m) for m in record.related[:5])
     return records

@@ -77,7 +77,7 @@ def _clean(value: str | None) -> str | None:
 
 def docids(data: dict[str, Any]) -> list[tuple[str, str | None, bool]]:
     """(identifier, type, primary) of every docid, in file order."""
-    out = []
+    out: list[tuple[str, str | None, bool]] = []
     for item in many(data.get("docid", data.get("docidentifier"))):
         if isinstance(item, str):
             out.append((item, None, False))

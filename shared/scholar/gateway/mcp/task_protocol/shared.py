@@ -69,7 +69,7 @@ class TaskView:
 
     @property
     def terminal(self) -> bool:
-        from scholar.store.tasks import TERMINAL  # noqa: PLC0415
+        from scholar.store.tasks import TERMINAL  # noqa: PLC0415  # with the first task read
 
         return self.item.status in TERMINAL
 
@@ -81,7 +81,7 @@ class TaskView:
     @property
     def status_message(self) -> str | None:
         if self.item.status == "cancelled":
-            from scholar.runtime.cancel import CANCELLED_MESSAGE  # noqa: PLC0415
+            from scholar.runtime.cancel import CANCELLED_MESSAGE  # noqa: PLC0415  # with the first task read
 
             return CANCELLED_MESSAGE
         if self.item.status == "failed":
@@ -110,7 +110,7 @@ class TaskView:
 
 
 def _store() -> TaskStore:
-    from scholar.store.tasks import TaskStore  # noqa: PLC0415
+    from scholar.store.tasks import TaskStore  # noqa: PLC0415  # with the first task read
 
     return TaskStore()
 
@@ -118,7 +118,7 @@ def _store() -> TaskStore:
 async def read_task(task_id: str, principal: str) -> TaskItem | None:
     """The caller's unexpired task, or None (strongly consistent: a just-created task is visible)."""
     def read() -> TaskItem | None:
-        from scholar.runtime.reconcile import reconcile  # noqa: PLC0415
+        from scholar.runtime.reconcile import reconcile  # noqa: PLC0415  # with the first task read
 
         store = _store()
         item = store.get(task_id, principal)
@@ -145,8 +145,8 @@ async def list_caller_tasks(principal: str, limit: int) -> list[TaskItem]:
 
 
 def _cancel_sync(item: TaskItem) -> TaskItem:
-    from scholar.runtime.cancel import cancel  # noqa: PLC0415
-    from scholar.store.tasks import TaskTransitionError  # noqa: PLC0415
+    from scholar.runtime.cancel import cancel  # noqa: PLC0415  # with the first task read
+    from scholar.store.tasks import TaskTransitionError  # noqa: PLC0415  # with the first task read
 
     store = _store()
     if not cancel(store, item):
@@ -206,8 +206,8 @@ def inline_ttl_s(requested_ms: int | None) -> int:
 def _record_sync(
     principal: str, tool: str, arguments: dict[str, Any], result: types.CallToolResult, ttl_s: int
 ) -> TaskItem:
-    from scholar.runtime.queue import arguments_digest  # noqa: PLC0415
-    from scholar.store.tasks import TaskItem, new_task_id  # noqa: PLC0415
+    from scholar.runtime.queue import arguments_digest  # noqa: PLC0415  # with the first task read
+    from scholar.store.tasks import TaskItem, new_task_id  # noqa: PLC0415  # with the first task read
 
     store = _store()
     now = time.time()

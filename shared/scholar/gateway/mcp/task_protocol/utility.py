@@ -55,7 +55,7 @@ def task_2025(view: TaskView) -> types.Task:
     """The 2025-11-25 wire Task of a TaskTable item."""
     return types.Task(
         task_id=view.task_id,
-        status=view.status,  # type: ignore[arg-type]  # TaskView.status is one of the wire literals
+        status=view.status,
         status_message=view.status_message,
         created_at=view.created_at,
         last_updated_at=view.last_updated_at,
