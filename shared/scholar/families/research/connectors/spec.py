@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from scholar.core.catalogue import MAX_RESULT_CHARS, Annotations, ToolSpec
 from scholar.services.connectors.outcome import SyncReport
+from scholar.services.connectors.registry import REGISTRATIONS, TARGETS
 from scholar.store.connections import Connection
 from scholar.store.library.models import COLLECTION_PATTERN
 
@@ -24,7 +25,9 @@ CONNECTIONS_TOOL = "library_connections"
 # The most per-item results an answer lists (the counts always cover every item).
 MAX_RESULTS = 200
 
-Target = Literal["zotero", "zotero_local", "bibtex", "obsidian"]
+# The registry's targets, in its order; those a hosted caller connects on the server's page can be removed.
+Target = Literal[TARGETS]  # type: ignore[valid-type]  # a Literal of the registry's names, read at import
+Connectable = Literal[tuple(r.name for r in REGISTRATIONS if r.abilities.connect_page)]  # type: ignore[valid-type]  # likewise
 
 _COLLECTION = re.compile(COLLECTION_PATTERN)
 _SYNC = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
@@ -57,7 +60,7 @@ class LibrarySyncResult(SyncReport):
 
 class LibraryConnectionsInput(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
-    remove: Literal["zotero"] | None = None
+    remove: Connectable | None = None
 
 
 class LibraryConnectionsResult(BaseModel):
