@@ -2,7 +2,7 @@
 
 A connector is one place a caller's library goes to and comes back from (Zotero, a .bib file, a Notion database …).
 It declares what it can do (``Abilities``: push, pull, whether a direction needs a collection, read-only or
-push-only, reachable from this machine only, keyed), says where its credentials come from (``credentials``), and
+push-only, reachable from this machine only), says where its credentials come from (``credentials``), and
 pushes or pulls one collection, for real or as a dry run that reads the other side and writes nothing. library_sync
 checks the abilities, lists the collection, queues a long push, and hands the rest to the connector.
 
@@ -36,7 +36,6 @@ class Abilities:
         pull: it can be read back into the library (False: push-only, e.g. Obsidian notes are the user's).
         collection_for: the directions that need a collection (a push always names the one it sends).
         local_only: it is on the caller's own computer, so a hosted server cannot reach it.
-        keyed: it needs a key: the environment or the OS keyring on one machine, a sealed connection hosted.
         connect_page: hosted callers connect it on the server's connect page (library_connections offers the link
             and can remove the connection).
         refusal: why a direction it lacks is refused, and what to do instead.
@@ -46,7 +45,6 @@ class Abilities:
     pull: bool = True
     collection_for: frozenset[Direction] = frozenset({"push"})
     local_only: bool = False
-    keyed: bool = False
     connect_page: bool = False
     refusal: str = ""
 

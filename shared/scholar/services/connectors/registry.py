@@ -32,10 +32,10 @@ class Registration:
 
 
 REGISTRATIONS: tuple[Registration, ...] = (
-    Registration("zotero", "Zotero's web API: items, child notes, PDFs", Abilities(keyed=True, connect_page=True),
+    Registration("zotero", "Zotero's web API: items, child notes, PDFs", Abilities(connect_page=True),
                  "zotero_target.WebZotero"),
     Registration("zotero_local", "Zotero desktop on this machine (its local API)",
-                 Abilities(push=False, local_only=True,
+                 Abilities(push=False, collection_for=frozenset(), local_only=True,
                            refusal="target zotero_local is read-only (the desktop's local API): push with target "
                                    "zotero"),
                  "zotero_target.DesktopZotero"),
@@ -44,6 +44,8 @@ REGISTRATIONS: tuple[Registration, ...] = (
     Registration("obsidian", "an Obsidian vault folder per collection, one note per item",
                  Abilities(pull=False, refusal="target obsidian is push only (the notes are yours to edit)"),
                  "file_targets.ObsidianVault"),
+    Registration("notion", "a Notion database: one page per item, notes as its content", Abilities(),
+                 "notion_target.NotionTarget"),
 )
 TARGETS: tuple[str, ...] = tuple(r.name for r in REGISTRATIONS)
 _BY_NAME = {r.name: r for r in REGISTRATIONS}

@@ -1,10 +1,11 @@
-"""library_sync and library_connections: a caller's library sent to Zotero and brought back (issue 30).
+"""library_sync and library_connections: a caller's library sent out (Zotero, Notion, files) and brought back.
 
 Two tools rather than one per target: the target is an argument, so the listing grows by two schemas whatever
-connectors arrive. Neither is tagged ``write``: like the library tools they change only the caller's own data
-(their library, their Zotero). Neither is in the default profile (its listing budget is for find → read → cite →
-keep); both are in ``all`` and the research toolset. A key never travels through them: it is connected on the
-server's page (hosted) or set on the machine (environment or OS keyring).
+connectors arrive (the targets are the connector registry's). Neither is tagged ``write``: like the library tools
+they change only the caller's own data (their library, their Zotero or Notion). Neither is in the default profile
+(its listing budget is for find → read → cite → keep); both are in ``all`` and the research toolset. A key never
+travels through them: it is connected on the server's page (hosted) or set on the machine (environment or OS
+keyring).
 """
 
 from __future__ import annotations
@@ -74,8 +75,8 @@ class LibraryConnectionsResult(BaseModel):
 
 SYNC_SPEC = ToolSpec(
     name=SYNC_TOOL, family="research", title="Sync library with Zotero",
-    description="Push a collection to Zotero (items, notes, PDFs; changes only; Zotero-side edits kept as "
-    "conflicts), a .bib or an Obsidian vault; pull from Zotero (none: all) or a .bib. Per-item outcome.",
+    description="Push a collection to Zotero (items, notes, PDFs), Notion, a .bib or Obsidian: changes only, their "
+    "edits kept as conflicts; pull from Zotero, Notion (none: all) or a .bib. Per-item outcome.",
     input_model=LibrarySyncInput, output_model=LibrarySyncResult, annotations=_SYNC, task_support="optional",
     max_result_chars=MAX_RESULT_CHARS,  # handlers._answer: core.budget.fit_field
 )
