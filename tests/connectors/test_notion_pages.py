@@ -3,9 +3,13 @@ that lost its links finding its pages again by their Scholar ID instead of writi
 
 from __future__ import annotations
 
+import time
+from datetime import timedelta
+
 import pytest
 from pydantic import SecretStr
 
+from scholar.services.connectors import notion_pull
 from scholar.services.connectors.notion_pull import pull
 from scholar.services.connectors.notion_push import push
 from scholar.sources.notion import NotionClient, NotionDatabase
@@ -86,3 +90,35 @@ def test_a_page_found_by_scholar_id_without_a_link_that_differs_is_a_conflict_un
     again = run(push(NotionClient(client.target), store, list(LibraryStore("alice").get_many(
         [i.item_id for i in items]).values()), "reading"))
     assert again.items.unchanged == 2 and notion_fake.writes() == []
+
+
+def test_a_page_notion_refuses_is_failed_with_notions_status_and_message_and_the_rest_are_written(
+        notion_fake, client, store):
+    items = epmc_items(3)
+    notion_fake.refuse.add(items[1].paper["title"])
+    report = run(push(client, store, items, "reading"))
+    assert (report.items.created, report.items.failed) == (2, 1)
+    (failed,) = [r for r in report.results if r.status == "failed"]
+    assert (failed.item_id, failed.code) == (items[1].item_id, 400)
+    notion_fake.refuse.clear()
+    again = run(push(NotionClient(client.target), store, items, "reading"))
+    assert (again.items.created, again.items.unchanged) == (1, 2)
+
+
+def test_a_later_pull_reads_the_content_of_no_page_untouched_since_the_last_sync_and_of_every_page_edited_since(
+        notion_fake, client, store, monkeypatch):
+    items = epmc_items(3)
+    LibraryStore("alice").put_many(items)
+    run(push(client, store, items, "reading"))
+    # Ten minutes later (both clocks): the first pull reads every page's content once, the pages being that recent
+    monkeypatch.setattr(notion_pull, "_now_ms", lambda: int((time.time() + 600) * 1000))
+    notion_fake.later = timedelta(minutes=10)
+    run(pull(NotionClient(client.target), store, LibraryStore("alice"), "reading", into="reading"))
+    notion_fake.log.clear()
+    quiet = run(pull(NotionClient(client.target), store, LibraryStore("alice"), "reading", into="reading"))
+    assert quiet.items.unchanged == 3 and not [s for s in notion_fake.log if s.path.endswith("/children")]
+    page_id = notion_fake.page_of(items[2].item_id)["id"]
+    notion_fake.type_notes(page_id, "Typed ten minutes later.")
+    edited = run(pull(NotionClient(client.target), store, LibraryStore("alice"), "reading", into="reading"))
+    assert (edited.items.updated, edited.items.unchanged) == (1, 2)
+    assert LibraryStore("alice").get(items[2].item_id).notes == "Typed ten minutes later."

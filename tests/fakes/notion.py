@@ -16,7 +16,10 @@ the database starts as ``synthetic_notion_database.json`` (the documented "Datab
   token), 400 ``missing_version`` (no Notion-Version header), 400 ``validation_error`` (an unknown property, a
   rich text over 2,000 characters, more than 100 items), 404 ``object_not_found`` (an id it does not know),
   429 ``rate_limited`` with ``Retry-After`` when a test queues one (``throttles``).
-- ``last_edited_time`` is rounded down to the minute, as Notion's is.
+- ``last_edited_time`` is rounded down to the minute, as Notion's is (``later`` moves this Notion's clock on).
+
+Test hooks: ``throttles`` (the next answers are 429), ``refuse`` (titles a page create is refused for), ``edit``,
+``type_notes`` and ``make_page`` (what a person does in Notion), ``log`` (every request with its headers and body).
 
 What it does not do: relations, rollups, formulas, people, files, dates; nested blocks; sorts (results come in
 creation order); the 2025-09-03 data sources; workspace search; anything a sync does not send.
@@ -31,7 +34,7 @@ import copy
 import json
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -63,11 +66,6 @@ class Refused(Exception):
         self.status, self.code, self.message = status, code, message
 
 
-def _now() -> str:
-    minute = datetime.now(UTC).replace(second=0, microsecond=0)
-    return minute.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def _id(value: str) -> str:
     return str(uuid.UUID(value))  # Notion takes an id with or without dashes
 
@@ -85,9 +83,15 @@ class FakeNotion:
     token: str = TOKEN
     log: list[Sent] = field(default_factory=list)
     throttles: list[str] = field(default_factory=list)  # Retry-After values of the next 429 answers
+    refuse: set[str] = field(default_factory=set)  # titles a page create answers 400 validation_error for
     databases: dict[str, dict[str, Any]] = field(default_factory=lambda: {DATABASE_ID: copy.deepcopy(DATABASE)})
     pages: dict[str, dict[str, Any]] = field(default_factory=dict)
     blocks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # parent id → its child blocks
+    later: timedelta = timedelta()  # how far this Notion's clock is ahead (a test's "ten minutes later")
+
+    def _now(self) -> str:
+        minute = (datetime.now(UTC) + self.later).replace(second=0, microsecond=0)
+        return minute.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
     def install(self) -> None:
         """Route the source ``notion`` of ``scholar.sources.http`` here (undo: ``set_transport_factory(None)``)."""
@@ -115,7 +119,7 @@ class FakeNotion:
         """Replace the page's content with these paragraphs, as a person typing."""
         self.blocks[page_id] = [self._block(page_id, {"type": "paragraph", "paragraph": {"rich_text": [
             {"type": "text", "text": {"content": p}}]}}) for p in paragraphs]
-        self.pages[page_id]["last_edited_time"] = _now()
+        self.pages[page_id]["last_edited_time"] = self._now()
 
     def text_of(self, page_id: str) -> list[str]:
         return ["".join(t["plain_text"] for t in b[b["type"]]["rich_text"]) for b in self.blocks.get(page_id, [])]
@@ -176,7 +180,7 @@ class FakeNotion:
             kind = next(iter(schema))
             config = {"options": []} if kind in ("select", "multi_select") else dict(schema[kind])
             database["properties"][name] = {"id": uuid.uuid4().hex[:4], "name": name, "type": kind, kind: config}
-        database["last_edited_time"] = _now()
+        database["last_edited_time"] = self._now()
         return database
 
     def _query(self, database: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
@@ -186,7 +190,7 @@ class FakeNotion:
 
     def _create(self, body: dict[str, Any]) -> dict[str, Any]:
         database = self._database((body.get("parent") or {}).get("database_id", ""))
-        now = _now()
+        now = self._now()
         page_id = str(uuid.uuid4())
         page = {"object": "page", "id": page_id, "created_time": now, "last_edited_time": now,
                 "created_by": {"object": "user", "id": "bot"}, "last_edited_by": {"object": "user", "id": "bot"},
@@ -195,6 +199,9 @@ class FakeNotion:
                 "properties": {name: _empty(schema) for name, schema in database["properties"].items()},
                 "url": f"https://www.notion.so/{page_id.replace('-', '')}", "public_url": None}
         self._check_properties(database, body.get("properties") or {})
+        title = next((v for v in (body.get("properties") or {}).values() if "title" in v), {"title": []})["title"]
+        if "".join(t["text"]["content"] for t in title) in self.refuse:
+            raise Refused(400, "validation_error", "body failed validation: this page is refused by the test.")
         children = body.get("children") or []
         _check_count(children, "body.children")
         self.pages[page_id] = page
@@ -223,7 +230,7 @@ class FakeNotion:
             schema = database["properties"][name]
             kind = schema["type"]
             page["properties"][name] = {"id": schema["id"], "type": kind, kind: _stored(schema, value[kind])}
-        page["last_edited_time"] = _now()
+        page["last_edited_time"] = self._now()
         return copy.deepcopy(page)
 
     def _block(self, parent: str, block: dict[str, Any]) -> dict[str, Any]:
@@ -232,7 +239,7 @@ class FakeNotion:
             if len(part["text"]["content"]) > TEXT_MAX:
                 raise Refused(400, "validation_error", f"body.children[0].{kind}.rich_text[0].text.content.length "
                                                        f"should be ≤ `{TEXT_MAX}`.")
-        now = _now()
+        now = self._now()
         return {"object": "block", "id": str(uuid.uuid4()), "parent": {"type": "page_id", "page_id": parent},
                 "created_time": now, "last_edited_time": now, "has_children": False, "archived": False,
                 "in_trash": False, "type": kind,
@@ -243,7 +250,7 @@ class FakeNotion:
         _check_count(children, "body.children")
         new = [self._block(parent, b) for b in children]
         self.blocks.setdefault(parent, []).extend(new)
-        self.pages[parent]["last_edited_time"] = _now()
+        self.pages[parent]["last_edited_time"] = self._now()
         return {"object": "list", "results": copy.deepcopy(new), "next_cursor": None, "has_more": False,
                 "type": "block", "block": {}}
 
@@ -252,7 +259,7 @@ class FakeNotion:
             for block in children:
                 if block["id"] == _id(block_id):
                     children.remove(block)
-                    self.pages[parent]["last_edited_time"] = _now()
+                    self.pages[parent]["last_edited_time"] = self._now()
                     return block | {"archived": True, "in_trash": True}
         raise Refused(404, "object_not_found", f"Could not find block with ID: {block_id}.")
 

@@ -120,11 +120,14 @@ class NotionClient:
         """The child blocks of a page (or block), in order; nested children are not read."""
         return await self._listed("GET", f"/v1/blocks/{segment(block_id)}/children", what="a page's content")
 
-    async def append(self, block_id: str, children: list[dict[str, Any]]) -> None:
-        """Append blocks at the end of a page, 100 a request."""
+    async def append(self, block_id: str, children: list[dict[str, Any]]) -> int:
+        """Append blocks at the end of a page, 100 a request; how many Notion added."""
+        added = 0
         for start in range(0, len(children), PAGE):
-            await self._call("PATCH", f"/v1/blocks/{segment(block_id)}/children", what="a page's content",
-                             body={"children": children[start:start + PAGE]})
+            answer = await self._call("PATCH", f"/v1/blocks/{segment(block_id)}/children", what="a page's content",
+                                      body={"children": children[start:start + PAGE]})
+            added += len(answer.get("results") or [])
+        return added
 
     async def delete_block(self, block_id: str) -> None:
         """Move a block to the trash (Notion's delete)."""

@@ -56,6 +56,10 @@ class _Seen:
     notes: str | None  # the page's text, when it was read
 
 
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
 def _item_id(page: dict[str, Any], theirs: Fields, link: Link | None) -> str:
     if theirs.scholar_id:
         return theirs.scholar_id
@@ -85,14 +89,16 @@ async def _seen(client: NotionClient, pages: list[dict[str, Any]], links: dict[s
     return seen
 
 
-def _merge(one: _Seen, old: LibraryItem | None, into: str, report: SyncReport) -> tuple[LibraryItem, Link] | None:
-    """Our item with the page's changes, and the new agreement; None when nothing moved on Notion's side."""
+def _merge(one: _Seen, old: LibraryItem | None, into: str,
+           report: SyncReport) -> tuple[LibraryItem | None, Link | None]:
+    """Our item with the page's changes (None: nothing moved on Notion's side), and the new agreement."""
     link, theirs, page_id = one.link, one.theirs, one.page["id"]
     fields_moved = link is None or theirs.digest() != link.seen_digest
     notes_moved = one.notes is not None and (link is None or notes_digest(one.notes) != link.note_digest)
-    if not fields_moved and not notes_moved:
+    if link is not None and not fields_moved and not notes_moved:
         report.count(ItemOutcome(item_id=one.item_id, key=page_id, title=theirs.title, status="unchanged"))
-        return None
+        # Its text was read and is what we agreed on: from now on only a later edit makes it worth reading again.
+        return None, link.model_copy(update={"synced_at": _now_ms()}) if one.notes is not None else None
     ours = fields_of_item(old) if old is not None else None
     fields_clash = fields_moved and link is not None and ours is not None and ours.digest() != link.digest \
         and ours != theirs
@@ -121,7 +127,7 @@ def _merge(one: _Seen, old: LibraryItem | None, into: str, report: SyncReport) -
         digest=link.digest if fields_clash and link else fields_of_item(merged).digest(),
         seen_digest=link.seen_digest if fields_clash and link else theirs.digest(),
         note_digest=link.note_digest if notes_clash and link else notes_digest(merged.notes or ""),
-        synced_at=link.synced_at if (fields_clash or notes_clash) and link else int(time.time() * 1000))
+        synced_at=link.synced_at if (fields_clash or notes_clash) and link else _now_ms())
     return merged, agreed
 
 
@@ -150,12 +156,12 @@ async def pull(client: NotionClient, store: ConnectionStore, library: LibrarySto
     merged: list[LibraryItem] = []
     agreed: list[Link] = []
     for one in seen:
-        outcome = _merge(one, existing.get(one.item_id), into, report)
-        if outcome is not None:
-            merged.append(outcome[0])
-            agreed.append(outcome[1])
+        item, link = _merge(one, existing.get(one.item_id), into, report)
+        merged += [item] if item is not None else []
+        agreed += [link] if link is not None else []
     report.requests = client.requests
-    if not dry_run and merged:
-        await off_loop(library.put_many, merged)
+    if not dry_run:
+        if merged:
+            await off_loop(library.put_many, merged)
         await store.aput_links(NOTION, database, agreed)
     return report

@@ -20,10 +20,10 @@ its page changed: that edit is the user's, and a pull brings it in.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from scholar.core.errors import UpstreamError
 from scholar.services.connectors.base import Progress
@@ -50,6 +50,7 @@ CONFLICT = ("changed in Notion and here since the last sync: neither side is ove
             "other, then sync again")
 Status = Literal["created", "updated", "unchanged", "failed", "conflict"]
 _PROGRESS_EVERY = 25
+_T = TypeVar("_T")
 
 
 def edited_ms(page: dict[str, Any]) -> int:
@@ -103,16 +104,25 @@ class _Push:
             "key": page["id"], "version": edited_ms(page), "digest": ours.digest(),
             "seen_digest": fields_of_page(page).digest(), "synced_at": self.now_ms} | update)
 
+    async def attempt(self, item: LibraryItem, key: str | None, write: Awaitable[_T], *,
+                      notes: bool = False) -> _T | None:
+        """The answer of one write, or None when Notion refused this item alone (recorded as failed, with its
+        status and message); a throttled or failing Notion fails the whole push."""
+        try:
+            return await write
+        except UpstreamError as exc:
+            if exc.status is None or exc.status >= 500:
+                raise
+            self.record(item, "failed", key, notes=notes, code=exc.status, message=exc.message)
+            return None
+
     async def create(self, item: LibraryItem, ours: Fields, notes: str) -> None:
         if self.dry_run:
             self.record(item, "created", None)
             return
-        try:
-            page = await self.client.create_page(to_properties(ours, self.title), blocks_of_notes(notes))
-        except UpstreamError as exc:
-            if exc.status is None or exc.status >= 500:
-                raise
-            self.record(item, "failed", None, code=exc.status, message=exc.message)
+        page = await self.attempt(item, None, self.client.create_page(to_properties(ours, self.title),
+                                                                       blocks_of_notes(notes)))
+        if page is None:
             return
         self.agree(item, page, ours, note_digest=notes_digest(notes))
         self.record(item, "created", page["id"])
@@ -145,8 +155,9 @@ class _Push:
             self.record(item, "unchanged", page["id"])
         elif self.dry_run:
             self.record(item, "updated", page["id"])
-        else:
-            self.agree(item, await self.client.update_page(page["id"], to_properties(ours, self.title)), ours)
+        elif (done := await self.attempt(item, page["id"], self.client.update_page(
+                page["id"], to_properties(ours, self.title)))) is not None:
+            self.agree(item, done, ours)
             self.record(item, "updated", page["id"])
 
     async def replace_notes(self, item: LibraryItem, page_id: str, link: Link, notes: str) -> None:
@@ -160,10 +171,13 @@ class _Push:
             self.record(item, "conflict", page_id, notes=True, message=CONFLICT)
             return
         if not self.dry_run:
+            # The new paragraphs first: a refused append leaves the page as it was, and the next push tries again.
+            if await self.attempt(item, page_id, self.client.append(page_id, blocks_of_notes(notes)), notes=True) \
+                    is None:
+                return
             for block in blocks:
                 if is_text_block(block):
                     await self.client.delete_block(block["id"])
-            await self.client.append(page_id, blocks_of_notes(notes))
             self.links[item.item_id] = self.links[item.item_id].model_copy(
                 update={"note_digest": notes_digest(notes), "synced_at": self.now_ms})
         self.record(item, "updated", page_id, notes=True)
