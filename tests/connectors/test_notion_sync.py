@@ -18,7 +18,7 @@ from scholar.store.library.table import LibraryStore
 from scholar.store.tasks import TaskStore
 from tests.connectors.items import epmc_items
 from tests.connectors.test_sync_tools import call
-from tests.fakes.notion import DATABASE_ID, TOKEN
+from tests.fakes.notion import DATABASE_ID, TOKEN, Refused
 
 NOTES = "Hypoxia drives the effect.\n\nCompare with the 2019 cohort."
 PUSH = {"target": "notion", "collection": "reading"}
@@ -140,9 +140,11 @@ def test_the_token_is_in_no_answer_log_task_or_stored_row(reading, notion_fake, 
     answers = [call(lambda_context, "library_sync", PUSH), call(lambda_context, "library_sync", PULL),
                call(lambda_context, "library_connections", {})]
     # A Notion that echoes the token in its error message: the message we pass on is scrubbed.
+    def echo(*_: object) -> None:
+        raise Refused(400, "validation_error", f"bad token {TOKEN}")
+
     with monkeypatch.context() as patch:
-        patch.setattr(notion_fake, "_route", lambda *a: (_ for _ in ()).throw(__import__(
-            "tests.fakes.notion", fromlist=["Refused"]).Refused(400, "validation_error", f"bad token {TOKEN}")))
+        patch.setattr(notion_fake, "_route", echo)
         failed = call(lambda_context, "library_sync", PULL)
     assert failed["error"]["code"] not in (None, "internal")
     task = new_task(principal="alice", tool="library_sync", ttl_s=600, progress="queued")
