@@ -10,7 +10,7 @@ import logging
 import pytest
 from pydantic import SecretStr
 
-from scholar.core.errors import FORBIDDEN, NOT_FOUND, RATE_LIMITED
+from scholar.core.errors import FORBIDDEN, NOT_FOUND, RATE_LIMITED, UPSTREAM_ERROR
 from scholar.runtime.queue import new_task
 from scholar.sources import retry
 from scholar.store.connections import ConnectionStore
@@ -146,7 +146,7 @@ def test_the_token_is_in_no_answer_log_task_or_stored_row(reading, notion_fake, 
     with monkeypatch.context() as patch:
         patch.setattr(notion_fake, "_route", echo)
         failed = call(lambda_context, "library_sync", PULL)
-    assert failed["error"]["code"] not in (None, "internal")
+    assert failed["error"]["code"] == UPSTREAM_ERROR
     task = new_task(principal="alice", tool="library_sync", ttl_s=600, progress="queued")
     TaskStore().create(task)
     in_task = call(lambda_context, "library_sync", PUSH, task_id=task.task_id)
