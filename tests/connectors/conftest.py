@@ -1,4 +1,4 @@
-"""The connectors' fixtures: moto tables (library, connections), a KMS key, and the fake Zotero."""
+"""The connectors' fixtures: moto tables (library, connections), a KMS key, the fake Zotero and the fake Notion."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from scholar.sources import http, zotero
+from scholar.sources import http, notion, zotero
 from scholar.sources.zotero import ZoteroClient, ZoteroLibrary
 from scholar.store.connections import ConnectionStore
 from tests.aws_tables import create_library_table
 from tests.conftest import UPSTREAM_BASE
+from tests.fakes.notion import DATABASE_ID, TOKEN, FakeNotion
 from tests.fakes.zotero import PUBLIC_LIBRARY, FakeZotero
 from tests.fixtures.aws import AwsResources
 from tests.fixtures.env import Env
@@ -30,16 +31,36 @@ def connections_table(aws: AwsResources, library_table: str, env: Env) -> str:
     return CONNECTIONS_TABLE
 
 
-@pytest.fixture
-def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """The waits the Zotero client asked for (Retry-After, Backoff), recorded instead of slept."""
+def _recorded_waits(monkeypatch: pytest.MonkeyPatch, client_module: Any) -> list[float]:
     seen: list[float] = []
 
     async def record(seconds: float) -> None:
         seen.append(seconds)
 
-    monkeypatch.setattr(zotero, "_sleep", record)
+    monkeypatch.setattr(client_module, "_sleep", record)
     return seen
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The waits the Zotero client asked for (Retry-After, Backoff), recorded instead of slept."""
+    return _recorded_waits(monkeypatch, zotero)
+
+
+@pytest.fixture
+def notion_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The waits the Notion client asked for (Retry-After), recorded instead of slept."""
+    return _recorded_waits(monkeypatch, notion)
+
+
+@pytest.fixture
+def notion_fake(env: Env, notion_waits: list[float]) -> Iterator[FakeNotion]:
+    """The fake Notion behind the proxy base, and this machine's token and database set to reach it."""
+    env.set(SCHOLAR_UPSTREAM_PROXY_BASE=UPSTREAM_BASE, SCHOLAR_NOTION_TOKEN=TOKEN, SCHOLAR_NOTION_DATABASE=DATABASE_ID)
+    service = FakeNotion()
+    service.install()
+    yield service
+    http.set_transport_factory(None)
 
 
 @pytest.fixture

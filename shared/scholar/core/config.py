@@ -98,6 +98,8 @@ CONNECTIONS_KEY_ENV = "SCHOLAR_CONNECTIONS_KEY"
 # folder (one subfolder per collection). Hosted, both come back as a download link instead.
 BIBTEX_DIR_ENV = "SCHOLAR_BIBTEX_DIR"
 OBSIDIAN_VAULT_ENV = "SCHOLAR_OBSIDIAN_VAULT"
+# The Notion connector: the database library_sync keeps in step on one machine (its token: SCHOLAR_NOTION_TOKEN).
+NOTION_DATABASE_ENV = "SCHOLAR_NOTION_DATABASE"
 # Tracing (Powertools' rule): on inside a Lambda execution environment unless POWERTOOLS_TRACE_DISABLED
 # or SAM local; off elsewhere, so the X-Ray SDK (~0.25 s of import) is never loaded where it cannot trace.
 TRACE_DISABLED_ENV = "POWERTOOLS_TRACE_DISABLED"
@@ -115,6 +117,7 @@ SECRET_NAMES = (
     "RERANK_API_KEY",
     "OIDC_CLIENT_SECRET",
     "ZOTERO_API_KEY",
+    "NOTION_TOKEN",
 )
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -240,6 +243,7 @@ class Settings(BaseModel):
     zotero_library: str | None = Field(default=None, pattern=r"^(users|groups)/[0-9]{1,12}$")
     bibtex_dir: str | None = None
     obsidian_vault: str | None = None
+    notion_database: str | None = Field(default=None, pattern=r"^[0-9a-f]{8}(?:-?[0-9a-f]{4}){3}-?[0-9a-f]{12}$")
     # Inside a Lambda execution environment (LAMBDA_TASK_ROOT): what only the local stack may do is off.
     in_lambda: bool = False
 
@@ -336,6 +340,7 @@ _SETTINGS: Readings = {
     "zotero_library": (ZOTERO_LIBRARY_ENV, _library_path),
     "bibtex_dir": (BIBTEX_DIR_ENV, str),
     "obsidian_vault": (OBSIDIAN_VAULT_ENV, str),
+    "notion_database": (NOTION_DATABASE_ENV, str),
 }
 _RESOURCES: Readings = {
     "cache_table": (CACHE_TABLE_ENV, str),

@@ -96,6 +96,9 @@ SOURCES: dict[str, Source] = _sources(
     Source("zotero", "https://api.zotero.org", 0.0, concurrency=1),
     Source("zotero_storage", "https://zoterofilestorage.s3.amazonaws.com", 0.0, concurrency=1),
     Source("zotero_local", "http://127.0.0.1:23119", 0.0, concurrency=1),
+    # Notion's published limit: an average of three requests per second per integration (bursts allowed), 429
+    # with Retry-After beyond it (scholar.sources.retry waits it out); one request at a time.
+    Source("notion", "https://api.notion.com", 0.34, concurrency=1),
     # An optional rerank service (SCHOLAR_RERANK_URL; no public default): the common /rerank request shape.
     Source("rerank", None, 0.0),
 )

@@ -25,9 +25,9 @@ import httpx
 from pydantic import SecretStr
 
 from scholar.core import redaction
-from scholar.core.errors import ForbiddenError, RateLimitedError, UpstreamError
+from scholar.core.errors import ForbiddenError, UpstreamError
 from scholar.core.urlpath import segment
-from scholar.sources import http
+from scholar.sources import http, retry
 from scholar.sources.registry import SOURCES
 
 __all__ = ["BATCH", "WEB", "LOCAL", "STORAGE", "WriteOutcome", "ZoteroClient", "ZoteroLibrary"]
@@ -38,8 +38,6 @@ STORAGE = "zotero_storage"
 # Zotero's limit for one write request (Web API v3, "Write Requests": up to 50 objects).
 BATCH = 50
 PAGE = 100
-_ATTEMPTS = 5
-_MAX_WAIT_S = 60.0
 _LIBRARY = re.compile(r"^(users|groups)/[0-9]{1,12}$")
 _LINK_NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
 _sleep = asyncio.sleep  # tests replace it to see the waits without waiting
@@ -56,6 +54,30 @@ class ZoteroLibrary:
     def __post_init__(self) -> None:
         if not _LIBRARY.fullmatch(self.library):
             raise ValueError("a Zotero library is users/<id> or groups/<id>")
+
+
+@dataclass(frozen=True)
+class _Service:
+    """What differs between the web API and the desktop: the path prefix and what a 403 means."""
+
+    source: str
+    prefix: str
+    refusal: str
+    reason: str
+    hint: str
+
+    def refused(self) -> ForbiddenError:
+        return ForbiddenError(self.refusal, source=self.source, status=403, reason=self.reason, hint=self.hint)
+
+
+_SERVICES = {s.source: s for s in (
+    _Service(WEB, "", "Zotero refused the API key for this library (HTTP 403)", "zotero_key_refused",
+             "Create a key with write access to this library at zotero.org/settings/keys and connect it again."),
+    # The desktop serves the same paths under /api (Zotero 7 local API); user id 0 means "this desktop".
+    _Service(LOCAL, "/api", "Zotero desktop refused the request: its local API is not enabled",
+             "local_api_disabled", "In Zotero 7: Settings → Advanced → 'Allow other applications on this computer "
+             "to communicate with Zotero', then try again."),
+)}
 
 
 @dataclass
@@ -78,9 +100,12 @@ class ZoteroClient:
             redaction.remember(target.key)
 
     @property
+    def _service(self) -> _Service:
+        return _SERVICES[self.target.source]
+
+    @property
     def _prefix(self) -> str:
-        # The desktop serves the same paths under /api (Zotero 7 local API); user id 0 means "this desktop".
-        return "/api/" + self.target.library if self.target.source == LOCAL else "/" + self.target.library
+        return self._service.prefix + "/" + self.target.library
 
     def _headers(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         headers = {"Zotero-API-Version": "3"}
@@ -99,41 +124,24 @@ class ZoteroClient:
             UpstreamError: the service failed (5xx) after the attempts, or could not be reached.
         """
         source = source or self.target.source
-        for attempt in range(1, _ATTEMPTS + 1):
+
+        async def before() -> None:
             await self._wait_backoff()
             self.requests += 1
-            try:
-                response = await http.request(source, method, path, params=params, json_body=json_body,
-                                              headers=self._headers(headers) if source != STORAGE else headers,
-                                              content=content, budget_s=0)
-            except (RateLimitedError, UpstreamError) as exc:
-                if attempt == _ATTEMPTS or not _retryable(exc):
-                    raise
-                await _sleep(min(_MAX_WAIT_S, exc.retry_after_s if exc.retry_after_s is not None else 2.0 ** attempt))
-                continue
-            self._note_backoff(response)
-            if response.status_code == 403:
-                raise self._refused()
-            return response
-        raise AssertionError("unreachable: the last attempt returns or raises")
 
-    def _refused(self) -> ForbiddenError:
-        if self.target.source == LOCAL:
-            return ForbiddenError(
-                "Zotero desktop refused the request: its local API is not enabled",
-                source=LOCAL, status=403, reason="local_api_disabled",
-                hint="In Zotero 7: Settings → Advanced → 'Allow other applications on this computer to communicate "
-                     "with Zotero', then try again.")
-        return ForbiddenError("Zotero refused the API key for this library (HTTP 403)", source=WEB, status=403,
-                              reason="zotero_key_refused",
-                              hint="Create a key with write access to this library at zotero.org/settings/keys "
-                                   "and connect it again.")
+        response = await retry.send(source, method, path, sleep=_sleep, before=before, params=params,
+                                    json_body=json_body, content=content,
+                                    headers=self._headers(headers) if source != STORAGE else headers)
+        self._note_backoff(response)
+        if response.status_code == 403:
+            raise self._service.refused()
+        return response
 
     def _note_backoff(self, response: httpx.Response) -> None:
         raw = response.headers.get("Backoff")
         if raw:
             try:
-                self._quiet_until = max(self._quiet_until, time.monotonic() + min(_MAX_WAIT_S, float(raw)))
+                self._quiet_until = max(self._quiet_until, time.monotonic() + min(retry.MAX_WAIT_S, float(raw)))
             except ValueError:
                 return
 
@@ -248,5 +256,3 @@ def _storage_path(url: str) -> str:
     return url[len(base):]
 
 
-def _retryable(exc: RateLimitedError | UpstreamError) -> bool:
-    return isinstance(exc, RateLimitedError) or exc.status in (502, 503, 504)

@@ -3,8 +3,9 @@
 ``pk = <principal>`` always (no read or write reaches another caller's rows), sort keys:
 
     conn#<target>                          a connection: library, status, the key encrypted with KMS (hosted)
-    link#<target>#<library>#<item_id>      the Zotero item (and child note / attachment) one of our items maps to,
-                                           with the versions and the digest of what was last written or read
+    link#<target>#<library>#<item_id>      the Zotero item (and child note / attachment) or Notion page one of our
+                                           items maps to, with the versions and the digest of what was last written
+                                           or read
     coll#<target>#<library>#<name>         the Zotero collection one of our collections maps to
 
 and, in a partition of its own, ``pk = connect#<sha256(token)>``: a one-time connect link (the principal it was
@@ -66,6 +67,10 @@ class Link(BaseModel):
     note_digest: str | None = None
     attachment_key: str | None = Field(default=None, description="The attachment item holding the kept PDF")
     attachment_md5: str | None = Field(default=None, description="MD5 of the file uploaded to it (Zotero's identity)")
+    # Notion: the digest of the page's fields as read back when we last agreed (a target that rewrites what it is
+    # sent, tags and links, reads back otherwise than we wrote), and when we last synced (epoch ms, our clock).
+    seen_digest: str | None = None
+    synced_at: int | None = None
 
 
 def _key(principal: str, sk: str) -> dict[str, Any]:

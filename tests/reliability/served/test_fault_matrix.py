@@ -400,9 +400,9 @@ NOT_IN_MATRIX: dict[str, str] = {
     "covers": "no tool fetches it: cover URLs are built, not asked (only source_health's probe asks it)",
     "docling": "an optional conversion service without a public default (PDF conversion, tests/pdf)",
     "rerank": "an optional rerank service without a public default (tests/research)",
-    **dict.fromkeys(("zotero", "zotero_storage", "zotero_local"),
-                    "asked only by library_sync, whose faults (429 with Backoff, 412, 403, a failed item in a batch) "
-                    "are tests/connectors against a stateful fake Zotero"),
+    **dict.fromkeys(("zotero", "zotero_storage", "zotero_local", "notion"),
+                    "asked only by library_sync, whose faults (429 with Retry-After or Backoff, 412, 401/403, a failed "
+                    "item in a batch, conflicts) are tests/connectors against stateful fakes of Zotero and Notion"),
 }
 
 

@@ -1,9 +1,12 @@
-"""Which Zotero library and key a caller's sync uses, and from where; the key is never stored in our library.
+"""Which place and key a keyed connector's sync uses, and from where; the key is never stored in our library.
 
-    where                      library                                  key
-    the desktop (zotero_local) SCHOLAR_ZOTERO_LIBRARY, else users/0     none (the local API takes no key)
-    one machine                SCHOLAR_ZOTERO_LIBRARY, else the keyring SCHOLAR_ZOTERO_API_KEY, else the OS keyring
-    hosted (in Lambda)         the caller's connection                  the caller's connection (KMS-encrypted)
+    where                 place (Zotero library, Notion database)     key
+    one machine           its setting, else the OS keyring            its secret setting, else the OS keyring
+    hosted (in Lambda)    the caller's connection                     the caller's connection (KMS-encrypted)
+
+A ``KeyPlace`` names the setting and keyring entries of one connector (``ZOTERO``, ``NOTION`` below). The OS
+keyring holds, under the connector's service (``scholar-mcp/zotero``), the place under the user ``place_entry``
+and the key under ``key_entry`` (for Zotero, the library itself: one key per library).
 
 The non-obvious constraint: the machine's own key (environment or keyring) is one person's, so it is used only
 off Lambda; a hosted call uses the calling principal's connection and nothing else, so one caller's key can never
@@ -12,76 +15,107 @@ serve another. Every key found is remembered by ``scholar.core.redaction`` so er
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from pydantic import SecretStr
 
 from scholar.core import redaction
 from scholar.core.aio import off_loop
-from scholar.core.config import get_settings
+from scholar.core.config import NOTION_DATABASE_ENV, ZOTERO_LIBRARY_ENV, Settings, get_settings
 from scholar.core.errors import ForbiddenError
-from scholar.sources.zotero import LOCAL, WEB, ZoteroLibrary
 from scholar.store.connections import ConnectionStore
 
-__all__ = ["KEYRING_SERVICE", "machine_source", "zotero_library"]
+__all__ = ["NOTION", "ZOTERO", "KeyPlace", "credentials", "machine_source"]
 
-# The OS keyring entry: service "scholar-mcp/zotero", user "library" → users/<id>, user <library> → its key.
-KEYRING_SERVICE = "scholar-mcp/zotero"
-_LIBRARY_ENTRY = "library"
+MISSING = "connection_missing"
 
 
-def _keyring_get(user: str) -> str | None:
+@dataclass(frozen=True)
+class KeyPlace:
+    """Where one keyed connector's place and key are found on one machine, and what to tell a caller without."""
+
+    target: str
+    service: str
+    secret: str
+    place: Callable[[Settings], str | None]
+    place_entry: str
+    key_entry: str | None  # None: the key is stored under the place itself
+    missing: str
+    hint: str  # where the key goes on one machine: the environment variables and the keyring command
+    hosted_hint: str | None = None  # hosted, a caller without a connection (None: the connect page's)
+
+
+ZOTERO = KeyPlace(
+    "zotero", "scholar-mcp/zotero", "zotero_api_key", lambda s: s.zotero_library, "library", None,
+    "no Zotero library is connected",
+    f"Set {ZOTERO_LIBRARY_ENV} (users/<id> or groups/<id>) and SCHOLAR_ZOTERO_API_KEY, or store the key in the OS "
+    "keyring (service scholar-mcp/zotero).")
+NOTION = KeyPlace(
+    "notion", "scholar-mcp/notion", "notion_token", lambda s: s.notion_database, "database", "token",
+    "no Notion database and integration token are set up",
+    f"Set SCHOLAR_NOTION_TOKEN (the integration's secret) and {NOTION_DATABASE_ENV} (the database id), or store "
+    "them in the OS keyring: keyring set scholar-mcp/notion token (and keyring set scholar-mcp/notion database).",
+    hosted_hint="This server holds no Notion connection for you: run Scholar on your machine with "
+                "SCHOLAR_NOTION_TOKEN set, or ask its operator to connect your database.")
+
+
+def _keyring_get(service: str, user: str) -> str | None:
     try:
         import keyring  # noqa: PLC0415  # one machine only: the Lambda layer does not ship it
         from keyring.errors import KeyringError  # noqa: PLC0415  # with the package above
     except ImportError:
         return None
     try:
-        return keyring.get_password(KEYRING_SERVICE, user)
+        return keyring.get_password(service, user)
     except KeyringError:
         return None  # no usable keyring backend on this machine: as if nothing were stored
 
 
-async def _machine_library() -> ZoteroLibrary | None:
-    settings = get_settings()
-    library = settings.zotero_library or await off_loop(_keyring_get, _LIBRARY_ENTRY)
-    if not library:
-        return None
-    key = settings.secrets.values.get("zotero_api_key")
+async def _machine_place(spec: KeyPlace) -> str | None:
+    return spec.place(get_settings()) or await off_loop(_keyring_get, spec.service, spec.place_entry)
+
+
+async def _machine_key(spec: KeyPlace, place: str) -> SecretStr | None:
+    key = get_settings().secrets.values.get(spec.secret)
     if key is None:
-        stored = await off_loop(_keyring_get, library)
+        stored = await off_loop(_keyring_get, spec.service, spec.key_entry or place)
         key = SecretStr(stored) if stored else None
-    return ZoteroLibrary(WEB, library, key) if key is not None else None
+    return key
 
 
-async def machine_source() -> str | None:
-    """Where this machine's Zotero key comes from (``environment`` | ``keyring``), or None: never the key."""
-    settings = get_settings()
-    if settings.secrets.has("zotero_api_key"):
+async def machine_source(spec: KeyPlace = ZOTERO) -> str | None:
+    """Where this machine's key for ``spec`` comes from (``environment`` | ``keyring``), or None: never the key."""
+    if get_settings().secrets.has(spec.secret):
         return "environment"
-    library = settings.zotero_library or await off_loop(_keyring_get, _LIBRARY_ENTRY)
-    if library and await off_loop(_keyring_get, library):
+    entry = spec.key_entry or await _machine_place(spec)
+    if entry and await off_loop(_keyring_get, spec.service, entry):
         return "keyring"
     return None
 
 
-async def zotero_library(principal: str, target: str) -> ZoteroLibrary:
-    """The library and key a sync of ``principal`` with ``target`` (``zotero`` | ``zotero_local``) uses.
+async def credentials(principal: str, spec: KeyPlace) -> tuple[str, SecretStr]:
+    """The place and key a sync of ``principal`` with ``spec``'s connector uses.
 
     Raises:
-        ForbiddenError: no connection (reason ``connection_missing``), a revoked one (``connection_revoked``).
+        ForbiddenError: no key (reason ``connection_missing``, the hint naming the settings and the keyring entry
+        on one machine), a revoked connection (``connection_revoked``).
     """
     settings = get_settings()
-    if target == LOCAL:
-        return ZoteroLibrary(LOCAL, settings.zotero_library or "users/0")
     if not settings.in_lambda:
-        machine = await _machine_library()
-        if machine is not None:
-            if machine.key is not None:
-                redaction.remember(machine.key)
-            return machine
+        place = await _machine_place(spec)
+        key = await _machine_key(spec, place) if place else None
+        if place and key is not None:
+            redaction.remember(key)
+            return place, key
     if not settings.resources.connections_table:
-        raise ForbiddenError("no Zotero library is connected", source=WEB, reason="connection_missing",
-                             hint="Set SCHOLAR_ZOTERO_LIBRARY (users/<id> or groups/<id>) and SCHOLAR_ZOTERO_API_KEY, "
-                                  "or store the key in the OS keyring (service scholar-mcp/zotero).")
-    library, key = await ConnectionStore(principal).acredentials(WEB)
+        raise ForbiddenError(spec.missing, source=spec.target, reason=MISSING, hint=spec.hint)
+    try:
+        place, key = await ConnectionStore(principal).acredentials(spec.target)
+    except ForbiddenError as exc:
+        hint = spec.hosted_hint if settings.in_lambda else spec.hint
+        if exc.reason != MISSING or hint is None:
+            raise
+        raise ForbiddenError(spec.missing, source=spec.target, reason=MISSING, hint=hint) from exc
     redaction.remember(key)
-    return ZoteroLibrary(WEB, library, key)
+    return place, key

@@ -11,12 +11,14 @@ from __future__ import annotations
 import io
 import tempfile
 import zipfile
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
 from scholar.core.aio import off_loop
 from scholar.core.config import get_settings
-from scholar.core.errors import NotFoundError
+from scholar.core.errors import InvalidArgumentError, NotFoundError
+from scholar.services.connectors.base import PullJob, PushJob, Registered
 from scholar.services.connectors.bibtex_file import bib_text, papers_from_bib, write_atomically
 from scholar.services.connectors.obsidian import write_vault
 from scholar.services.connectors.outcome import ItemOutcome, SyncReport
@@ -26,7 +28,7 @@ from scholar.store.blobs import BlobStore
 from scholar.store.library.models import LibraryItem, item_id_for
 from scholar.store.library.table import LibraryStore, now_iso
 
-__all__ = ["pull_bibtex", "push_bibtex", "push_obsidian"]
+__all__ = ["BibtexFile", "ObsidianVault", "pull_bibtex", "push_bibtex", "push_obsidian"]
 
 LINK_TTL_S = 900
 
@@ -119,3 +121,39 @@ async def push_obsidian(principal: str, items: list[LibraryItem], collection: st
     report.items.unchanged = len(written.unchanged)
     report.location = str(folder)
     return report
+
+
+class _Files(Registered):
+    """A file target: no key, never long (the file is written in one go)."""
+
+    def long_push(self, items: Sequence[LibraryItem]) -> bool:
+        return False
+
+    async def credentials(self, principal: str) -> None:
+        return None
+
+    @staticmethod
+    def _items(job: PushJob) -> list[LibraryItem]:
+        if not job.items:
+            raise NotFoundError(f"your collection {job.collection!r} holds no items", reason="collection_not_found")
+        return list(job.items)
+
+
+class BibtexFile(_Files):
+    """``bibtex``: ``<SCHOLAR_BIBTEX_DIR>/<collection>.bib`` kept in step, and read back."""
+
+    async def push(self, credentials: None, job: PushJob) -> SyncReport:
+        return await push_bibtex(job.principal, self._items(job), job.collection, dry_run=job.dry_run)
+
+    async def pull(self, credentials: None, job: PullJob) -> SyncReport:
+        return await pull_bibtex(job.principal, job.collection or "", dry_run=job.dry_run)
+
+
+class ObsidianVault(_Files):
+    """``obsidian``: one literature note per item in ``<SCHOLAR_OBSIDIAN_VAULT>/<collection>/`` (push only)."""
+
+    async def push(self, credentials: None, job: PushJob) -> SyncReport:
+        return await push_obsidian(job.principal, self._items(job), job.collection, dry_run=job.dry_run)
+
+    async def pull(self, credentials: None, job: PullJob) -> SyncReport:
+        raise InvalidArgumentError(self.abilities.refusal, field="direction")  # library_sync refuses it first

@@ -20,6 +20,7 @@ import hashlib
 import html
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from scholar.core.ids import InvalidIdError, parse_paper_id
@@ -27,8 +28,8 @@ from scholar.core.records import Author, Journal, Paper
 from scholar.services.cite.names import parse_name
 from scholar.store.library.models import TAG_PATTERN, LibraryItem
 
-__all__ = ["SCHOLAR_ID", "digest", "identity", "note_html", "note_text", "paper_from_zotero", "scholar_id",
-           "tags_from_zotero", "to_zotero"]
+__all__ = ["SCHOLAR_ID", "clean_tags", "digest", "identity", "note_html", "note_text", "paper_from_zotero",
+           "scholar_id", "tags_from_zotero", "to_zotero"]
 
 SCHOLAR_ID = "Scholar-ID"
 _EXTRA_LINE = re.compile(r"^\s*([A-Za-z][A-Za-z -]*):\s*(.+?)\s*$")
@@ -167,10 +168,15 @@ def paper_from_zotero(data: dict[str, Any], base: Paper | None = None) -> Paper:
 
 
 def tags_from_zotero(data: dict[str, Any]) -> list[str]:
-    """Zotero tags in our tag grammar (spaces and other characters become ``-``; empty ones dropped)."""
+    """Zotero tags in our tag grammar (see ``clean_tags``)."""
+    return clean_tags(entry.get("tag", "") for entry in data.get("tags", []))
+
+
+def clean_tags(names: Iterable[str]) -> list[str]:
+    """Another side's tags in our tag grammar (spaces and other characters become ``-``; empty ones dropped)."""
     tags: list[str] = []
-    for entry in data.get("tags", []):
-        tag = _TAG_CHARS.sub("-", entry.get("tag", "")).strip("-")[:50]
+    for name in names:
+        tag = _TAG_CHARS.sub("-", name).strip("-")[:50]
         if tag and _TAG.fullmatch(tag) and tag not in tags:
             tags.append(tag)
     return tags

@@ -1,11 +1,14 @@
 """The connector tools' handlers: the caller's library and the caller's connection, nobody else's.
 
-A push of more than one write batch, or one that sends PDFs, is long (each PDF is three requests, and Zotero may
-ask us to back off): called directly, it answers a queued task that runs the same call with a task id (the one
-queue, scholar.runtime.queue), and inside a task it records its progress on the task.
+library_sync never asks which target it has: the target's registry entry (scholar.services.connectors.registry)
+says what it can do, and its connector pushes or pulls. A push the connector calls long (Zotero: more than one
+write batch, or PDFs) called directly answers a queued task that runs the same call with a task id (the one queue,
+scholar.runtime.queue), and inside a task it records its progress on the task.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from scholar.core.aio import off_loop
 from scholar.core.budget import fit_field
@@ -24,13 +27,10 @@ from scholar.families.research.connectors.spec import (
 )
 from scholar.runtime.invocation import Invocation
 from scholar.runtime.queue import enqueue_retry
-from scholar.services.connectors.credentials import machine_source, zotero_library
-from scholar.services.connectors.file_targets import pull_bibtex, push_bibtex, push_obsidian
+from scholar.services.connectors.base import Abilities, Connector, Progress, PullJob, PushJob
+from scholar.services.connectors.credentials import machine_source
 from scholar.services.connectors.outcome import SyncReport
-from scholar.services.connectors.zotero_pull import pull
-from scholar.services.connectors.zotero_push import push
-from scholar.sources.zotero import BATCH, LOCAL, ZoteroClient
-from scholar.store.blobs import BlobStore
+from scholar.services.connectors.registry import REGISTRATIONS, connector
 from scholar.store.connections import CONNECT_PATH, ConnectionStore
 from scholar.store.library.models import LibraryItem
 from scholar.store.library.table import LibraryStore
@@ -48,11 +48,7 @@ async def _collection_items(principal: str, collection: str) -> list[LibraryItem
             return items
 
 
-async def _read_pdf(reference: str) -> bytes | None:
-    return await BlobStore().aget(reference)
-
-
-def _progress(task_id: str | None):  # noqa: ANN202  # a closure or None, typed by push's Progress
+def _progress(task_id: str | None) -> Progress | None:
     if task_id is None:
         return None
 
@@ -74,50 +70,40 @@ def _answer(report: SyncReport) -> LibrarySyncResult:
     return fit_field(result, "results", flag="truncated")[0]
 
 
+def _check(abilities: Abilities, args: LibrarySyncInput) -> None:
+    """Refuse what the target cannot do, before any request.
+
+    Raises:
+        InvalidArgumentError: a direction the target lacks, a missing collection, a target on the caller's own
+        computer asked of a hosted server.
+    """
+    if not abilities.can(args.direction):
+        raise InvalidArgumentError(abilities.refusal, field="direction")
+    if abilities.needs_collection(args.direction) and not args.collection:
+        raise InvalidArgumentError(f"collection is required for a {args.direction} with target {args.target}",
+                                   field="collection")
+    if abilities.local_only and get_settings().in_lambda:
+        raise InvalidArgumentError(f"target {args.target} is on your own computer: a hosted server cannot reach it; "
+                                   "run Scholar on that computer", field="target", reason="target_local_only")
+
+
 async def library_sync(args: LibrarySyncInput, ctx: CallContext) -> LibrarySyncResult | QueuedResult:
-    """Push a collection to Zotero, or pull one (or the whole library) into ours."""
-    items: list[LibraryItem] = []
-    if args.target in ("bibtex", "obsidian"):
-        return _answer(await _file_sync(args, ctx))
-    if args.direction == "push":
-        if args.target == LOCAL:
-            raise InvalidArgumentError("target zotero_local is read-only (the desktop's local API): push with "
-                                       "target zotero", field="target")
-        if not args.collection:
-            raise InvalidArgumentError("collection is required for a push", field="collection")
-        if not any(c.name == args.collection for c in await LibraryStore(ctx.principal).acollections()):
-            raise NotFoundError(f"your library has no collection named {args.collection!r}",
-                                reason="collection_not_found")
-        items = await _collection_items(ctx.principal, args.collection)
-        long_push = len(items) > BATCH or any(i.pdfs for i in items)
-        if long_push and not args.dry_run and ctx.task_id is None:
-            invocation = Invocation(tool=SYNC_TOOL, arguments=args.model_dump(exclude_defaults=True) | {
-                "target": args.target}, principal=ctx.principal, request_id=ctx.request_id)
-            return await off_loop(enqueue_retry, SYNC_SPEC, invocation, reason="long_sync")
-    client = ZoteroClient(await zotero_library(ctx.principal, args.target))
-    store = ConnectionStore(ctx.principal)
-    if args.direction == "push":
-        report = await push(client, store, items, args.collection or "", dry_run=args.dry_run,
-                            read_file=_read_pdf, progress=_progress(ctx.task_id))
-    else:
-        into = args.collection or "zotero"
-        report = await pull(client, store, LibraryStore(ctx.principal), args.collection, into=into,
-                            dry_run=args.dry_run)
-    return _answer(report)
-
-
-async def _file_sync(args: LibrarySyncInput, ctx: CallContext) -> SyncReport:
-    if not args.collection:
-        raise InvalidArgumentError(f"collection is required for target {args.target}", field="collection")
+    """Push a collection to the target, or pull one (or everything there) into ours."""
+    target: Connector[Any] = connector(args.target)
+    _check(target.abilities, args)
     if args.direction == "pull":
-        if args.target == "obsidian":
-            raise InvalidArgumentError("target obsidian is push only (the notes are yours to edit)", field="direction")
-        return await pull_bibtex(ctx.principal, args.collection, dry_run=args.dry_run)
-    items = await _collection_items(ctx.principal, args.collection)
-    if not items:
-        raise NotFoundError(f"your collection {args.collection!r} holds no items", reason="collection_not_found")
-    write = push_bibtex if args.target == "bibtex" else push_obsidian
-    return await write(ctx.principal, items, args.collection, dry_run=args.dry_run)
+        job = PullJob(ctx.principal, args.collection, dry_run=args.dry_run)
+        return _answer(await target.pull(await target.credentials(ctx.principal), job))
+    collection = args.collection or ""
+    if not any(c.name == collection for c in await LibraryStore(ctx.principal).acollections()):
+        raise NotFoundError(f"your library has no collection named {collection!r}", reason="collection_not_found")
+    items = await _collection_items(ctx.principal, collection)
+    if target.long_push(items) and not args.dry_run and ctx.task_id is None:
+        invocation = Invocation(tool=SYNC_TOOL, arguments=args.model_dump(exclude_defaults=True) | {
+            "target": args.target}, principal=ctx.principal, request_id=ctx.request_id)
+        return await off_loop(enqueue_retry, SYNC_SPEC, invocation, reason="long_sync")
+    push = PushJob(ctx.principal, collection, items, dry_run=args.dry_run, progress=_progress(ctx.task_id))
+    return _answer(await target.push(await target.credentials(ctx.principal), push))
 
 
 async def library_connections(args: LibraryConnectionsInput, ctx: CallContext) -> LibraryConnectionsResult:
@@ -128,8 +114,9 @@ async def library_connections(args: LibraryConnectionsInput, ctx: CallContext) -
     hosted = bool(settings.resources.connections_table)
     connections = await store.aconnections() if hosted else []
     public = settings.oauth.public_url
+    active = {c.target for c in connections if c.status == "active"}
     connect_url = None
-    if hosted and public and not any(c.target == "zotero" and c.status == "active" for c in connections):
+    if hosted and public and any(r.abilities.connect_page and r.name not in active for r in REGISTRATIONS):
         # A one-time link for this caller only: the key is typed on our page, never into the chat.
         connect_url = f"{public}{CONNECT_PATH}?t={await store.aissue_link()}"
     return LibraryConnectionsResult(connections=connections, removed=removed, connect_url=connect_url,

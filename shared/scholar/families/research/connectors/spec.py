@@ -1,10 +1,11 @@
-"""library_sync and library_connections: a caller's library sent to Zotero and brought back (issue 30).
+"""library_sync and library_connections: a caller's library sent out (Zotero, Notion, files) and brought back.
 
 Two tools rather than one per target: the target is an argument, so the listing grows by two schemas whatever
-connectors arrive. Neither is tagged ``write``: like the library tools they change only the caller's own data
-(their library, their Zotero). Neither is in the default profile (its listing budget is for find → read → cite →
-keep); both are in ``all`` and the research toolset. A key never travels through them: it is connected on the
-server's page (hosted) or set on the machine (environment or OS keyring).
+connectors arrive (the targets are the connector registry's). Neither is tagged ``write``: like the library tools
+they change only the caller's own data (their library, their Zotero or Notion). Neither is in the default profile
+(its listing budget is for find → read → cite → keep); both are in ``all`` and the research toolset. A key never
+travels through them: it is connected on the server's page (hosted) or set on the machine (environment or OS
+keyring).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from scholar.core.catalogue import MAX_RESULT_CHARS, Annotations, ToolSpec
 from scholar.services.connectors.outcome import SyncReport
+from scholar.services.connectors.registry import REGISTRATIONS, TARGETS
 from scholar.store.connections import Connection
 from scholar.store.library.models import COLLECTION_PATTERN
 
@@ -24,7 +26,9 @@ CONNECTIONS_TOOL = "library_connections"
 # The most per-item results an answer lists (the counts always cover every item).
 MAX_RESULTS = 200
 
-Target = Literal["zotero", "zotero_local", "bibtex", "obsidian"]
+# The registry's targets, in its order; those a hosted caller connects on the server's page can be removed.
+Target = Literal[TARGETS]  # type: ignore[valid-type]  # a Literal of the registry's names, read at import
+Connectable = Literal[tuple(r.name for r in REGISTRATIONS if r.abilities.connect_page)]  # type: ignore[valid-type]  # likewise
 
 _COLLECTION = re.compile(COLLECTION_PATTERN)
 _SYNC = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
@@ -57,7 +61,7 @@ class LibrarySyncResult(SyncReport):
 
 class LibraryConnectionsInput(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
-    remove: Literal["zotero"] | None = None
+    remove: Connectable | None = None
 
 
 class LibraryConnectionsResult(BaseModel):
@@ -71,8 +75,8 @@ class LibraryConnectionsResult(BaseModel):
 
 SYNC_SPEC = ToolSpec(
     name=SYNC_TOOL, family="research", title="Sync library with Zotero",
-    description="Push a collection to Zotero (items, notes, PDFs; changes only; Zotero-side edits kept as "
-    "conflicts), a .bib or an Obsidian vault; pull from Zotero (none: all) or a .bib. Per-item outcome.",
+    description="Push a collection to Zotero (items, notes, PDFs), Notion, a .bib or Obsidian: changes only, their "
+    "edits kept as conflicts; pull from Zotero, Notion (none: all) or a .bib. Per-item outcome.",
     input_model=LibrarySyncInput, output_model=LibrarySyncResult, annotations=_SYNC, task_support="optional",
     max_result_chars=MAX_RESULT_CHARS,  # handlers._answer: core.budget.fit_field
 )
