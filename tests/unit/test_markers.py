@@ -21,16 +21,7 @@ _FORMS = {
     "noqa": re.compile(r"# noqa: [A-Z]+[0-9]+(?:, [A-Z]+[0-9]+)*  # \S"),
     "type": re.compile(r"# type: ignore\[[a-z-]+(?:, [a-z-]+)*\]  # \S"),
 }
-# TEMPORARY (issue 36): modules being rewritten on other branches, whose markers get their reasons there after the
-# merge. Remove each as it comes clean (the last test fails until it is removed).
-PENDING = frozenset({
-    "shared/scholar/local/invoke.py",
-    "shared/scholar/local/server.py",
-    "shared/scholar/local/stack.py",
-    "shared/scholar/local/stdio.py",
-    "shared/scholar/runtime/calls.py",
-    "shared/scholar/runtime/local_executions.py",
-})
+PENDING: frozenset[str] = frozenset()  # modules whose markers are still to be mended (none)
 
 
 def _bad_markers(path: Path, root: Path = ROOT) -> list[str]:

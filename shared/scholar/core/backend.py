@@ -55,7 +55,7 @@ class Backend:
     def state(self, key: str, factory: Callable[[], T], *, on_close: Callable[[T], None] | None = None) -> T:
         """This backend's own ``key`` object, made by ``factory`` at first use; ``on_close(obj)`` runs at ``close``."""
         try:
-            return self._state[key]  # type: ignore[no-any-return]  # the factory that made it fixed its type
+            return self._state[key]
         except KeyError:
             pass
         with self._lock:
@@ -64,7 +64,7 @@ class Backend:
                 self._state[key] = made
                 if on_close is not None:
                     self._closers.append(lambda: on_close(made))
-            return self._state[key]  # type: ignore[no-any-return]  # as above
+            return self._state[key]
 
     def replace_state(self, key: str, value: Any) -> Any:
         """Put ``value`` in place of ``key``'s object (``None`` forgets it; tests); returns the one it replaced."""

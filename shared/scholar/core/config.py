@@ -408,25 +408,17 @@ def default_home() -> Path:
 
 
 class _SettingsOfBackend:
-    """``get_settings()``: the settings of the current backend (scholar.core.backend), read once per backend.
-
-    The environment backend's are the process environment's; an opened backend's are the process environment with
-    its own values over it. ``get_settings.cache_clear()`` makes every backend read them again (after the
-    environment changed).
-    """
+    """``get_settings()``: the current backend's settings (scholar.core.backend: the process environment with the
+    backend's own values over it), read once per backend; ``get_settings.cache_clear()`` has every backend re-read."""
 
     def __init__(self) -> None:
         self._generation = 0
 
     def __call__(self) -> Settings:
-        backend = current_backend()
-        cached = backend.settings_cache
-        if cached is not None and cached[0] == self._generation:
-            return cached[1]  # type: ignore[no-any-return]  # only this method writes it
-        generation = self._generation
-        settings = load_settings({**os.environ, **backend.environ} if backend.environ else os.environ)
-        backend.settings_cache = (generation, settings)
-        return settings
+        backend, generation = current_backend(), self._generation
+        if backend.settings_cache is None or backend.settings_cache[0] != generation:
+            backend.settings_cache = (generation, load_settings({**os.environ, **backend.environ}))
+        return backend.settings_cache[1]
 
     def cache_clear(self) -> None:
         self._generation += 1

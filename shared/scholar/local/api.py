@@ -101,7 +101,7 @@ class _Tools:
         method = self._method(spec)
         method.__name__ = method.__qualname__ = name
         method.__doc__ = spec.description
-        method.__signature__ = _signature(spec)  # type: ignore[attr-defined]  # read by inspect and help()
+        method.__signature__ = _signature(spec)  # read by inspect and help()
         return method
 
     def _method(self, spec: ToolSpec) -> Any:

@@ -46,9 +46,9 @@ def gateway_app() -> Any:
     if settings.auth_mode != OAUTH_MODE:
         return gateway
     from scholar.gateway.auth.app import create_auth_app  # noqa: PLC0415  # OAuth mode only
-    from scholar.gateway.auth.metadata import CALLBACK_PATH  # noqa: PLC0415
+    from scholar.gateway.auth.metadata import CALLBACK_PATH  # noqa: PLC0415  # OAuth mode only
     from scholar.gateway.mcp.checks import rebinding_refusal  # noqa: PLC0415  # with the gateway (imports mcp)
-    from scholar.local.oidc import LocalOidcProvider  # noqa: PLC0415
+    from scholar.local.oidc import LocalOidcProvider  # noqa: PLC0415  # OAuth mode only
 
     base = settings.oauth.public_url or f"http://{settings.host}:{settings.port}"
     secret = settings.secrets.get("oidc_client_secret")

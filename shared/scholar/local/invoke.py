@@ -87,15 +87,15 @@ class InvokeRouter:
         router = self
 
         def invoke(backend: LambdaSimpleBackend, function_name: str, qualifier: str | None, body: Any,
-                   headers: Any, response_headers: dict[str, str]) -> bytes | None:
+                   headers: Any, response_headers: Any) -> str | bytes | None:
             return router._invoke(backend, function_name, qualifier, body, headers, response_headers)
 
-        LambdaSimpleBackend.invoke = invoke  # type: ignore[method-assign]  # the documented moto seam
+        LambdaSimpleBackend.invoke = invoke  # type: ignore[method-assign, assignment]  # moto's documented seam
 
     def uninstall(self) -> None:
         """Put moto's own invoke back; idempotent."""
         if self._original is not None:
-            LambdaSimpleBackend.invoke = self._original  # type: ignore[method-assign]
+            LambdaSimpleBackend.invoke = self._original  # type: ignore[method-assign]  # moto's own, put back
             self._original = None
 
     def add_routes(self, routes: Mapping[str, FunctionRoute]) -> None:

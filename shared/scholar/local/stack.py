@@ -211,7 +211,7 @@ class LocalStack:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(f"{self.endpoint_url}/moto-api/{path}", data=data,
                                          method="GET" if body is None else "POST")
-        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310  # loopback only
+        with urllib.request.urlopen(request, timeout=10) as response:  # loopback only
             text = response.read()
         return json.loads(text) if text else None
 
@@ -230,7 +230,7 @@ def _user_settings(environ: Mapping[str, str]) -> dict[str, str]:
 def _forget_cached_configuration() -> None:
     """Make scholar read the new environment: cached settings and boto3 clients are dropped."""
     from scholar.core.config import get_settings  # noqa: PLC0415  # config imports the source registry; keep it lazy
-    from scholar.store.aws import reset_clients  # noqa: PLC0415
+    from scholar.store.aws import reset_clients  # noqa: PLC0415  # with config, lazily
 
     get_settings.cache_clear()
     reset_clients()

@@ -45,7 +45,7 @@ def serve_stdio(*, profile: str | None = None, toolsets: str | None = None) -> N
         profile: the profile tools/list shows (default ``SCHOLAR_PROFILE``, else ``default``).
         toolsets: only these families, comma-separated (default ``SCHOLAR_TOOLSETS``).
     """
-    from scholar.gateway.mcp.stored_listing import StoredListings  # noqa: PLC0415
+    from scholar.gateway.mcp.stored_listing import StoredListings  # noqa: PLC0415  # this command only
 
     stored = StoredListings(scholar_home() / LISTINGS_FOLDER)  # hashes the code on a thread meanwhile
     from scholar.gateway.mcp.stdio import serve_stdio_session  # noqa: PLC0415  # the MCP SDK (~0.7 s): only here

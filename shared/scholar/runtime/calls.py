@@ -39,9 +39,9 @@ def run_tool(spec: ToolSpec, arguments: dict[str, Any] | None, principal: str) -
         InternalError: the family function itself crashed.
     """
     # Imported by the first call: a listing (``reachable``, ``scholar mcp``'s tools/list) needs none of them.
-    from scholar.core.validation import validate_arguments  # noqa: PLC0415
-    from scholar.runtime.invocation import Invocation  # noqa: PLC0415
-    from scholar.runtime.invoke import invoke_family  # noqa: PLC0415
+    from scholar.core.validation import validate_arguments  # noqa: PLC0415  # the first call's, as above
+    from scholar.runtime.invocation import Invocation  # noqa: PLC0415  # the first call's, as above
+    from scholar.runtime.invoke import invoke_family  # noqa: PLC0415  # the first call's, as above
 
     args = validate_arguments(spec.input_model, arguments, tool=spec.name)
     invocation = Invocation(

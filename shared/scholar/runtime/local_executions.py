@@ -64,7 +64,7 @@ class LocalStepFunctions:
         self.folder = folder
         self.owner = owner
         self._closing = threading.Event()
-        self.sleep = sleep or self._closing.wait
+        self.sleep: Callable[[float], object] = sleep or self._closing.wait
         self._threads: list[threading.Thread] = []
 
     def create_state_machine(self, *, name: str, definition: str, **_: Any) -> dict[str, Any]:
@@ -85,7 +85,7 @@ class LocalStepFunctions:
         names = {f"{m}FunctionArn": invoke.function_name(_family(m)) for m in _SUBSTITUTION.findall(path.read_text())}
         return statemachine.load_definition(path, names)
 
-    def start_execution(self, *, stateMachineArn: str, name: str, input: str, **_: Any) -> dict[str, Any]:  # noqa: N803, A002
+    def start_execution(self, *, stateMachineArn: str, name: str, input: str, **_: Any) -> dict[str, Any]:
         arn = stateMachineArn.replace(":stateMachine:", ":execution:") + f":{name}"
         with self.database.write() as db:
             known = db.execute("SELECT 1 FROM executions WHERE arn = ?", (arn,)).fetchone()
@@ -97,7 +97,7 @@ class LocalStepFunctions:
             self._launch(arn, stateMachineArn, input)
         return {"executionArn": arn, "startDate": time.time()}
 
-    def describe_execution(self, *, executionArn: str, **_: Any) -> dict[str, Any]:  # noqa: N803
+    def describe_execution(self, *, executionArn: str, **_: Any) -> dict[str, Any]:
         with self.database.read() as db:
             row = db.execute("SELECT status, input, output, error, cause FROM executions WHERE arn = ?",
                              (executionArn,)).fetchone()
@@ -108,7 +108,7 @@ class LocalStepFunctions:
         answer |= {k: v for k, v in (("output", row[2]), ("error", row[3]), ("cause", row[4])) if v is not None}
         return answer
 
-    def stop_execution(self, *, executionArn: str, cause: str = "", **_: Any) -> dict[str, Any]:  # noqa: N803
+    def stop_execution(self, *, executionArn: str, cause: str = "", **_: Any) -> dict[str, Any]:
         with self.database.write() as db:
             changed = db.execute("UPDATE executions SET status = 'ABORTED', cause = ?, stopped_at = ? "
                                  "WHERE arn = ? AND status = 'RUNNING'", (cause, time.time(), executionArn)).rowcount
@@ -169,7 +169,7 @@ class LocalStepFunctions:
             return  # stopped (ABORTED is recorded) or this process is closing (left RUNNING: the next start resumes)
         except statemachine.ExecutionFailed as failure:
             outcome = ("FAILED", None, failure.error, failure.cause)
-        except Exception as exc:  # noqa: BLE001  # the execution's thread: whatever ends it is recorded, not lost
+        except Exception as exc:  # the execution's thread: whatever ends it is recorded, not lost
             logger.exception("a local execution failed")
             outcome = ("FAILED", None, type(exc).__name__, "the execution failed in this process")
         with self.database.write() as db:

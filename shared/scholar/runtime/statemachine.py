@@ -61,7 +61,7 @@ class Execution:
 
     arn: str
     call: Callable[[str, dict[str, Any]], Any]
-    sleep: Callable[[float], None] = time.sleep
+    sleep: Callable[[float], object] = time.sleep
     stopped: Callable[[], bool] = lambda: False
     substitutions: Mapping[str, str] = field(default_factory=dict)
 

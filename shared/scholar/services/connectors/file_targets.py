@@ -34,7 +34,7 @@ LINK_TTL_S = 900
 
 
 def _report(target: str, direction: str, collection: str, dry_run: bool) -> SyncReport:
-    return SyncReport(target=target, direction=direction, library="files", collection=collection,  # type: ignore[arg-type]  # "push" | "pull" from the callers
+    return SyncReport(target=target, direction=direction, library="files", collection=collection,
                       dry_run=dry_run)
 
 

@@ -54,7 +54,7 @@ def _merged(data: dict[str, Any], note: str | None, old: LibraryItem | None, ite
     base = Paper.model_validate(old.paper) if old else None
     paper = paper_from_zotero(data, base)
     now = now_iso()
-    fields = {"paper": paper.model_dump(mode="json"), "tags": tags_from_zotero(data)}
+    fields: dict[str, Any] = {"paper": paper.model_dump(mode="json"), "tags": tags_from_zotero(data)}
     if note is not None:
         fields["notes"] = note_text(note) or None
     if old is not None:

@@ -162,7 +162,7 @@ def _record(report: SyncReport, w: _Write, status: str, *, key: str | None, code
                                               message=message))
         return
     title = w.item.paper.get("title")
-    report.count(ItemOutcome(item_id=w.item.item_id, key=key, title=title, status=status, code=code,  # type: ignore[arg-type]  # Status literal from the callers above
+    report.count(ItemOutcome(item_id=w.item.item_id, key=key, title=title, status=status, code=code,
                              message=message), notes=w.kind == "note")
 
 

@@ -11,7 +11,7 @@ keyring).
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
@@ -27,8 +27,13 @@ CONNECTIONS_TOOL = "library_connections"
 MAX_RESULTS = 200
 
 # The registry's targets, in its order; those a hosted caller connects on the server's page can be removed.
-Target = Literal[TARGETS]  # type: ignore[valid-type]  # a Literal of the registry's names, read at import
-Connectable = Literal[tuple(r.name for r in REGISTRATIONS if r.abilities.connect_page)]  # type: ignore[valid-type]  # likewise
+# A Literal of the registry's names, read at import: to the type checker (which cannot evaluate it), a name.
+if TYPE_CHECKING:
+    Target = str
+    Connectable = str
+else:
+    Target = Literal[TARGETS]
+    Connectable = Literal[tuple(r.name for r in REGISTRATIONS if r.abilities.connect_page)]
 
 _COLLECTION = re.compile(COLLECTION_PATTERN)
 _SYNC = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
