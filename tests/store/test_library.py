@@ -7,6 +7,7 @@ import threading
 
 import pytest
 
+from scholar.core.aio import in_this_context
 from scholar.core.errors import (
     INVALID_ARGUMENT,
     NOT_FOUND,
@@ -85,7 +86,7 @@ def test_twenty_threads_adding_different_papers_lose_no_item():
         except BaseException as exc:  # noqa: BLE001  # collected and asserted below
             errors.append(exc)
 
-    threads = [threading.Thread(target=add, args=(n,)) for n in range(20)]
+    threads = [threading.Thread(target=in_this_context(add), args=(n,)) for n in range(20)]  # on this backend
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -106,7 +107,7 @@ def test_concurrent_updates_of_one_item_apply_every_tag():
     def tag(n: int) -> None:
         LibraryStore("alice").update(item.item_id, lambda i: i.model_copy(update={"tags": [*i.tags, f"t{n}"]}))
 
-    threads = [threading.Thread(target=tag, args=(n,)) for n in range(8)]
+    threads = [threading.Thread(target=in_this_context(tag), args=(n,)) for n in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -38,7 +38,8 @@ def running_deployment(fake_upstream: FakeUpstream, folder: Any,
                        settings: Mapping[str, str] | None = None) -> Iterator[Any]:
     """The local stack behind the key guard, with these more ``settings``; ``.key`` is a key it admits and
     ``.new_key()`` makes another (a caller with an empty library)."""
-    from scholar.local.server import LocalServer, _gateway_app  # starts moto: only here
+    from scholar.local.http_app import gateway_app
+    from scholar.local.server import LocalServer  # starts moto: only here
     from scholar.local.serving import KeyGuard
     from scholar.store import aws as aws_clients
 
@@ -47,7 +48,7 @@ def running_deployment(fake_upstream: FakeUpstream, folder: Any,
     environment = StackOptions(contact_email="push@example.org", retry_budget_s="1", web=True,
                                extra_env=dict(settings or {})).environment(fake_upstream)
     server = LocalServer(template=REPO / "template.yaml", extra_env=environment,
-                         app_factory=lambda: KeyGuard(_gateway_app()))
+                         app_factory=lambda: KeyGuard(gateway_app()))
     fetch.set_web_access(web_access(fake_upstream))
     try:
         server.start()

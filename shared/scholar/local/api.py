@@ -58,6 +58,7 @@ class _Tools:
         self._machine: LocalMachine | None = None
         self._stack: ExitStack | None = None  # the AWS stand-in (SCHOLAR_BACKEND=aws)
         self._lock = threading.Lock()
+        self._blocks = threading.local()  # per thread: the with-blocks that made this backend current
 
     def _enter(self) -> LocalMachine | None:
         """Open the backend if it is not open; the local machine to enter around a call (None: the stand-in)."""
@@ -109,14 +110,23 @@ class _Tools:
 
 
 class Scholar(_Tools):
-    """The tools as blocking methods (``Scholar().get_paper(identifier="10.1073/…")``)."""
+    """The tools as blocking methods (``Scholar(home=…).get_paper(identifier="10.1073/…")``).
+
+    As a ``with`` block it also makes its backend the current one in the block (for the code of that thread: the
+    package's own functions called there run on it too), and closes it at the end.
+    """
 
     def __enter__(self) -> Self:
-        self._enter()
+        machine = self._enter()
+        block = ExitStack()
+        if machine is not None:
+            block.enter_context(using(machine.context))
+        self._blocks.__dict__.setdefault("open", []).append(block)
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        self._blocks.open.pop().close()
         self.close()
 
     def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
