@@ -7,8 +7,8 @@ import inspect
 
 import pytest
 
-from scholar.core.catalogue import get_tool
 from scholar.core.errors import INVALID_ARGUMENT
+from scholar.families import get_tool
 from scholar.services.connectors.base import Connector
 from scholar.services.connectors.registry import REGISTRATIONS, TARGETS, Registration, connector
 from tests.connectors.test_sync_tools import call
