@@ -58,9 +58,9 @@ _GET = tasks_tool("get_task_result", "Get task result",
 TOOLS = (
     _GET,
     tasks_tool("get_job_result", "Get job result",
-               "Alias of get_task_result (job handles and task ids are the same thing).",
+               "Alias of get_task_result (a job handle is a task id).",
                GetTaskResultInput, TaskResult, relays_results=True),
     tasks_tool("list_tasks", "List tasks",
-               "List the caller's unexpired background tasks, newest first, with their status.",
+               "The caller's unexpired background tasks, newest first, with their status.",
                ListTasksInput, TaskList),
 )

@@ -64,7 +64,7 @@ TOOLS = (
         "connectors and deep research expect. text is the paper's full text (Markdown, whole pages up to "
         "200,000 characters) when this server has converted it, else its title and abstract "
         "(metadata.text_source says which; read_paper converts a paper, and fetch then answers with the full "
-        "text). Never queues: it answers at once.",
+        "text). It never queues.",
         input_model=FetchInput,
         output_model=FetchResult,
         annotations=READ_ONLY_OPEN,

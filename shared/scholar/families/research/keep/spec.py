@@ -31,8 +31,8 @@ TOOLS = (
         description="Keep a paper's PDF in your library. Every open location is tried at once (Semantic Scholar, "
         "arXiv, PubMed Central, Unpaywall, OpenAlex, publisher links) and each download must be a real, readable PDF. "
         "The answer names the kept version (version, pdf_source, source_url), what else it found (also_found) and "
-        "every version the item holds; a better version found later is kept beside the older one, nothing is "
-        "overwritten. Answers at once when the preferred version is stored, else queued (usually 5-60 s). No PDF is "
+        "every version the item holds; a better version found later is kept beside the older one. Answers at once "
+        "when the preferred version is stored, else queued (usually 5-60 s). No PDF is "
         "not_found only when every location answered; a throttled or failing one gives a retryable error naming it.",
         input_model=DownloadPaperInput,
         output_model=DownloadPaperResult,
