@@ -9,6 +9,7 @@ import pytest
 
 from scholar.core.errors import INVALID_ARGUMENT
 from scholar.families import get_tool
+from scholar.gateway.auth.connect import FORMS
 from scholar.services.connectors.base import Connector
 from scholar.services.connectors.registry import REGISTRATIONS, TARGETS, Registration, connector
 from tests.connectors.test_sync_tools import call
@@ -31,8 +32,10 @@ def _row(entry: Registration) -> str:
 def test_library_syncs_target_enum_and_library_connections_removals_are_the_registrys():
     sync = get_tool("library_sync").input_schema()["properties"]["target"]
     assert tuple(sync["enum"]) == TARGETS
-    remove = get_tool("library_connections").input_schema()["properties"]["remove"]
-    assert [remove["const"]] == [r.name for r in REGISTRATIONS if r.abilities.connect_page]
+    connections = get_tool("library_connections").input_schema()["properties"]
+    pages = [r.name for r in REGISTRATIONS if r.abilities.connect_page]
+    assert connections["remove"]["enum"] == connections["connect"]["enum"] == pages == ["zotero", "notion"]
+    assert list(FORMS) == pages  # each has its page on the authorization server (scholar.gateway.auth.connect)
 
 
 def test_every_target_is_built_from_its_entry_with_every_method_of_the_protocol():

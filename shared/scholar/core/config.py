@@ -100,6 +100,9 @@ BIBTEX_DIR_ENV = "SCHOLAR_BIBTEX_DIR"
 OBSIDIAN_VAULT_ENV = "SCHOLAR_OBSIDIAN_VAULT"
 # The Notion connector: the database library_sync keeps in step on one machine (its token: SCHOLAR_NOTION_TOKEN).
 NOTION_DATABASE_ENV = "SCHOLAR_NOTION_DATABASE"
+# What a Zotero library and a Notion database id look like (here and on the hosted connect page).
+ZOTERO_LIBRARY_PATTERN = r"^(users|groups)/[0-9]{1,12}$"
+NOTION_DATABASE_PATTERN = r"^[0-9a-f]{8}(?:-?[0-9a-f]{4}){3}-?[0-9a-f]{12}$"
 # Tracing (Powertools' rule): on inside a Lambda execution environment unless POWERTOOLS_TRACE_DISABLED
 # or SAM local; off elsewhere, so the X-Ray SDK (~0.25 s of import) is never loaded where it cannot trace.
 TRACE_DISABLED_ENV = "POWERTOOLS_TRACE_DISABLED"
@@ -240,10 +243,10 @@ class Settings(BaseModel):
     # left over resumes on the next call (the answer meanwhile is a retryable timeout).
     library_search_budget_s: float = Field(default=10.0, gt=0)
     oauth: OAuthSettings = Field(default_factory=OAuthSettings)
-    zotero_library: str | None = Field(default=None, pattern=r"^(users|groups)/[0-9]{1,12}$")
+    zotero_library: str | None = Field(default=None, pattern=ZOTERO_LIBRARY_PATTERN)
     bibtex_dir: str | None = None
     obsidian_vault: str | None = None
-    notion_database: str | None = Field(default=None, pattern=r"^[0-9a-f]{8}(?:-?[0-9a-f]{4}){3}-?[0-9a-f]{12}$")
+    notion_database: str | None = Field(default=None, pattern=NOTION_DATABASE_PATTERN)
     # Inside a Lambda execution environment (LAMBDA_TASK_ROOT): what only the local stack may do is off.
     in_lambda: bool = False
 

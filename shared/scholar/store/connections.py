@@ -9,7 +9,8 @@
     coll#<target>#<library>#<name>         the Zotero collection one of our collections maps to
 
 and, in a partition of its own, ``pk = connect#<sha256(token)>``: a one-time connect link (the principal it was
-issued to, its expiry), taken by a conditional delete so it works once.
+issued to, the target it connects, its expiry), taken by a conditional delete that names the target, so it works
+once and only on its own target's page.
 
 The non-obvious constraint: a key is stored only as KMS ciphertext whose encryption context names the principal,
 so a ciphertext copied into another caller's row does not decrypt; it is decrypted only to make a request and
@@ -35,12 +36,11 @@ from scholar.store import aws
 from scholar.store.base import Store, awaitable, token_hash
 from scholar.store.boundary import boto_errors, error_code
 
-__all__ = ["CONNECT_PATH", "Connection", "ConnectionStore", "Link"]
+__all__ = ["Connection", "ConnectionStore", "Link", "connect_path"]
 
 CONDITION_FAILED = "ConditionalCheckFailedException"
 # A connect link works once, for ten minutes; the page it opens (scholar.gateway.auth.connect).
 CONNECT_LINK_TTL_S = 600
-CONNECT_PATH = "/connect/zotero"
 _BATCH_WRITE = 25
 
 
@@ -71,6 +71,11 @@ class Link(BaseModel):
     # sent, tags and links, reads back otherwise than we wrote), and when we last synced (epoch ms, our clock).
     seen_digest: str | None = None
     synced_at: int | None = None
+
+
+def connect_path(target: str) -> str:
+    """The path of ``target``'s connect page (below the deployment's base URL)."""
+    return f"/connect/{target}"
 
 
 def _key(principal: str, sk: str) -> dict[str, Any]:
@@ -143,7 +148,8 @@ class ConnectionStore(Store):
             state = "revoked" if row and row["status"]["S"] == "revoked" else "missing"
             raise ForbiddenError(f"no active {target} connection for this caller ({state})", source=target,
                                  reason=f"connection_{state}",
-                                 hint="Connect the library on the server's connect page, then sync again.")
+                                 hint=f"Connect it on the server's connect page (library_connections with "
+                                      f"connect: {target}), then sync again.")
         with boto_errors("decrypting a connector key"):
             plain = self.kms.decrypt(CiphertextBlob=row["sealed"]["B"], EncryptionContext=self._context())
         return row["library"]["S"], SecretStr(plain["Plaintext"].decode())
@@ -166,24 +172,30 @@ class ConnectionStore(Store):
         return True
 
     # ------------------------------------------------------------------ one-time connect links
-    def issue_link(self, ttl_s: int = CONNECT_LINK_TTL_S) -> str:
-        """A one-time token for the connect page, bound to this caller (only its hash is stored)."""
+    def issue_link(self, target: str, ttl_s: int = CONNECT_LINK_TTL_S) -> str:
+        """A one-time token for ``target``'s connect page, bound to this caller (only its hash is stored)."""
         token = secrets.token_urlsafe(32)
         with boto_errors("issuing a connect link"):
             self.client.put_item(TableName=self.table, Item={
                 **_key(f"connect#{token_hash(token)}", "connect"), "principal": {"S": self.principal},
-                "expires_at": {"N": str(int(time.time()) + ttl_s)}})
+                "target": {"S": target}, "expires_at": {"N": str(int(time.time()) + ttl_s)}})
         return token
 
     @classmethod
-    def redeem_link(cls, token: str, table: str | None = None, *, client: Any = None) -> str | None:
-        """The principal a connect token was issued to, once (the row is deleted); None when unknown or expired."""
+    def redeem_link(cls, token: str, target: str, table: str | None = None, *, client: Any = None) -> str | None:
+        """The principal a connect token for ``target`` was issued to, once (the row is deleted); else None.
+
+        None: the token is unknown, expired, or was issued for another target (that link stays as it was, for its
+        own page: the condition names the target, so a link cannot connect what it was not issued for).
+        """
         store = cls("-", table, client=client)
         with boto_errors("redeeming a connect link"):
             try:
                 old = store.client.delete_item(TableName=store.table,
                                                Key=_key(f"connect#{token_hash(token)}", "connect"),
-                                               ConditionExpression="attribute_exists(pk)",
+                                               ConditionExpression="attribute_exists(pk) AND #target = :target",
+                                               ExpressionAttributeNames={"#target": "target"},
+                                               ExpressionAttributeValues={":target": {"S": target}},
                                                ReturnValues="ALL_OLD").get("Attributes")
             except ClientError as exc:
                 if error_code(exc) == CONDITION_FAILED:

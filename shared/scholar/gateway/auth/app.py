@@ -98,8 +98,10 @@ def routes(*, local: bool = False) -> list[Route]:
         Route(TOKEN_PATH, _guarded(token.token), methods=["POST", "OPTIONS"]),
         Route(REGISTER_PATH, _guarded(register.register), methods=["POST", "OPTIONS"]),
         Route(REVOKE_PATH, _guarded(revoke.revoke), methods=["POST", "OPTIONS"]),
-        Route(connect.CONNECT_PATH, _guarded(connect.connect_form), methods=["GET"]),
-        Route(connect.CONNECT_PATH, _guarded(connect.connect_submit), methods=["POST"]),
+        # One connect page per target that has one (a path per target, as template.yaml routes them).
+        *(Route(connect.connect_path(target), _guarded(partial(handler, target=target)), methods=[method])
+          for target in connect.FORMS
+          for handler, method in ((connect.connect_form, "GET"), (connect.connect_submit, "POST"))),
     ]
 
 

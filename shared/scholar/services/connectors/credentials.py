@@ -43,7 +43,6 @@ class KeyPlace:
     key_entry: str | None  # None: the key is stored under the place itself
     missing: str
     hint: str  # where the key goes on one machine: the environment variables and the keyring command
-    hosted_hint: str | None = None  # hosted, a caller without a connection (None: the connect page's)
 
 
 ZOTERO = KeyPlace(
@@ -55,9 +54,7 @@ NOTION = KeyPlace(
     "notion", "scholar-mcp/notion", "notion_token", lambda s: s.notion_database, "database", "token",
     "no Notion database and integration token are set up",
     f"Set SCHOLAR_NOTION_TOKEN (the integration's secret) and {NOTION_DATABASE_ENV} (the database id), or store "
-    "them in the OS keyring: keyring set scholar-mcp/notion token (and keyring set scholar-mcp/notion database).",
-    hosted_hint="This server holds no Notion connection for you: run Scholar on your machine with "
-                "SCHOLAR_NOTION_TOKEN set, or ask its operator to connect your database.")
+    "them in the OS keyring: keyring set scholar-mcp/notion token (and keyring set scholar-mcp/notion database).")
 
 
 def _keyring_get(service: str, user: str) -> str | None:
@@ -113,9 +110,8 @@ async def credentials(principal: str, spec: KeyPlace) -> tuple[str, SecretStr]:
     try:
         place, key = await ConnectionStore(principal).acredentials(spec.target)
     except ForbiddenError as exc:
-        hint = spec.hosted_hint if settings.in_lambda else spec.hint
-        if exc.reason != MISSING or hint is None:
-            raise
-        raise ForbiddenError(spec.missing, source=spec.target, reason=MISSING, hint=hint) from exc
+        if exc.reason != MISSING or settings.in_lambda:
+            raise  # hosted: its hint names the connect page (library_connections with connect)
+        raise ForbiddenError(spec.missing, source=spec.target, reason=MISSING, hint=spec.hint) from exc
     redaction.remember(key)
     return place, key

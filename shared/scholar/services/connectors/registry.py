@@ -44,7 +44,7 @@ REGISTRATIONS: tuple[Registration, ...] = (
     Registration("obsidian", "an Obsidian vault folder per collection, one note per item",
                  Abilities(pull=False, refusal="target obsidian is push only (the notes are yours to edit)"),
                  "file_targets.ObsidianVault"),
-    Registration("notion", "a Notion database: one page per item, notes as its content", Abilities(),
+    Registration("notion", "a Notion database: one page per item, notes as its content", Abilities(connect_page=True),
                  "notion_target.NotionTarget"),
 )
 TARGETS: tuple[str, ...] = tuple(r.name for r in REGISTRATIONS)

@@ -31,7 +31,7 @@ from scholar.services.connectors.base import Abilities, Connector, Progress, Pul
 from scholar.services.connectors.credentials import machine_source
 from scholar.services.connectors.outcome import SyncReport
 from scholar.services.connectors.registry import REGISTRATIONS, connector
-from scholar.store.connections import CONNECT_PATH, ConnectionStore
+from scholar.store.connections import ConnectionStore, connect_path
 from scholar.store.library.models import LibraryItem
 from scholar.store.library.table import LibraryStore
 from scholar.store.tasks import TaskStore, TaskTransitionError
@@ -106,19 +106,35 @@ async def library_sync(args: LibrarySyncInput, ctx: CallContext) -> LibrarySyncR
     return _answer(await target.push(await target.credentials(ctx.principal), push))
 
 
+def _to_connect(asked: str | None, active: set[str]) -> str | None:
+    """The target a link is issued for: the one asked for, else (the caller having none of them connected) the
+    registry's first target with a connect page, Zotero."""
+    if asked is not None:
+        return asked
+    pages = [r.name for r in REGISTRATIONS if r.abilities.connect_page]
+    return None if active & set(pages) else pages[0]
+
+
 async def library_connections(args: LibraryConnectionsInput, ctx: CallContext) -> LibraryConnectionsResult:
-    """List the caller's connections, or revoke one."""
+    """List the caller's connections, revoke one, or hand out a one-time link to connect one.
+
+    Raises:
+        InvalidArgumentError: ``connect`` asked of a server without a connect page (one machine, or no public URL).
+    """
     settings = get_settings()
     store = ConnectionStore(ctx.principal)
-    removed = await store.arevoke(args.remove) if args.remove is not None else None
     hosted = bool(settings.resources.connections_table)
-    connections = await store.aconnections() if hosted else []
     public = settings.oauth.public_url
+    if args.connect is not None and not (hosted and public):
+        raise InvalidArgumentError(f"this server has no connect page: connect {args.connect} where Scholar runs "
+                                   "(its settings or the OS keyring, docs/connectors.md)", field="connect",
+                                   reason="no_connect_page")
+    removed = await store.arevoke(args.remove) if args.remove is not None else None
+    connections = await store.aconnections() if hosted else []
     active = {c.target for c in connections if c.status == "active"}
-    connect_url = None
-    if hosted and public and any(r.abilities.connect_page and r.name not in active for r in REGISTRATIONS):
-        # A one-time link for this caller only: the key is typed on our page, never into the chat.
-        connect_url = f"{public}{CONNECT_PATH}?t={await store.aissue_link()}"
+    target = _to_connect(args.connect, active) if hosted and public else None
+    # A one-time link for this caller and this target only: the key is typed on our page, never into the chat.
+    connect_url = f"{public}{connect_path(target)}?t={await store.aissue_link(target)}" if target else None
     return LibraryConnectionsResult(connections=connections, removed=removed, connect_url=connect_url,
                                     machine=None if settings.in_lambda else await machine_source())
 

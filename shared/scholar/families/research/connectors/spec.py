@@ -67,6 +67,7 @@ class LibrarySyncResult(SyncReport):
 class LibraryConnectionsInput(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
     remove: Connectable | None = None
+    connect: Connectable | None = None
 
 
 class LibraryConnectionsResult(BaseModel):
@@ -75,7 +76,8 @@ class LibraryConnectionsResult(BaseModel):
         "On one machine: where its Zotero key comes from (environment or keyring), when set"))
     removed: bool | None = None
     connect_url: str | None = Field(default=None, description=(
-        "Hosted, without an active Zotero connection: open it in a browser to connect (once, within 10 minutes)"))
+        "Hosted: open it in a browser to connect the target named by connect (without connect: Zotero, when nothing "
+        "is connected); it works once, within 10 minutes"))
 
 
 SYNC_SPEC = ToolSpec(
@@ -89,6 +91,6 @@ TOOLS = (
     SYNC_SPEC,
     ToolSpec(
         name=CONNECTIONS_TOOL, family="research", title="Library connections",
-        description="Your Zotero connections (never keys) and the page to connect one; remove revokes one.",
+        description="Your connections (never keys); connect: a one-time link to connect one; remove revokes one.",
         input_model=LibraryConnectionsInput, output_model=LibraryConnectionsResult, annotations=_CONNECTIONS),
 )
