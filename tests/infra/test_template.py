@@ -73,20 +73,28 @@ def test_cfn_lint_reports_nothing() -> None:
 
 
 def test_the_only_routes_are_post_mcp_and_the_public_landing_page() -> None:
+    from scholar.gateway.auth.connect import FORMS
+    from scholar.store.connections import connect_path
+
     apis = _resources("AWS::Serverless::Api")
     assert list(apis) == ["Api"]
     assert not _resources("AWS::Serverless::HttpApi")
     paths = apis["Api"]["Properties"]["DefinitionBody"]["paths"]
+    # The connect page of each connector that has one: exactly its path, GET the form and POST it.
+    connect = {connect_path(target): paths.pop(connect_path(target)) for target in FORMS}
+    assert not [path for path in paths if path.startswith("/connect")]
     oauth = {path: paths.pop(path) for path in ("/.well-known/{proxy+}", "/oauth/{proxy+}")}
     assert {path: set(methods) for path, methods in paths.items()} == {"/mcp": {"post"}, "/": {"get"}}
     assert paths["/"]["get"]["security"] == []
-    # AuthMode=OAuth only: the metadata and the authorization server, public by nature, proxied to AuthFunction.
-    for path, item in oauth.items():
+    # AuthMode=OAuth only: the metadata, the authorization server and the connect pages, public by nature (a connect
+    # page's credential is the one-time link in its query), proxied to AuthFunction.
+    for path, item in (oauth | connect).items():
         condition, methods, absent = item["Fn::If"]
         assert condition == "UseOAuth" and absent == {"Ref": "AWS::NoValue"}, path
         for method in methods.values():
             assert method["security"] == []
             assert "${AuthFunction.Arn}" in method["x-amazon-apigateway-integration"]["uri"]["Fn::Sub"]
+    assert {path: set(item["Fn::If"][1]) for path, item in connect.items()} == dict.fromkeys(connect, {"get", "post"})
     events = [
         (name, event["Properties"]["Path"], event["Properties"]["Method"])
         for name, fn in _resources("AWS::Serverless::Function").items()
@@ -321,3 +329,17 @@ def test_pdf_pipeline_is_standard_jsonpath_and_only_invokes_the_pipeline_functio
         assert state["Retry"] and state["Catch"]
     env = _template()["Globals"]["Function"]["Environment"]["Variables"]
     assert "${AWS::StackName}-pdf-pipeline" in env["SCHOLAR_PDF_STATE_MACHINE_ARN"]["Fn::Sub"]
+
+
+def test_the_connect_pages_may_only_take_a_link_store_a_connection_and_seal_a_key() -> None:
+    auth = _resources("AWS::Serverless::Function")["AuthFunction"]["Properties"]
+    (policy,) = auth["Policies"]
+    statements = {s["Sid"]: s for s in policy["Statement"] if "Sid" in s}
+    connections = [s for s in statements.values() if s["Resource"] == {"Fn::GetAtt": ["ConnectionsTable", "Arn"]}]
+    assert connections == [statements["ConnectPage"]]
+    assert statements["ConnectPage"]["Action"] == ["dynamodb:PutItem", "dynamodb:DeleteItem"]  # never a read
+    keys = [s for s in statements.values() if s["Resource"] == {"Fn::GetAtt": ["ConnectionsKey", "Arn"]}]
+    assert keys == [statements["SealConnectorKeys"]]
+    assert statements["SealConnectorKeys"]["Action"] == "kms:Encrypt"  # it can seal a key, never open one
+    assert statements["SealConnectorKeys"]["Condition"] == {
+        "StringEquals": {"kms:EncryptionContext:purpose": "scholar-connector"}}
