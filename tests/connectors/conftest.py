@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 from pydantic import SecretStr
+from starlette.testclient import TestClient
 
+from scholar.gateway.auth.app import create_auth_app
 from scholar.sources import http, notion, zotero
 from scholar.sources.zotero import ZoteroClient, ZoteroLibrary
 from scholar.store.connections import ConnectionStore
@@ -20,6 +22,7 @@ from tests.fixtures.aws import AwsResources
 from tests.fixtures.env import Env
 
 CONNECTIONS_TABLE = "scholar-test-connections"
+PUBLIC = "https://scholar.example.org"
 
 
 @pytest.fixture
@@ -29,6 +32,14 @@ def connections_table(aws: AwsResources, library_table: str, env: Env) -> str:
     key_id = aws.client("kms").create_key(Description="connector keys")["KeyMetadata"]["KeyId"]
     env.set(SCHOLAR_CONNECTIONS_TABLE=CONNECTIONS_TABLE, SCHOLAR_CONNECTIONS_KEY=key_id)
     return CONNECTIONS_TABLE
+
+
+@pytest.fixture
+def page(connections_table: str, env: Env) -> Iterator[TestClient]:
+    """The authorization server (its connect pages) of a deployment at ``PUBLIC``, with connections."""
+    env.set(SCHOLAR_PUBLIC_URL=PUBLIC)
+    with TestClient(create_auth_app(), base_url=PUBLIC) as client:
+        yield client
 
 
 def _recorded_waits(monkeypatch: pytest.MonkeyPatch, client_module: Any) -> list[float]:

@@ -6,23 +6,12 @@ from __future__ import annotations
 import logging
 from urllib.parse import parse_qs, urlsplit
 
-import pytest
-from starlette.testclient import TestClient
-
-from scholar.gateway.auth.app import create_auth_app
 from scholar.store.connections import ConnectionStore
+from tests.connectors.conftest import PUBLIC
 from tests.connectors.test_sync_tools import call
 from tests.fakes.zotero import PUBLIC_LIBRARY
 
 KEY = "AbCdEf0123456789GhIjKlMn"
-PUBLIC = "https://scholar.example.org"
-
-
-@pytest.fixture
-def page(connections_table, env):
-    env.set(SCHOLAR_PUBLIC_URL=PUBLIC)
-    with TestClient(create_auth_app(), base_url=PUBLIC) as client:
-        yield client
 
 
 def _link(lambda_context, principal: str) -> str:
