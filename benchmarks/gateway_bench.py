@@ -66,18 +66,18 @@ def in_process(fixtures: Path) -> None:
         # The difference above also counts the family running a second time inside the gateway (its
         # decorators, the in-process dispatch) and the noise of two medians; this is the gateway alone.
         answer = Outcome.model_validate(papers_handler(invocation, LocalContext(function_name="scholar-bench-papers")))
-        with patch("scholar.runtime.calls.invoke_family", lambda family, invocation: answer):
+        with patch("scholar.runtime.invoke.invoke_family", lambda family, invocation: answer):
             report("  gateway alone (the family's answer handed back at once)", timed(lambda: lambda_handler(call, ctx),
                                                                                       500, 20), 2.0)
 
 
 # (module, attribute, label) of the segments a cached call goes through, outermost first.
 SEGMENTS = (
-    ("scholar.runtime.calls", "invoke_family", "gateway: the family invocation it waits for"),
+    ("scholar.runtime.invoke", "invoke_family", "gateway: the family invocation it waits for"),
     ("scholar.local.invoke", "InvokeRouter._call", "  family: the whole handler (as moto's Lambda runs it)"),
     ("scholar.runtime.family", "_run", "  family: the tool"),
     ("scholar.services.health.recorder", "flush", "  family: usage record queued"),
-    ("scholar.runtime.calls", "validate_arguments", "gateway: strict validation"),
+    ("scholar.core.validation", "validate_arguments", "gateway: strict validation"),
     ("scholar.runtime.family", "validate_arguments", "  family: strict validation"),
     ("scholar.runtime.family", "dump_result", "  family: result dump"),
     ("scholar.runtime.family", "enforce_cap", "  family: 5 MiB cap check"),
