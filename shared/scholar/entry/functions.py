@@ -52,6 +52,8 @@ FUNCTIONS: dict[str, Call] = {
 }
 # The event field a function's log lines are correlated by (Powertools' correlation id).
 _CORRELATION = {"pipeline": "task_id", "standards_sync": None, "probe": None}
+# The functions that dispatch to a family: each counts its invocations (the Invocation metric).
+_DISPATCHES = frozenset({*FAMILIES, "pipeline"})
 
 
 def run(name: str, event: dict[str, Any]) -> Any:
@@ -68,7 +70,7 @@ def lambda_handler(name: str) -> Callable[[dict[str, Any], Any], Any]:
     from scholar.runtime.observability import logger, metrics, tracer  # noqa: PLC0415  # Powertools: Lambda only
 
     call = FUNCTIONS[name]
-    counted = name not in _CORRELATION or name == "pipeline"  # the dispatches count their invocations
+    counted = name in _DISPATCHES
 
     def handler(event: dict[str, Any], context: Any) -> Any:
         if counted:
