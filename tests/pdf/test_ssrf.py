@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from scholar.core.config import parse_hosts
+from scholar.core.config_parts import parse_hosts
 from scholar.core.errors import FORBIDDEN, INVALID_ARGUMENT, ForbiddenError, InvalidArgumentError
 from scholar.web.ssrf import (
     BLOCKED_ADDRESS,

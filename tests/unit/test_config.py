@@ -4,7 +4,8 @@ import pytest
 from pydantic import SecretStr
 
 from scholar.core import config
-from scholar.core.config import SECRET_NAMES, OAuthSettings, Resources, Settings, get_settings, load_settings
+from scholar.core.config import OAuthSettings, Resources, Settings, get_settings, load_settings
+from scholar.core.config_parts import SECRET_NAMES
 from scholar.sources.registry import SOURCES, base_url
 
 PROXY = "http://proxy.test:8080"

@@ -11,11 +11,22 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field
 
 from scholar.core.backend import current as current_backend
+from scholar.core.config_parts import (
+    ENV_PREFIX,
+    OAuthSettings,
+    Resources,
+    Secrets,
+    is_true,
+    parse_hosts,
+    parse_toolsets,
+    read_secrets,
+    stripped,
+    without_slash,
+)
 
-ENV_PREFIX = "SCHOLAR_"
 UPSTREAM_PROXY_BASE_ENV = "SCHOLAR_UPSTREAM_PROXY_BASE"
 READ_ONLY_ENV = "SCHOLAR_READ_ONLY"
 TOOLSETS_ENV = "SCHOLAR_TOOLSETS"
@@ -110,89 +121,6 @@ LAMBDA_TASK_ROOT_ENV = "LAMBDA_TASK_ROOT"
 SAM_LOCAL_ENV = "AWS_SAM_LOCAL"
 
 # Secrets: the value itself (local) or the name of an SSM parameter holding it (deployed).
-SECRET_NAMES = (
-    "S2_API_KEY",
-    "OPENALEX_API_KEY",
-    "GOOGLE_BOOKS_API_KEY",
-    "EPO_CONSUMER_KEY",
-    "EPO_CONSUMER_SECRET",
-    "VLM_API_KEY",
-    "RERANK_API_KEY",
-    "OIDC_CLIENT_SECRET",
-    "ZOTERO_API_KEY",
-    "NOTION_TOKEN",
-)
-
-_TRUE = {"1", "true", "yes", "on"}
-_SECRET_FIELDS = frozenset(name.lower() for name in SECRET_NAMES)
-
-
-class Secrets(BaseModel):
-    """Secret values (``SecretStr``) set in the environment, and the SSM parameters that hold the others.
-
-    Settings do no I/O: ``has(name)`` says whether a secret is configured without fetching it (the gateway
-    hides tools by it and has no access to the parameters); reading one is
-    ``scholar.store.secrets.get_secret(name)``, which fetches an SSM-held value. ``get(name)`` (and the
-    attribute, ``secrets.s2_api_key``) answers only for a value set in the environment.
-    """
-
-    values: dict[str, SecretStr] = Field(default_factory=dict)
-    parameters: dict[str, str] = Field(default_factory=dict)
-
-    def has(self, name: str) -> bool:
-        return name in self.values or name in self.parameters
-
-    def get(self, name: str) -> SecretStr | None:
-        """The value set in the environment, or None when the secret is not configured.
-
-        Raises:
-            LookupError: the secret is held in an SSM parameter (read it with ``scholar.store.secrets.get_secret``).
-        """
-        if name in self.parameters and name not in self.values:
-            raise LookupError(f"the secret {name} is held in SSM: read it with scholar.store.secrets.get_secret")
-        return self.values.get(name)
-
-    def __getattr__(self, name: str) -> SecretStr | None:
-        if name.lower() in _SECRET_FIELDS:
-            return self.get(name)
-        return super().__getattr__(name)  # type: ignore[misc]  # pydantic's own attribute lookup
-
-
-class Resources(BaseModel):
-    """Names of the AWS resources template.yaml creates (set by SAM, or by the local stack)."""
-
-    cache_table: str | None = None
-    task_table: str | None = None
-    artifact_bucket: str | None = None
-    function_prefix: str = "scholar-"
-    retry_state_machine_arn: str | None = None
-    pdf_state_machine_arn: str | None = None
-    usage_table: str | None = None
-    patent_pdf_state_machine_arn: str | None = None
-    library_table: str | None = None
-    auth_table: str | None = None  # AuthMode=OAuth only (scholar.store.auth)
-    connections_table: str | None = None  # connector links and hosted keys (scholar.store.connections)
-    connections_key: str | None = None  # the KMS key that encrypts hosted connector keys
-
-
-class OAuthSettings(BaseModel):
-    """The authorization server and the gateway's bearer check (AuthMode=OAuth; docs/security.md)."""
-
-    public_url: str | None = None
-    signing_key: str | None = None
-    # Access tokens are JWTs checked offline: short-lived, and refused early through their family's status.
-    access_ttl_s: int = Field(default=900, ge=60, le=3600)
-    refresh_ttl_s: int = Field(default=30 * 86400, ge=3600, le=90 * 86400)
-    revocation_check_s: float = Field(default=30.0, ge=0, le=300)
-    dcr_per_hour: int = Field(default=20, ge=1)
-    oidc_issuer: str | None = None
-    oidc_client_id: str | None = None
-    cognito_user_pool: str | None = None
-    cognito_client_name: str | None = None
-    api_usage_plan: str | None = None
-    test_ca_file: str | None = None
-
-
 # What every request of ours says it is (sources, PDF downloads, the sign-in provider, client metadata documents).
 PRODUCT_AGENT = "scholar-mcp-lambda/0.1"
 
@@ -256,46 +184,10 @@ class Settings(BaseModel):
         return f"{PRODUCT_AGENT} (mailto:{self.contact_email})" if self.contact_email else PRODUCT_AGENT
 
 
-def _secrets(env: Mapping[str, str]) -> Secrets:
-    """``SCHOLAR_<NAME>`` holds the value (local); ``SCHOLAR_<NAME>_PARAM`` names its SSM parameter (deployed)."""
-    values = {n.lower(): SecretStr(env[f"{ENV_PREFIX}{n}"]) for n in SECRET_NAMES if env.get(f"{ENV_PREFIX}{n}")}
-    parameters = {
-        n.lower(): env[f"{ENV_PREFIX}{n}_PARAM"]
-        for n in SECRET_NAMES
-        if env.get(f"{ENV_PREFIX}{n}_PARAM") and n.lower() not in values
-    }
-    return Secrets(values=values, parameters=parameters)
-
-
-def comma_separated(raw: str | None) -> frozenset[str]:
-    """The items of a comma-separated setting or query value, stripped, empty ones dropped."""
-    return frozenset(part.strip() for part in (raw or "").split(",") if part.strip())
-
-
-def parse_hosts(raw: str | None) -> frozenset[str]:
-    """A ``host[:port]`` list (``SCHOLAR_TEST_ALLOW_HOSTS``), lower-cased as host names compare."""
-    return frozenset(host.lower() for host in comma_separated(raw))
-
-
-def parse_toolsets(raw: str | None) -> frozenset[str] | None:
-    """A toolsets list (``SCHOLAR_TOOLSETS``, ``?toolsets=``); None when the value is absent or empty."""
-    return comma_separated(raw) if raw else None
-
-
-def _is_true(raw: str) -> bool:
-    return raw.strip().lower() in _TRUE
-
-
-def _stripped(raw: str) -> str | None:
-    return raw.strip() or None
-
-
-def _without_slash(raw: str) -> str | None:
-    return raw.rstrip("/") or None
-
-
 # field → (the variable that sets it, how its text reads). A variable unset or empty leaves the model's default.
 Readings = dict[str, tuple[str, Callable[[str], Any]]]
+
+
 def _backend(value: str) -> str:
     backend = value.strip().lower()
     if backend not in BACKENDS:
@@ -315,9 +207,9 @@ _SETTINGS: Readings = {
     "contact_email": (CONTACT_EMAIL_ENV, str),
     "backend": (BACKEND_ENV, _backend),
     "home": (HOME_ENV, _folder),
-    "read_only": (READ_ONLY_ENV, _is_true),
+    "read_only": (READ_ONLY_ENV, is_true),
     "toolsets": (TOOLSETS_ENV, parse_toolsets),
-    "profile": (PROFILE_ENV, _stripped),
+    "profile": (PROFILE_ENV, stripped),
     "host": (HOST_ENV, str),
     "port": (PORT_ENV, int),
     "upstream_proxy_base": (UPSTREAM_PROXY_BASE_ENV, str),
@@ -329,11 +221,11 @@ _SETTINGS: Readings = {
     "search_budget_scale": (SEARCH_BUDGET_SCALE_ENV, float),
     "retry_budget_s": (RETRY_BUDGET_ENV, float),
     "retry_wait_s": (RETRY_WAIT_ENV, int),
-    "local_dispatch": (LOCAL_DISPATCH_ENV, _is_true),
+    "local_dispatch": (LOCAL_DISPATCH_ENV, is_true),
     "test_allow_hosts": (TEST_ALLOW_HOSTS_ENV, parse_hosts),
     "pdf_max_bytes": (PDF_MAX_BYTES_ENV, int),
     "pdf_timeout_s": (PDF_TIMEOUT_ENV, float),
-    "shared_principal": (SHARED_PRINCIPAL_ENV, _is_true),
+    "shared_principal": (SHARED_PRINCIPAL_ENV, is_true),
     "auth_mode": (AUTH_MODE_ENV, str),
     "principal_salt": (PRINCIPAL_SALT_ENV, str),
     "build": (BUILD_ENV, str),
@@ -360,13 +252,13 @@ _RESOURCES: Readings = {
     "connections_key": (CONNECTIONS_KEY_ENV, str),
 }
 _OAUTH: Readings = {
-    "public_url": (PUBLIC_URL_ENV, _without_slash),
+    "public_url": (PUBLIC_URL_ENV, without_slash),
     "signing_key": (OAUTH_SIGNING_KEY_ENV, str),
     "access_ttl_s": (OAUTH_ACCESS_TTL_ENV, int),
     "refresh_ttl_s": (OAUTH_REFRESH_TTL_ENV, int),
     "revocation_check_s": (OAUTH_REVOCATION_CHECK_ENV, float),
     "dcr_per_hour": (OAUTH_DCR_PER_HOUR_ENV, int),
-    "oidc_issuer": (OIDC_ISSUER_ENV, _without_slash),
+    "oidc_issuer": (OIDC_ISSUER_ENV, without_slash),
     "oidc_client_id": (OIDC_CLIENT_ID_ENV, str),
     "cognito_user_pool": (OIDC_COGNITO_POOL_ENV, str),
     "cognito_client_name": (OIDC_COGNITO_CLIENT_NAME_ENV, str),
@@ -395,11 +287,11 @@ def load_settings(env: Mapping[str, str]) -> Settings:
     return Settings(
         **_given(env, _SETTINGS),
         source_urls=source_urls,
-        secrets=_secrets(env),
+        secrets=read_secrets(env),
         resources=Resources(**_given(env, _RESOURCES)),
         oauth=OAuthSettings(**_given(env, _OAUTH)),
         in_lambda=in_lambda,
-        tracing=in_lambda and not env.get(SAM_LOCAL_ENV) and not _is_true(env.get(TRACE_DISABLED_ENV) or ""),
+        tracing=in_lambda and not env.get(SAM_LOCAL_ENV) and not is_true(env.get(TRACE_DISABLED_ENV) or ""),
     )
 
 

@@ -19,7 +19,8 @@ from mcp.server.extension import Extension, MethodBinding, compose_tool_call_han
 from mcp.shared.exceptions import MCPError
 
 from scholar.core.catalogue import PROFILES, Selection
-from scholar.core.config import get_settings, parse_toolsets
+from scholar.core.config import get_settings
+from scholar.core.config_parts import parse_toolsets
 from scholar.families import all_tools, families, get_tool
 from scholar.families.profiles import refusal
 from scholar.gateway.mcp.dispatch import call_tool
