@@ -163,16 +163,6 @@ def test_an_encrypted_pdf_is_a_typed_extraction_error() -> None:
     assert err.envelope_body()["details"] == {"cause": "encrypted"}
 
 
-def test_an_image_only_pdf_asks_for_ocr_instead_of_returning_empty_markdown() -> None:
-    with pytest.raises(PdfExtractionError) as caught:
-        convert_pdf(pdf_path("scanned_image_only_two_column_page.pdf"))
-    err = caught.value
-    assert err.reason == PDF_EXTRACTION_FAILED
-    assert err.cause == "no_text_layer"
-    assert err.message == "no text layer (scanned image); OCR needed"
-    assert err.hint
-
-
 def test_bytes_that_are_not_a_pdf_are_an_invalid_pdf_error() -> None:
     with pytest.raises(PdfExtractionError) as caught:
         convert_pdf(b"<html><body>Access denied</body></html>")

@@ -24,6 +24,7 @@ import pytest
 from scholar.runtime.invocation import Invocation, Outcome
 from scholar.runtime.invoke import invoke_family
 from scholar.services.fulltext.artifacts import paper_cache_key
+from scholar.services.pdftext import convert as converter
 from scholar.store.cache import Cache
 from scholar.store.tasks import TaskItem, TaskStore
 from tests.fakes.upstream import FakeUpstream
@@ -223,7 +224,10 @@ def test_an_encrypted_pdf_gives_pdf_extraction_failed_not_empty_markdown(stack: 
     assert task.error["details"]["pdf"]["pdf_path"].startswith("pdfs/")
 
 
-def test_an_image_only_pdf_gives_pdf_extraction_failed(stack: Any, routes: FakeUpstream) -> None:
+def test_an_image_only_pdf_gives_pdf_extraction_failed_where_no_ocr_engine_is_installed(
+    stack: Any, routes: FakeUpstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(converter, "ocr_engine", lambda: None)  # as in a Lambda: its layer has no Tesseract
     scan = pdf_fixture("scanned_image_only_two_column_page.pdf")
     routes.add_route("GET", "web", "/files.example.org/scan.pdf", body=scan)
     task = run("fetch_pdf_by_url", {"url": "https://files.example.org/scan.pdf"})

@@ -12,12 +12,11 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import pytest
 
-from tests.people.installs import one_install_at_a_time
+from tests.people.installs import debian_binary
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / ".cache" / "artifacts"
@@ -33,22 +32,9 @@ class Visit:
     console: list[str]  # every console message of the page (errors, CSP refusals, logs)
 
 
-@cache
-def _chromium() -> str | None:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found or not shutil.which("apt-get"):
-        return found
-    with one_install_at_a_time():  # another worker may be installing it right now
-        if found := shutil.which("chromium"):
-            return found
-        done = subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], capture_output=True, text=True,
-                              timeout=600, check=False)
-    return shutil.which("chromium") if done.returncode == 0 else None
-
-
 def chromium() -> str:
     """The chromium binary; skips the test when it is missing and cannot be installed."""
-    binary = _chromium()
+    binary = shutil.which("chromium-browser") or debian_binary("chromium", "chromium")
     if binary is None:
         pytest.skip("headless chromium is not installed and `apt-get install -y chromium` failed here")
     return binary

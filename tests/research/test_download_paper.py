@@ -24,6 +24,7 @@ from scholar.services.fulltext import artifacts
 from scholar.services.fulltext import keep_step as keeping
 from scholar.services.fulltext.locate import resolve_paper
 from scholar.services.library import kept
+from scholar.services.pdftext import convert as converter
 from scholar.store.library.models import item_id_for
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures.aws import AwsResources
@@ -268,8 +269,9 @@ def test_the_kept_pdf_is_converted_and_its_markdown_is_recorded_on_the_library_i
 
 
 def test_a_kept_pdf_without_a_text_layer_is_still_kept_and_says_why_it_has_no_markdown(
-    web: FakeUpstream, library: Library
+    web: FakeUpstream, library: Library, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(converter, "ocr_engine", lambda: None)  # no OCR engine here (a Lambda's layer has none)
     # Given the only copy is a scan (a real PDF, no text layer)
     serve(web, published="scanned_image_only_two_column_page.pdf")
     # When the paper is downloaded

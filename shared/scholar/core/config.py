@@ -139,6 +139,8 @@ class Settings(BaseModel):
     upstream_proxy_base: str | None = None
     source_urls: dict[str, str] = Field(default_factory=dict)
     docling_url: str | None = None
+    # Tesseract's languages for scanned pages (scholar.services.pdftext.ocr): "eng", "deu+eng"; None reads no scan.
+    ocr_languages: str | None = Field(default="eng", pattern=r"^[a-z_]{3,16}(\+[a-z_]{3,16}){0,7}$")
     vlm_api_url: str | None = None
     vlm_model: str | None = None
     # The optional remote reranker of research search: its URL is SCHOLAR_RERANK_URL (source "rerank").
@@ -199,6 +201,10 @@ def _folder(value: str) -> Path:
     return Path(value).expanduser()
 
 
+def _languages(value: str) -> str | None:
+    return None if value.strip().lower() in {"off", "none", "no", "false", "0"} else value.strip()
+
+
 def _library_path(value: str) -> str | None:
     return value.strip().strip("/") or None
 
@@ -214,6 +220,7 @@ _SETTINGS: Readings = {
     "port": (PORT_ENV, int),
     "upstream_proxy_base": (UPSTREAM_PROXY_BASE_ENV, str),
     "docling_url": ("SCHOLAR_DOCLING_URL", str),
+    "ocr_languages": ("SCHOLAR_OCR_LANGUAGES", _languages),
     "vlm_api_url": ("SCHOLAR_VLM_API_URL", str),
     "vlm_model": ("SCHOLAR_VLM_MODEL", str),
     "rerank_model": (RERANK_MODEL_ENV, str),

@@ -203,7 +203,7 @@ def _convert_builtin(pdf_path: str) -> str:
     with tempfile.TemporaryDirectory(prefix="scholar-convert-") as dest:
         local = artifacts.pdf_to_file(pdf_path, dest)
         with PDFIUM:
-            return convert_pdf(local).markdown
+            return convert_pdf(local, ocr_languages=get_settings().ocr_languages).markdown
 
 
 def convert(event: dict[str, Any]) -> dict[str, Any]:

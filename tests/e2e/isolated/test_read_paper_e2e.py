@@ -1,9 +1,9 @@
 """read_paper through the local server (gateway → research function → PDF pipeline on Step Functions), with mcp.Client.
 
 A paper not converted yet is queued; get_task_result gives the pages once the pipeline has run, and the same
-call afterwards answers at once from the stored artifacts with the same answer. Scanned and password-protected
-PDFs fail the task with the reason, never with empty pages. PDF hosts that are not our sources reach the fake
-upstream through tests.fakes.web.WebToFake (the SSRF guard still vets them).
+call afterwards answers at once from the stored artifacts with the same answer. A scan reads through OCR;
+password-protected PDFs fail the task with the reason, never with empty pages. PDF hosts that are not our sources
+reach the fake upstream through tests.fakes.web.WebToFake (the SSRF guard still vets them).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from PIL import Image
 from tests.e2e.polling import poll_task
 from tests.fakes.upstream import FakeUpstream
 from tests.fixtures_dir import fixtures_dir
+from tests.people.installs import debian_binary
 from tests.store.content import put_pdf
 
 pytestmark = pytest.mark.e2e
@@ -82,12 +83,26 @@ def test_read_paper_is_queued_then_polled_then_the_same_answer_comes_from_storag
     assert picture.size == (info["width_px"], info["height_px"])
 
 
-@pytest.mark.parametrize(("name", "cause"), [
-    ("scanned_image_only_two_column_page.pdf", "no_text_layer"),
-    ("encrypted_user_password_2206.01062_page3.pdf", "encrypted"),
-])
-def test_a_pdf_without_readable_text_fails_the_read_with_the_reason(local_server: Any, web: FakeUpstream,
-                                                                     name: str, cause: str) -> None:
+def test_a_scanned_paper_reads_as_text_through_ocr_and_says_which_pages_were_read_so(local_server: Any,
+                                                                                       web: FakeUpstream) -> None:
+    if debian_binary("tesseract", "tesseract-ocr") is None:
+        pytest.skip("tesseract is not installed and `apt-get install -y tesseract-ocr` failed here")
+    web.add_route("GET", "web", "/files.example.org/scan.pdf",
+                  body=fixtures_dir() / "pdfs" / "scanned_image_only_two_column_page.pdf")
+
+    async def main() -> Any:
+        async with Client(local_server.url) as client:
+            queued = (await _call(client, {"identifier": "https://files.example.org/scan.pdf"})).structured_content
+            return (await poll_task(client, queued["task_id"], within_s=DEADLINE_S)).structured_content
+
+    polled = anyio.run(main)
+    assert polled["status"] == "completed", polled
+    assert polled["result"]["ocr_pages"] == "1" and polled["result"]["pages_returned"] == "1"
+    assert "The LinnSequencer is a state-of-the-art composition" in " ".join(polled["result"]["markdown"].split())
+
+
+def test_a_pdf_without_readable_text_fails_the_read_with_the_reason(local_server: Any, web: FakeUpstream) -> None:
+    name, cause = "encrypted_user_password_2206.01062_page3.pdf", "encrypted"
     web.add_route("GET", "web", f"/files.example.org/{cause}.pdf", body=fixtures_dir() / "pdfs" / name)
 
     async def main() -> Any:

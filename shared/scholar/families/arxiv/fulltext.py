@@ -60,7 +60,7 @@ def pdf_text(data: bytes) -> str:
     from scholar.services.pdftext.convert import PdfExtractionError, convert_pdf  # noqa: PLC0415  # pdfium: only without an HTML render
 
     try:
-        document = convert_pdf(data)
+        document = convert_pdf(data, ocr_languages=get_settings().ocr_languages)
     except PdfExtractionError as exc:
         if exc.cause == "invalid_pdf":
             # pdfium cannot open it: a cut or damaged download, not a PDF without text. Retrying may help.

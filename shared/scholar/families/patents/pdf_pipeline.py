@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from scholar.core import aio
+from scholar.core.config import get_settings
 from scholar.core.errors import InternalError, ScholarError
 from scholar.families.patents import pdf
 from scholar.families.patents.pdf_jobs import TASK_TTL_S, PatentPdfJob, build_result, remember
@@ -80,7 +81,7 @@ def markdown(event: dict[str, Any]) -> dict[str, Any]:
             if data is None:
                 raise InternalError("the assembled PDF vanished before conversion", retryable=True)
             with PDFIUM:
-                text = convert_pdf(data).markdown
+                text = convert_pdf(data, ocr_languages=get_settings().ocr_languages).markdown
             source = "builtin"
     except ScholarError as err:
         return _fail_or_raise(err)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl
 
+from scholar.core.config import get_settings
 from scholar.core.errors import ScholarError, TooLargeError, UpstreamError
 from scholar.families.standards import texts
 from scholar.families.standards.documents import Document, document_for
@@ -77,7 +78,7 @@ async def _document_text(record: StandardRecord, doc: Document) -> str:
     if doc.kind == "pdf":
         from scholar.services.pdftext.convert import convert_pdf  # noqa: PLC0415  # pdfium loads only where a PDF is converted
 
-        text = convert_pdf(data).markdown
+        text = convert_pdf(data, ocr_languages=get_settings().ocr_languages).markdown
     else:
         text = html_to_markdown(data, spec_only=True)
     texts.save_text(key, text)

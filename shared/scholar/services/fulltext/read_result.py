@@ -50,6 +50,7 @@ class ReadPaperResult(PdfFields):
         default=None, description="The rest of the asked range, cut at a page boundary: pass as pages to read on"
     )
     pages_missing: str | None = Field(default=None, description="Asked pages past the end of the paper")
+    ocr_pages: str | None = Field(default=None, description="Pages read by OCR from a scan: may hold misreadings")
     page_count: int | None = None
     chars: int = Field(default=0, description="Characters of markdown")
     truncated: bool = Field(

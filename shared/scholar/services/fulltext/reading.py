@@ -201,6 +201,7 @@ def _fit(texts: list[tuple[int, str]], max_chars: int) -> dict[str, Any]:
         "markdown": body,
         "chars": len(body),
         "pages_returned": compress([n for n, _ in taken]),
+        "ocr_pages": compress([n for n, text in taken if outline.OCR_MARK in text]),
         "next_pages": compress(rest),
         "truncated": truncated,
         "note": note,

@@ -7,6 +7,7 @@ Encrypted and image-only PDFs raise ``PdfExtractionError`` instead of returning 
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import re
 from collections import Counter
@@ -21,6 +22,10 @@ from scholar.core.errors import UnavailableError
 from scholar.services.pdftext.lines import PageText, TextLine
 from scholar.services.pdftext.lock import PDFIUM
 from scholar.services.pdftext.markdown import render_markdown
+from scholar.services.pdftext.ocr import engine as ocr_engine
+from scholar.services.pdftext.ocr import ocr_page
+
+_log = logging.getLogger(__name__)
 
 CONVERTER_NAME: Final = "builtin"
 PDF_EXTRACTION_FAILED = "pdf_extraction_failed"
@@ -40,8 +45,9 @@ class PdfExtractionError(UnavailableError):
     """The PDF cannot be turned into text (encrypted, no text layer, damaged); retrying will not help."""
 
     default_hint = (
-        "Try another copy of the paper (another source or URL); a docling-serve converter with OCR "
-        "can read scanned PDFs."
+        "Try another copy of the paper (another source or URL). A scanned PDF needs OCR: on one machine install "
+        "Tesseract (apt install tesseract-ocr, brew install tesseract); a docling-serve converter "
+        "(SCHOLAR_DOCLING_URL) reads scans too."
     )
     # The hint fits the cause: OCR helps a scanned PDF, never a password-protected one.
     HINTS = {
@@ -64,41 +70,71 @@ class ConvertedDocument(BaseModel):
     page_count: int = Field(ge=0)
     title: str | None = None
     pages_without_text: list[int] = Field(default_factory=list, description="1-based pages with no text layer")
+    ocr_pages: list[int] = Field(default_factory=list, description="1-based pages read by OCR (no text layer)")
     char_count: int = Field(ge=0, description="extracted characters (excluding whitespace)")
 
 
 
 
-def convert_pdf(source: bytes | str | os.PathLike[str]) -> ConvertedDocument:
+def convert_pdf(source: bytes | str | os.PathLike[str], *, ocr_languages: str | None = "eng") -> ConvertedDocument:
     """Convert a PDF (bytes or a file path) to Markdown with the built-in converter.
+
+    A page without a text layer is read with OCR (``scholar.services.pdftext.ocr``) where the engine is installed.
 
     Args:
         source: the PDF bytes, or the path of a PDF file (read lazily by pdfium; preferred for
             large files).
+        ocr_languages: Tesseract's language codes for scanned pages (``eng``, ``deu+eng``); None reads no scan.
 
     Returns:
         The Markdown and facts about it.
 
     Raises:
-        PdfExtractionError: the PDF is encrypted, damaged, or has no text layer at all.
+        PdfExtractionError: the PDF is encrypted, damaged, or has no text at all (none in a text layer, none
+            that OCR could read or no OCR engine here).
     """
+    ocr_pages: list[int] = []
     with PDFIUM:
         document = _open(source)
         try:
             pages = [_extract_page(document, index) for index in range(len(document))]
+            for page in pages:
+                if ocr_languages and not _has_text(page) and (lines := _read_scan(document, page, ocr_languages)):
+                    page.lines, page.ocr = lines, True
+                    ocr_pages.append(page.number)
         finally:
             document.close()
     char_count = sum(len(ln.text.replace(" ", "")) for page in pages for ln in page.lines)
     if char_count == 0:
-        raise PdfExtractionError("no text layer (scanned image); OCR needed", cause="no_text_layer")
+        raise PdfExtractionError(
+            "no text layer (scanned image); OCR needed" if ocr_engine() is None or not ocr_languages
+            else "no text layer, and OCR found no text on any page",
+            cause="no_text_layer",
+        )
     markdown, title = render_markdown(pages)
     return ConvertedDocument(
         markdown=markdown,
         page_count=len(pages),
         title=title,
-        pages_without_text=[p.number for p in pages if not any(ln.text.strip() for ln in p.lines)],
+        pages_without_text=[p.number for p in pages if not _has_text(p)],
+        ocr_pages=ocr_pages,
         char_count=char_count,
     )
+
+
+def _has_text(page: PageText) -> bool:
+    return any(ln.text.strip() for ln in page.lines)
+
+
+def _read_scan(document: pdfium.PdfDocument, page: PageText, languages: str) -> list[TextLine]:
+    """The page's lines read by OCR; none where no engine is installed or it failed (the page stays textless)."""
+    if ocr_engine() is None:
+        return []
+    try:
+        return ocr_page(document, page.number - 1, languages)
+    except (RuntimeError, OSError) as exc:  # pytesseract's TesseractError is a RuntimeError
+        _log.warning("OCR failed on page %d: %s", page.number, exc)
+        return []
 
 
 def count_pages(source: bytes | str | os.PathLike[str]) -> int | None:
@@ -199,7 +235,7 @@ class _LineBuilder:
             return None
         glyphs = sum(self.sizes.values())
         return TextLine(
-            text="".join(self.chars).translate(_LIGATURES),
+            text=_well_formed("".join(self.chars)).translate(_LIGATURES),
             x0=self.x0,
             y0=self.y0,
             x1=self.x1,
@@ -209,6 +245,17 @@ class _LineBuilder:
             hyphenated=hyphenated,
             rotated=self.rotated,
         )
+
+
+def _well_formed(text: str) -> str:
+    """The text with pdfium's UTF-16 halves joined: a surrogate pair becomes its character, a lone half U+FFFD.
+
+    pdfium hands a character beyond the BMP back as two glyph codes; left as they are, they cannot be encoded
+    (UTF-8, JSON) and fail the whole document.
+    """
+    if not any("\ud800" <= ch <= "\udfff" for ch in text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def _is_bold(font_name: str) -> bool:

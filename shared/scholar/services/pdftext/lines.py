@@ -44,6 +44,7 @@ class PageText:
     width: float
     height: float
     lines: list[TextLine] = field(default_factory=list)
+    ocr: bool = False  # the lines were read by OCR from the page's image (it has no text layer)
 
 
 @dataclass(slots=True)

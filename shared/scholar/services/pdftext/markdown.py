@@ -23,6 +23,7 @@ from scholar.services.pdftext.lines import (
     document_style,
     drop_running_lines,
 )
+from scholar.services.pdftext.outline import OCR_MARK
 from scholar.services.pdftext.reading_order import place_page
 
 _KEEP_HYPHEN_PREFIXES = frozenset({"non", "self", "cross", "well", "semi", "quasi"})
@@ -47,6 +48,8 @@ def render_markdown(pages: Sequence[PageText]) -> tuple[str, str | None]:
     out: list[str] = []
     for page, placed in zip(pages, placed_pages, strict=True):
         out.append(f"<!-- page {page.number} -->")
+        if page.ocr:
+            out.append(OCR_MARK)
         blocks = _blocks(placed, style)
         for level, text in blocks:
             if level:

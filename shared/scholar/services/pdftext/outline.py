@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+# Written right after the page marker of a page whose text was read by OCR (a scan): recognition may err.
+OCR_MARK = "<!-- ocr -->"
 PAGE_MARKER = re.compile(r"^<!-- page (\d+) -->[ \t]*$", re.MULTILINE)
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(\S.*?)[ \t]*$", re.MULTILINE)
 _TRAILING_MARKERS = re.compile(r"(?:\s*<!-- page \d+ -->)*\s*$")
