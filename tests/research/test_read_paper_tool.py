@@ -229,6 +229,17 @@ def test_a_table_comes_back_as_an_image_with_its_caption_and_its_markdown_rows(a
     assert picture.size == (table["width_px"], table["height_px"])
 
 
+def test_a_table_never_comes_back_with_the_next_tables_rows(aws: AwsResources) -> None:
+    # Table 1's caption sits below its picture and Table 2's caption and rows follow it on the same page
+    store(PARAPHRASE, PARAPHRASE_ID)
+    first = read({"identifier": PARAPHRASE_ID, "table": "Table 1"})["figure"]
+    second = read({"identifier": PARAPHRASE_ID, "table": "Table 2"})["figure"]
+
+    assert first["caption"].startswith("Table 1") and second["caption"].startswith("Table 2")
+    assert second["markdown_table"].startswith("| Model |")
+    assert first.get("markdown_table") != second["markdown_table"]  # it was Table 2's rows under Table 1's label
+
+
 def test_a_figure_label_the_paper_does_not_have_is_not_found(pasa: str) -> None:
     err = refused({"identifier": PASA_ID, "figure": "Figure 42"})
     assert err.code == NOT_FOUND and err.reason == "figure_not_found"

@@ -251,7 +251,7 @@ def _figure_answer(options: ReadOptions, base: dict[str, Any], markdown: str,
     page = by_number.get(found.page)
     table = None
     if label.kind == "table" and page is not None:
-        table = figures.markdown_table(markdown[page.start:page.end], found.caption)
+        table = figures.markdown_table(markdown[page.start:page.end], found.caption, above=found.above_caption)
     info = FigureInfo(label=label.text, kind=label.kind, page=found.page, caption=found.caption,
                       region=found.region, box=[round(v, 1) for v in found.box], width_px=found.width_px,
                       height_px=found.height_px, markdown_table=table)

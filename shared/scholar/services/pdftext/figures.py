@@ -50,6 +50,7 @@ class FigureImage:
     png: bytes
     width_px: int
     height_px: int
+    above_caption: bool = True  # the region lies above its caption (a figure; a table captioned below it)
 
 
 def find_figure(source: str | os.PathLike[str] | bytes, label: Label) -> FigureImage | None:
@@ -102,10 +103,13 @@ def _render_found(page: pdfium.PdfPage, index: int, label: Label, line: TextLine
     captions = [c for c in lines if c is not line and (hit := line_label(c)) is not None and hit[1]]
     stops = [ln for c in captions for ln in _caption_block(c, lines)]
     others = [ln for ln in lines if not any(ln is c for c in caption_lines) and not any(ln is s for s in stops)]
+    above = True
     if label.kind == "figure":
         box = _grow(line.y1, True, span, graphics, [], stops)
     else:  # a table's caption is usually above it; some styles put it below
-        box = _grow(low, False, span, graphics, others, stops) or _grow(line.y1, True, span, graphics, others, stops)
+        box = _grow(low, False, span, graphics, others, stops)
+        above = box is None
+        box = box or _grow(line.y1, True, span, graphics, others, stops)
     region: Region = label.kind if box is not None else "page"
     if box is None:
         box = (0.0, 0.0, width, height)
@@ -113,7 +117,7 @@ def _render_found(page: pdfium.PdfPage, index: int, label: Label, line: TextLine
         box = (max(box[0] - PAD, 0.0), max(box[1] - PAD, 0.0), min(box[2] + PAD, width), min(box[3] + PAD, height))
     png, w_px, h_px = _render(page, box, width, height)
     return FigureImage(label=label, page=index + 1, caption=caption, region=region, box=box, png=png,
-                       width_px=w_px, height_px=h_px)
+                       width_px=w_px, height_px=h_px, above_caption=above)
 
 
 def _caption_block(line: TextLine, lines: list[TextLine]) -> list[TextLine]:
@@ -222,15 +226,24 @@ def _render(page: pdfium.PdfPage, box: Box, width: float, height: float) -> tupl
     return out.getvalue(), picture.width, picture.height
 
 
-def markdown_table(page_markdown: str, caption: str) -> str | None:
-    """The Markdown table the converter wrote next to ``caption`` on its page, when it recognised one."""
+def markdown_table(page_markdown: str, caption: str, *, above: bool = False) -> str | None:
+    """The Markdown table the converter wrote next to ``caption`` on its page, when it recognised one.
+
+    It is looked for on the side where the table's picture was found (``above`` the caption, or below it), never
+    past another caption: the rows after a caption that sits below its own table belong to the next table.
+    """
     blocks = [b.strip() for b in page_markdown.split("\n\n") if b.strip()]
     head = re.sub(r"\s+", " ", caption)[:40].lower()
     for i, block in enumerate(blocks):
         if not re.sub(r"\s+", " ", block).lower().startswith(head[:20]):
             continue
-        for near in (blocks[i + 1: i + 3] + blocks[max(i - 2, 0): i][::-1]):
+        for near in (blocks[max(i - 2, 0): i][::-1] if above else blocks[i + 1: i + 3]):
             if near.startswith("|") and "\n|" in near:
                 return near
+            if _CAPTION_START.match(near):
+                return None
         return None
     return None
+
+
+_CAPTION_START = re.compile(r"(?:\*\*)?(?:Table|Tab\.|Figure|Fig\.)\s*[0-9IVXivx]+[.:]", re.IGNORECASE)
