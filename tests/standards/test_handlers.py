@@ -92,6 +92,15 @@ def test_get_standard_of_a_plain_edition_identifier_answers_its_update_in_force(
     assert "NIST SP 800-53 Rev. 5" in {v.id for v in answer.other_versions}
 
 
+def test_get_standard_of_a_withdrawn_plain_identifier_answers_what_resolve_answers(synced):
+    resolved = call("resolve_standard_identifier", ResolveInput(raw="NIST SP 800-53"))
+    answer = call("get_standard", GetStandardInput(identifier="NIST SP 800-53"))
+
+    assert answer.status == "current" and answer.identifier == resolved.canonical == "NIST SP 800-53 Rev. 5"
+    original = {v.id: v for v in answer.other_versions}["NIST SP 800-53"]  # the 2005 original, withdrawn
+    assert original.status != "current"
+
+
 def test_get_standard_not_found_and_ambiguous_are_distinct_errors(synced):
     with pytest.raises(ScholarError) as err:
         call("get_standard", GetStandardInput(identifier="RFC 99999"))

@@ -161,8 +161,12 @@ def _lookup(catalogue: Catalogue, identifier: str) -> tuple[StandardRecord, list
         found = catalogue.resolve(exact.identifier)
         current = found.record
         # A plain identifier ("NIST SP 800-53 Rev. 5") is also the id of the edition's first release; when an
-        # update of the same edition is in force (its id adds "(upd1)"), the caller means that one.
-        if exact.id == exact.identifier and current is not None and current.identifier == exact.identifier:
+        # update of the same edition is in force (its id adds "(upd1)"), the caller means that one. So too when
+        # the plain identifier's own record is withdrawn or superseded ("NIST SP 800-53", the 2005 original):
+        # the caller means what resolve_standard_identifier answers, the revision in force; the old one stays
+        # in other_versions.
+        if (exact.id == exact.identifier and current is not None and current.id != exact.id
+                and (current.identifier == exact.identifier or exact.status != "current")):
             return current, [r for r in [exact, *found.others] if r.id != current.id]
         return exact, found.others
     found = catalogue.resolve(identifier)
