@@ -101,6 +101,29 @@ def test_get_standard_of_a_withdrawn_plain_identifier_answers_what_resolve_answe
     assert original.status != "current"
 
 
+def test_a_standard_the_synced_catalogue_lacks_is_asked_of_its_source(synced):
+    # The catalogue holds the rfc-index excerpt (RFC 1 … 300s); RFC 8341 is only in relaton-data-ietf
+    found = call("resolve_standard_identifier", ResolveInput(raw="rfc8341"))
+    record = call("get_standard", GetStandardInput(identifier="RFC 8341"))
+
+    assert (found.canonical, found.body, found.matched_by) == ("RFC 8341", "IETF", "source")
+    assert found.record.title == "Network Configuration Access Control Model" and "source" in found.warning
+    assert (record.identifier, record.status) == ("RFC 8341", "current")
+
+
+def test_a_source_that_fails_is_a_warning_beside_the_null_record_never_a_plain_nothing(synced):
+    synced.overrides["relaton_doc"] = httpx.Response(503, text="busy")
+
+    found = call("resolve_standard_identifier", ResolveInput(raw="RFC 8341"))
+    with pytest.raises(ScholarError) as err:
+        call("get_standard", GetStandardInput(identifier="RFC 8341"))
+
+    assert found.record is None and "did not answer" in found.warning
+    assert (err.value.code, err.value.retryable) == (UPSTREAM_ERROR, True)
+    missing = call("resolve_standard_identifier", ResolveInput(raw="RFC 99999"))  # looked, and no such RFC
+    assert (missing.record, missing.warning) == (None, None)
+
+
 def test_get_standard_not_found_and_ambiguous_are_distinct_errors(synced):
     with pytest.raises(ScholarError) as err:
         call("get_standard", GetStandardInput(identifier="RFC 99999"))
@@ -154,14 +177,19 @@ def test_a_body_that_never_synced_makes_answers_partial(standards_aws):
     assert (err.value.code, err.value.retryable) == (UPSTREAM_ERROR, True)
 
 
-def test_resolving_in_a_body_with_nothing_synced_is_an_error_saying_so_not_an_empty_success(standards_aws):
+def test_resolving_in_a_body_with_nothing_synced_is_a_null_record_with_a_warning_not_a_silent_nothing(standards_aws):
+    # Seed 001: a warning beside a null record means the source never answered (the standard may exist);
+    # only a null record without a warning means the sources looked and found nothing.
     standards_aws.overrides["github_head_ISO"] = httpx.Response(503, text="busy")
     standards_aws.overrides["relaton_index_ISO"] = httpx.Response(503, text="busy")
     handle_sync_event({})
-    with pytest.raises(ScholarError) as err:
-        call("resolve_standard_identifier", ResolveInput(raw="ISO 9001"))
-    assert (err.value.code, err.value.reason, err.value.retryable) == (UPSTREAM_ERROR, "not_synced", True)
-    assert err.value.details["bodies"] == ["ISO"]
+    standards_aws.started.clear()
+
+    answer = call("resolve_standard_identifier", ResolveInput(raw="ISO 9001"))
+
+    assert (answer.record, answer.canonical) == (None, None)
+    assert "ISO not synced yet" in answer.warning
+    assert [p.get("bodies") for p in standards_aws.started] == [["ISO"]]  # and a new sync of ISO has started
 
 
 def test_a_failed_body_is_synced_again_by_the_next_call_that_needs_it_once_per_interval(standards_aws):

@@ -149,6 +149,10 @@ def mount(router: respx.MockRouter, upstream_dir: Path) -> Upstreams:
         router.get(f"{repo}/index-v1.zip").mock(side_effect=index)
         for path in relaton_files(upstream_dir, folder):
             router.get(f"{repo}/data/{path.name}").mock(side_effect=_document(state, path.read_bytes()))
+    # IETF's per-document data files (RFC 8341, BCP 47 …): what resolve asks when the catalogue has no such RFC
+    for path in sorted((upstream_dir / "ietf" / "relaton").glob("*.yaml")):
+        router.get(f"/relaton/relaton/relaton-data-ietf/main/data/{path.name}").mock(
+            side_effect=_document(state, path.read_bytes()))
     router.route().mock(return_value=httpx.Response(404, json={"message": "not recorded"}))
     return state
 

@@ -16,7 +16,7 @@ from scholar.core.budget import fit_field
 from scholar.core.catalogue import CallContext, QueuedResult
 from scholar.core.errors import InvalidArgumentError, NotFoundError, UpstreamError
 from scholar.core.id_forms import refuse_other_forms
-from scholar.families.standards import cold, conversion, fulltext, retry, service
+from scholar.families.standards import cold, conversion, fulltext, lookup_source, retry, service
 from scholar.families.standards.catalogue_db import Catalogue
 from scholar.families.standards.identifiers import guess_bodies
 from scholar.families.standards.records import BODIES, StandardRecord
@@ -133,9 +133,13 @@ async def resolve_standard_identifier(args: ResolveInput, ctx: CallContext, cata
         ambiguous = ResolveResult(ambiguous=True, candidates=[_compact(r) for r in found.candidates],
                                   matched_by=found.matched_by)
         return fit_field(ambiguous, "candidates", flag="truncated")[0]
+    record, failure = await lookup_source.from_source(args.raw)
+    if record is not None:
+        return ResolveResult(canonical=record.identifier, body=record.body, record=record, matched_by="source",
+                             warning=f"not in the synced catalogue: read from its source ({record.source}) just now")
     if missing := _missing_bodies(args.raw):
-        raise _not_synced("resolve_standard_identifier", missing)
-    return ResolveResult()
+        return ResolveResult(warning=_not_synced("resolve_standard_identifier", missing).message)
+    return ResolveResult(warning=failure)
 
 
 @catalogue_tool("search_standards", _known_body)
@@ -155,7 +159,7 @@ async def search_standards(args: SearchInput, ctx: CallContext, catalogue: Catal
     return fit_field(result, "results", flag="truncated")[0]
 
 
-def _lookup(catalogue: Catalogue, identifier: str) -> tuple[StandardRecord, list[StandardRecord]]:
+async def _lookup(catalogue: Catalogue, identifier: str) -> tuple[StandardRecord, list[StandardRecord]]:
     exact = catalogue.get(identifier)
     if exact is not None:
         found = catalogue.resolve(exact.identifier)
@@ -172,6 +176,11 @@ def _lookup(catalogue: Catalogue, identifier: str) -> tuple[StandardRecord, list
     found = catalogue.resolve(identifier)
     if found.record is not None:
         return found.record, found.others
+    failure: str | None = None
+    if not found.candidates:
+        record, failure = await lookup_source.from_source(identifier)
+        if record is not None:
+            return record, []
     if found.candidates:
         raise InvalidArgumentError(
             f"get_standard: {identifier!r} matches several standards",
@@ -182,6 +191,9 @@ def _lookup(catalogue: Catalogue, identifier: str) -> tuple[StandardRecord, list
         )
     if missing := _missing_bodies(identifier):
         raise _not_synced("get_standard", missing)
+    if failure:
+        raise UpstreamError(f"get_standard: the catalogue holds no {identifier!r} and {failure}", source=SOURCE,
+                            retryable=True, hint="Retry in a minute; the catalogue's own answer was not found.")
     raise NotFoundError(
         f"the standards catalogue holds no standard {identifier!r}",
         source=SOURCE,
@@ -192,7 +204,7 @@ def _lookup(catalogue: Catalogue, identifier: str) -> tuple[StandardRecord, list
 
 @catalogue_tool("get_standard", _standard_identifier("get_standard", "identifier"))
 async def get_standard(args: GetStandardInput, ctx: CallContext, catalogue: Catalogue) -> StandardResult | QueuedResult:
-    record, others = _lookup(catalogue, args.identifier)
+    record, others = await _lookup(catalogue, args.identifier)
     result = StandardResult(**record.model_dump(), other_versions=_versions([o for o in others if o.id != record.id]))
     if args.fetch_full_text:
         if not ctx.task_id and fulltext.needs_task(record):

@@ -89,8 +89,11 @@ class ResolveResult(BaseModel):
     other_versions: list[VersionRef] = Field(
         default_factory=list, description="Other editions / revisions / drafts of the resolved standard."
     )
-    matched_by: Literal["identifier", "title"] | None = None
-    warning: str | None = Field(default=None, description="Set when a body the input may belong to has no data.")
+    matched_by: Literal["identifier", "title", "source"] | None = Field(
+        default=None, description="source: not in the synced catalogue, read from the body's source just now"
+    )
+    warning: str | None = Field(default=None, description="Why the answer may be incomplete (a body not synced, a "
+                                "source that did not answer)")
 
 
 class SearchResult(BaseModel):
