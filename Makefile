@@ -39,9 +39,9 @@ tools: $(TOOLS)/.installed
 serve: $(VENV)/.installed
 	$(PY) -m scholar.local serve
 
-# Probe every configured upstream (public, or SCHOLAR_UPSTREAM_PROXY_BASE) and print the doctor's findings.
+# Probe the upstreams real use has not exercised lately (public, or SCHOLAR_UPSTREAM_PROXY_BASE) and print the findings.
 doctor: $(VENV)/.installed
-	POWERTOOLS_METRICS_DISABLED=true $(PY) -m scholar.local doctor
+	POWERTOOLS_METRICS_DISABLED=true $(PY) -m scholar.local doctor --network
 
 # The suite runs in TEST_WORKERS processes (pytest-xdist), a whole test file per worker at a time, so a module's or
 # a package's servers start once per worker; many tests wait on loopback I/O, so workers may outnumber the cores.

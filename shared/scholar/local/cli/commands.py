@@ -36,10 +36,10 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _doctor(args: argparse.Namespace) -> int:
     from scholar.local.backend import entry_backend  # noqa: PLC0415  # the chosen backend only
-    from scholar.local.doctor_cli import run_doctor  # noqa: PLC0415  # probes every upstream: only this command
+    from scholar.local.doctor_cli import run_doctor  # noqa: PLC0415  # the health reports: only this command
 
     with entry_backend():
-        return run_doctor()
+        return run_doctor(network=args.network)
 
 
 def _sync_standards(args: argparse.Namespace) -> int:
@@ -153,7 +153,9 @@ def add_commands(subcommands: Any) -> None:
     serve.add_argument("--host", help="interface to bind (default SCHOLAR_HOST or 127.0.0.1)")
     serve.add_argument("--port", type=int, help="TCP port (default SCHOLAR_PORT or 3000)")
     serve.set_defaults(run=_serve)
-    doctor = subcommands.add_parser("doctor", help="probe every configured upstream now and print the findings")
+    doctor = subcommands.add_parser("doctor", help="judge each source against its own history (--network: probe too)")
+    doctor.add_argument("--network", action="store_true",
+                        help="also probe the sources real use has not exercised in the last hour")
     doctor.set_defaults(run=_doctor)
     sync = subcommands.add_parser("sync-standards", help="sync the standards catalogue now")
     sync.add_argument("--bodies", nargs="+", help="only these bodies (IETF NIST W3C ETSI ISO IEC IEEE; any case)")
