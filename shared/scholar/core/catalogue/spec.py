@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -146,3 +146,14 @@ def args_only(fn: Callable[[Any], Awaitable[BaseModel]]) -> Handler:
 
     handler.__name__ = getattr(fn, "__name__", "handler")
     return handler
+
+
+class _UpstreamRead(TypedDict):
+    queue_on_rate_limit: bool
+    max_result_chars: int
+
+
+# What a tool that reads one open upstream states besides its contract (annotations default to read-only, open):
+# it queues when the upstream still throttles after the retry budget, and its answer is cut to the one cap
+# (core.budget.fit). ``ToolSpec(name=…, …, **UPSTREAM_READ)``.
+UPSTREAM_READ: _UpstreamRead = {"queue_on_rate_limit": True, "max_result_chars": MAX_RESULT_CHARS}

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_LOCAL, READ_ONLY_OPEN, ToolInput, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_LOCAL, READ_ONLY_OPEN, UPSTREAM_READ, ToolInput, ToolSpec
 
 START_CEILING = 10_000
 # One slice stays within the 80,000-character result budget (DESIGN §4) with room for the other fields.
@@ -234,9 +234,7 @@ TOOLS = (
         "empty page or the 10,000 paging ceiling.",
         input_model=SearchInput,
         output_model=SearchResult,
-        annotations=READ_ONLY_OPEN,
-        queue_on_rate_limit=True,
-        max_result_chars=MAX_RESULT_CHARS,  # core.budget.fit
+        **UPSTREAM_READ,
         completions={"category": category_codes},
     ),
     ToolSpec(
@@ -248,9 +246,7 @@ TOOLS = (
         "still come back.",
         input_model=GetPapersInput,
         output_model=GetPapersResult,
-        annotations=READ_ONLY_OPEN,
-        queue_on_rate_limit=True,
-        max_result_chars=MAX_RESULT_CHARS,  # core.budget.fit
+        **UPSTREAM_READ,
     ),
     ToolSpec(
         name="arxiv_read_paper",

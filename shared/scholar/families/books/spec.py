@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, WRITE_OPEN, ToolInput, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS, READ_ONLY_OPEN, UPSTREAM_READ, WRITE_OPEN, ToolInput, ToolSpec
 from scholar.families.books.models import EXCERPT_RESULT_CHARS, BookExcerpt, BookList, BookRecommendations, BookResult
 
 Limit = Annotated[int, Field(ge=1, le=50)]
@@ -67,9 +67,7 @@ TOOLS = (
         "variants (Frank → Francis; broadened says so). ISBN, publisher and year come from one edition.",
         input_model=SearchBooksInput,
         output_model=BookList,
-        annotations=READ_ONLY_OPEN,
-        queue_on_rate_limit=True,
-        max_result_chars=MAX_RESULT_CHARS,  # core.budget.fit
+        **UPSTREAM_READ,
     ),
     ToolSpec(
         name="get_book",
@@ -104,8 +102,6 @@ TOOLS = (
         "edition fields are null (get_book on openlibrary_work_id gives an edition).",
         input_model=RecommendBooksInput,
         output_model=BookRecommendations,
-        annotations=READ_ONLY_OPEN,
-        queue_on_rate_limit=True,
-        max_result_chars=MAX_RESULT_CHARS,  # core.budget.fit
+        **UPSTREAM_READ,
     ),
 )
