@@ -10,6 +10,7 @@ from scholar.families.arxiv import reasons
 from scholar.families.arxiv.spec import MAX_CHARACTERS, ReadPaperInput
 from scholar.gateway.mcp.dispatch import success_result
 from scholar.runtime.results import dump_result
+from scholar.services.pdftext import convert as converter
 from tests.arxiv.helpers import HTML_ID, call, feed, html_render, pdf, synthetic_feed
 
 API = "/arxiv_api/api/query"
@@ -137,7 +138,8 @@ def test_a_truncated_pdf_is_a_retryable_upstream_error_and_nothing_is_stored(pdf
     assert aws.s3.list_objects_v2(Bucket=aws.bucket, Prefix="arxiv/body/").get("KeyCount") == 0
 
 
-def test_an_image_only_pdf_is_pdf_extraction_failed(pdf_only_paper):
+def test_an_image_only_pdf_is_pdf_extraction_failed_where_no_ocr_engine_is_installed(pdf_only_paper, monkeypatch):
+    monkeypatch.setattr(converter, "ocr_engine", lambda: None)  # a Lambda's layer has no Tesseract
     pdf_only_paper.respond(200, content=pdf("scanned_image_only_two_column_page.pdf"))
     err = _failure(PDF_ID)
     assert (err.code, err.reason, err.retryable) == (UNAVAILABLE, reasons.PDF_EXTRACTION_FAILED, False)
