@@ -1,8 +1,9 @@
 """The ``read_paper`` handler: the answer from stored artifacts, else the PDF pipeline queued for it.
 
-Which job: a PDF artifact reference converts that PDF; an http(s) URL that is no known paper page is the
-caller's own URL, vetted as fetch_pdf_by_url vets it before anything is queued; a library item id reads the paper
-it keeps; anything else is a paper id (every form, scholar.services.paper_lookup).
+Which job: a PDF artifact reference converts that PDF, as does a PDF the caller brings (a path on this machine on
+the local backend, ``upload/<token>``, ``mine/<sha256>.pdf``: scholar.services.fulltext.brought); an http(s) URL
+that is no known paper page is the caller's own URL, vetted as fetch_pdf_by_url vets it before anything is queued;
+a library item id reads the paper it keeps; anything else is a paper id (every form, scholar.services.paper_lookup).
 The stored-artifact answer and the queueing are blocking (S3, DynamoDB, pdfium): they run off the loop.
 """
 
@@ -14,10 +15,11 @@ from pydantic import BaseModel
 
 from scholar.core.aio import off_loop
 from scholar.core.catalogue import CallContext, Handler
+from scholar.core.config import get_settings
 from scholar.core.errors import InvalidArgumentError
 from scholar.core.ids import MAX_ID_LENGTH, InvalidIdError, parse_paper_id
 from scholar.families.research.read.spec import ReadPaperInput
-from scholar.services.fulltext import artifacts, jobs, reading
+from scholar.services.fulltext import artifacts, brought, jobs, reading
 from scholar.services.fulltext.models import Job
 from scholar.services.fulltext.read_options import READ_TOOL, ReadOptions
 from scholar.services.paper_lookup import paper_identifier
@@ -39,6 +41,9 @@ async def _job(identifier: str, options: ReadOptions, principal: str) -> Job:
     identifier = identifier.strip()
     if artifacts.PDF_KEY.match(identifier):
         return jobs.convert_job(READ_TOOL, identifier, read=options)
+    if brought.is_brought(identifier, settings := get_settings()):
+        own = await off_loop(brought.bring, identifier, principal, settings, field=IDENTIFIER_FIELD)
+        return jobs.convert_job(READ_TOOL, own.key, read=options)
     try:
         if _URL.match(identifier) and (len(identifier) > MAX_ID_LENGTH or parse_paper_id(identifier).kind == "url"):
             return await jobs.url_job(READ_TOOL, identifier, read=options)

@@ -1,0 +1,99 @@
+"""A PDF on this machine named by a caller: the guard before any of its bytes are read (issue 38, docs/security.md).
+
+The form (an absolute path, ``~/…``, or ``file://`` with no host or ``localhost``, percent-decoded) is expanded, then
+*resolved* (every symlink followed, ``..`` gone) and only then checked against the allowed folders
+(``SCHOLAR_PDF_FOLDERS``, default the home folder), themselves resolved: a link inside an allowed folder that points
+out of it is refused, as is ``~/../other``. Then the size cap (``SCHOLAR_PDF_MAX_BYTES``) and the PDF magic. Only the
+local backend outside a Lambda reads paths (``paths_allowed``); a deployment never reads a server path.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from scholar.core.config import PDF_FOLDERS_ENV, PDF_MAX_BYTES_ENV, Settings
+from scholar.core.errors import ForbiddenError, InvalidArgumentError, NotFoundError, TooLargeError
+
+__all__ = ["LocalPdf", "allowed_folders", "is_local_path", "paths_allowed", "read_local_pdf"]
+
+PDF_MAGIC = b"%PDF-"
+# Where the magic may start: the PDF reference lets readers accept leading junk within the first 1024 bytes.
+MAGIC_WINDOW = 1024
+OUTSIDE_FOLDERS = "outside_pdf_folders"
+_LOCAL_FORM = re.compile(r"^(?:/|~(?:/|$)|file://)", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class LocalPdf:
+    """The bytes of a vetted local PDF and the resolved path they came from."""
+
+    path: Path
+    data: bytes
+
+
+def is_local_path(raw: str) -> bool:
+    """Whether ``raw`` is written as a path on this machine (absolute, ``~``, ``file://``)."""
+    return bool(_LOCAL_FORM.match(raw.strip()))
+
+
+def paths_allowed(settings: Settings) -> bool:
+    """Paths are read only on the local backend, never inside a Lambda (a deployment has no caller's disk)."""
+    return settings.backend == "local" and not settings.in_lambda
+
+
+def allowed_folders(settings: Settings) -> tuple[Path, ...]:
+    """The allowed folders, resolved (``SCHOLAR_PDF_FOLDERS``; the home folder when unset)."""
+    return tuple(folder.expanduser().resolve() for folder in (settings.pdf_folders or (Path.home(),)))
+
+
+def _expanded(raw: str, field: str) -> Path:
+    text = raw.strip()
+    if text.lower().startswith("file://"):
+        parts = urlsplit(text)
+        if parts.netloc not in ("", "localhost") or parts.query or parts.fragment:
+            raise InvalidArgumentError(f"{field}: a file:// URL must name a file on this machine (file:///path)",
+                                       field=field)
+        text = unquote(parts.path)
+    if "\x00" in text:
+        raise InvalidArgumentError(f"{field}: a path holds no NUL character", field=field)
+    path = Path(text).expanduser()
+    if not path.is_absolute():
+        raise InvalidArgumentError(f"{field}: give an absolute path, ~/… or file:///…", field=field)
+    return path
+
+
+def read_local_pdf(raw: str, settings: Settings, *, field: str = "identifier") -> LocalPdf:
+    """Read the PDF a caller named by path, after the checks in the module docstring.
+
+    Raises:
+        ForbiddenError: not the local backend, or the resolved path is outside every allowed folder.
+        InvalidArgumentError: not an absolute path / local file URL, or the file is not a PDF.
+        NotFoundError: no such file.
+        TooLargeError: over ``SCHOLAR_PDF_MAX_BYTES``.
+    """
+    if not paths_allowed(settings):
+        raise ForbiddenError(f"{field}: this server reads no file paths; upload the PDF with upload_pdf",
+                             hint="Call upload_pdf, send the file to its upload_url, then pass the ref it gives.")
+    path = _expanded(raw, field).resolve()  # symlinks and .. resolved before the containment check
+    folders = allowed_folders(settings)
+    if not any(path.is_relative_to(folder) for folder in folders):
+        raise ForbiddenError(f"{field}: {raw.strip()[:200]!r} is outside the folders {PDF_FOLDERS_ENV} allows",
+                             reason=OUTSIDE_FOLDERS,
+                             hint=f"Move the PDF into {', '.join(map(str, folders))} or add its folder to "
+                                  f"{PDF_FOLDERS_ENV} (separated by {os.pathsep!r} or commas).")
+    if not path.is_file():
+        raise NotFoundError(f"{field}: no file {str(path)[:200]!r}", hint="Check the path.")
+    size = path.stat().st_size
+    if size > settings.pdf_max_bytes:
+        raise TooLargeError(f"{field}: the file has {size} bytes, over {PDF_MAX_BYTES_ENV}={settings.pdf_max_bytes}")
+    with path.open("rb") as source:
+        data = source.read(settings.pdf_max_bytes + 1)
+    if len(data) > settings.pdf_max_bytes:  # grew between stat and read
+        raise TooLargeError(f"{field}: the file is over {PDF_MAX_BYTES_ENV}={settings.pdf_max_bytes}")
+    if PDF_MAGIC not in data[:MAGIC_WINDOW]:
+        raise InvalidArgumentError(f"{field}: {path.name!r} is not a PDF (no %PDF- header)", field=field)
+    return LocalPdf(path=path, data=data)
