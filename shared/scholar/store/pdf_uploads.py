@@ -27,7 +27,7 @@ __all__ = ["UPLOAD_REF", "PendingUpload", "accept_upload", "claim_upload", "new_
 UPLOAD_REF = re.compile(r"^upload/([A-Za-z0-9_-]{32})$")
 PDF_MAGIC = b"%PDF-"
 MAGIC_WINDOW = 1024
-_SERVED_AT = "pdf_uploads.served_at"
+SERVED_AT = "pdf_uploads.served_at"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +38,7 @@ class PendingUpload:
 
 
 def _served_at() -> dict[str, str]:
-    return state(_SERVED_AT, dict[str, str])
+    return state(SERVED_AT, dict[str, str])
 
 
 def serve_uploads_at(base: str) -> None:

@@ -87,12 +87,9 @@ def read_local_pdf(raw: str, settings: Settings, *, field: str = "identifier") -
                                   f"{PDF_FOLDERS_ENV} (separated by {os.pathsep!r} or commas).")
     if not path.is_file():
         raise NotFoundError(f"{field}: no file {str(path)[:200]!r}", hint="Check the path.")
-    size = path.stat().st_size
-    if size > settings.pdf_max_bytes:
-        raise TooLargeError(f"{field}: the file has {size} bytes, over {PDF_MAX_BYTES_ENV}={settings.pdf_max_bytes}")
     with path.open("rb") as source:
-        data = source.read(settings.pdf_max_bytes + 1)
-    if len(data) > settings.pdf_max_bytes:  # grew between stat and read
+        data = source.read(settings.pdf_max_bytes + 1)  # never more than one byte past the cap
+    if len(data) > settings.pdf_max_bytes:
         raise TooLargeError(f"{field}: the file is over {PDF_MAX_BYTES_ENV}={settings.pdf_max_bytes}")
     if PDF_MAGIC not in data[:MAGIC_WINDOW]:
         raise InvalidArgumentError(f"{field}: {path.name!r} is not a PDF (no %PDF- header)", field=field)
