@@ -67,3 +67,12 @@ def test_the_async_twin_runs_calls_side_by_side(scholar_api):
 
     assert first == second
     assert first["externalIds"]["DOI"] == DOI
+
+
+def test_upload_pdf_without_a_server_says_to_give_the_path_instead(scholar_api):
+    from scholar.core.errors import UnavailableError
+    from scholar.services.fulltext.upload_link import NO_SERVER
+
+    with pytest.raises(UnavailableError) as refused:
+        scholar_api.upload_pdf()
+    assert refused.value.reason == NO_SERVER and "path" in (refused.value.hint or "")

@@ -42,8 +42,13 @@ def test_a_pdf_inside_an_allowed_folder_is_read_by_path_tilde_or_file_url(folder
     settings = _settings(allowed)
     expected = (allowed / "paper.pdf").read_bytes()
 
-    for form in (str(allowed / "paper.pdf"), "~/papers/paper.pdf", (allowed / "paper.pdf").as_uri(),
-                 f"file://localhost{allowed}/paper.pdf", f"file://{allowed}/pa%70er.pdf"):
+    for form in (
+        str(allowed / "paper.pdf"),
+        "~/papers/paper.pdf",
+        (allowed / "paper.pdf").as_uri(),
+        f"file://localhost{allowed}/paper.pdf",
+        f"file://{allowed}/pa%70er.pdf",
+    ):
         assert read_local_pdf(form, settings).data == expected, form
 
 

@@ -24,9 +24,17 @@ _STATUS = {NotFoundError: 404, TooLargeError: 413, InvalidArgumentError: 400}
 
 async def _answer(send: Any, status: int, body: dict[str, Any]) -> None:
     data = json.dumps(body).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
-                            (b"cache-control", b"no-store")]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+                (b"cache-control", b"no-store"),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": data})
 
 
@@ -59,5 +67,8 @@ async def upload_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     except ScholarError as err:
         await _answer(send, _STATUS.get(type(err), 400), err.to_envelope())
         return
-    await _answer(send, 200, {"ref": ref, "then": "pass ref to read_paper, convert_pdf_to_markdown, library_add "
-                                                  "or download_paper"})
+    await _answer(
+        send,
+        200,
+        {"ref": ref, "then": "pass ref to read_paper, convert_pdf_to_markdown, library_add or download_paper"},
+    )

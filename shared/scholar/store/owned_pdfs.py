@@ -16,7 +16,16 @@ import re
 from scholar.core.errors import NotFoundError
 from scholar.store.blobs import BlobStore
 
-__all__ = ["OWNED_REF", "get_owned_pdf", "owned_folder", "owned_info", "owned_key", "put_owned_pdf", "sha_of_ref"]
+__all__ = [
+    "OWNED_REF",
+    "get_owned_pdf",
+    "owned_folder",
+    "owned_info",
+    "owned_key",
+    "put_owned_pdf",
+    "sha_of_ref",
+    "stored_key",
+]
 
 OWNED_REF = re.compile(r"^mine/([0-9a-f]{64})\.pdf$")
 _PDF = "application/pdf"
@@ -43,8 +52,15 @@ def sha_of_ref(ref: str) -> str:
     return match.group(1)
 
 
-def put_owned_pdf(principal: str, data: bytes, *, source: str, filename: str | None = None,
-                  blobs: BlobStore | None = None) -> str:
+def stored_key(principal: str, pdf_path: str) -> str:
+    """The bucket key of a PDF a library item holds: the caller's own for ``mine/…``, the shared key otherwise."""
+    match = OWNED_REF.match(pdf_path)
+    return owned_key(principal, match.group(1)) if match else pdf_path
+
+
+def put_owned_pdf(
+    principal: str, data: bytes, *, source: str, filename: str | None = None, blobs: BlobStore | None = None
+) -> str:
     """Store a PDF as the caller's own; the same bytes again are the same reference.
 
     Args:

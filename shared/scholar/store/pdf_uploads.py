@@ -21,8 +21,15 @@ from scholar.core.errors import InvalidArgumentError, NotFoundError, TooLargeErr
 from scholar.store.blobs import BlobStore
 from scholar.store.owned_pdfs import owned_folder, put_owned_pdf
 
-__all__ = ["UPLOAD_REF", "PendingUpload", "accept_upload", "claim_upload", "new_upload", "serve_uploads_at",
-           "upload_base"]
+__all__ = [
+    "UPLOAD_REF",
+    "PendingUpload",
+    "accept_upload",
+    "claim_upload",
+    "new_upload",
+    "serve_uploads_at",
+    "upload_base",
+]
 
 UPLOAD_REF = re.compile(r"^upload/([A-Za-z0-9_-]{32})$")
 PDF_MAGIC = b"%PDF-"
@@ -115,8 +122,10 @@ def claim_upload(principal: str, ref: str, *, max_bytes: int, blobs: BlobStore |
         return claimed.decode()
     data = blobs.get(key)
     if data is None:
-        raise NotFoundError(f"nothing has been uploaded to {ref} yet",
-                            hint="Send the PDF to the upload_url upload_pdf gave, then call again.")
+        raise NotFoundError(
+            f"nothing has been uploaded to {ref} yet",
+            hint="Send the PDF to the upload_url upload_pdf gave, then call again.",
+        )
     try:
         _check(data, max_bytes)
     except (TooLargeError, InvalidArgumentError):

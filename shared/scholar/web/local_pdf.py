@@ -55,8 +55,9 @@ def _expanded(raw: str, field: str) -> Path:
     if text.lower().startswith("file://"):
         parts = urlsplit(text)
         if parts.netloc not in ("", "localhost") or parts.query or parts.fragment:
-            raise InvalidArgumentError(f"{field}: a file:// URL must name a file on this machine (file:///path)",
-                                       field=field)
+            raise InvalidArgumentError(
+                f"{field}: a file:// URL must name a file on this machine (file:///path)", field=field
+            )
         text = unquote(parts.path)
     if "\x00" in text:
         raise InvalidArgumentError(f"{field}: a path holds no NUL character", field=field)
@@ -76,15 +77,19 @@ def read_local_pdf(raw: str, settings: Settings, *, field: str = "identifier") -
         TooLargeError: over ``SCHOLAR_PDF_MAX_BYTES``.
     """
     if not paths_allowed(settings):
-        raise ForbiddenError(f"{field}: this server reads no file paths; upload the PDF with upload_pdf",
-                             hint="Call upload_pdf, send the file to its upload_url, then pass the ref it gives.")
+        raise ForbiddenError(
+            f"{field}: this server reads no file paths; upload the PDF with upload_pdf",
+            hint="Call upload_pdf, send the file to its upload_url, then pass the ref it gives.",
+        )
     path = _expanded(raw, field).resolve()  # symlinks and .. resolved before the containment check
     folders = allowed_folders(settings)
     if not any(path.is_relative_to(folder) for folder in folders):
-        raise ForbiddenError(f"{field}: {raw.strip()[:200]!r} is outside the folders {PDF_FOLDERS_ENV} allows",
-                             reason=OUTSIDE_FOLDERS,
-                             hint=f"Move the PDF into {', '.join(map(str, folders))} or add its folder to "
-                                  f"{PDF_FOLDERS_ENV} (separated by {os.pathsep!r} or commas).")
+        raise ForbiddenError(
+            f"{field}: {raw.strip()[:200]!r} is outside the folders {PDF_FOLDERS_ENV} allows",
+            reason=OUTSIDE_FOLDERS,
+            hint=f"Move the PDF into {', '.join(map(str, folders))} or add its folder to "
+            f"{PDF_FOLDERS_ENV} (separated by {os.pathsep!r} or commas).",
+        )
     if not path.is_file():
         raise NotFoundError(f"{field}: no file {str(path)[:200]!r}", hint="Check the path.")
     with path.open("rb") as source:

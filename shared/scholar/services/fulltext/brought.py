@@ -65,5 +65,11 @@ def bring(raw: str, principal: str, settings: Settings, *, field: str = "identif
         raise NotFoundError(f"you have no PDF {ref}", hint="Upload it with upload_pdf or give its path again.")
     info = owned_info(principal, ref, blobs)
     filename = info.get("filename")
-    return Brought(ref=ref, key=key, sha256=sha, size_bytes=size, source=info.get("source") or "upload",
-                   filename=Path(filename).name if filename else None)
+    return Brought(
+        ref=ref,
+        key=key,
+        sha256=sha,
+        size_bytes=size,
+        source=info.get("source") or "upload",
+        filename=Path(filename).name if filename else None,
+    )

@@ -35,17 +35,33 @@ def upload_link(principal: str, settings: Settings) -> dict[str, Any]:
     if settings.backend == "local":
         base = upload_base()
         if base is None:
-            raise UnavailableError("no upload server runs here (stdio): give the PDF's path instead",
-                                   reason=NO_SERVER, hint="Pass the file's path (/…, ~/…, file://…) to read_paper, "
-                                   "convert_pdf_to_markdown, library_add or download_paper.")
+            raise UnavailableError(
+                "no upload server runs here (stdio): give the PDF's path instead",
+                reason=NO_SERVER,
+                hint="Pass the file's path (/…, ~/…, file://…) to read_paper, "
+                "convert_pdf_to_markdown, library_add or download_paper.",
+            )
         pending = new_upload(principal, expires_s=EXPIRES_S, ticket=True)
         url = f"{base}/uploads/{pending.token}"
         headers = {"Content-Type": "application/pdf"}
-        return {"ref": pending.ref, "upload_url": url, "method": "PUT", "headers": headers, "max_bytes": cap,
-                "expires_at": expires_at,
-                "example": f"curl -X PUT -H 'Content-Type: application/pdf' --data-binary @paper.pdf {url}"}
+        return {
+            "ref": pending.ref,
+            "upload_url": url,
+            "method": "PUT",
+            "headers": headers,
+            "max_bytes": cap,
+            "expires_at": expires_at,
+            "example": f"curl -X PUT -H 'Content-Type: application/pdf' --data-binary @paper.pdf {url}",
+        }
     pending = new_upload(principal, expires_s=EXPIRES_S, ticket=False)
     url, fields = BlobStore().presign_upload(pending.key, max_bytes=cap, expires_s=EXPIRES_S)
     form = " ".join(f"-F '{name}={value}'" for name, value in fields.items())
-    return {"ref": pending.ref, "upload_url": url, "method": "POST", "fields": fields, "max_bytes": cap,
-            "expires_at": expires_at, "example": f"curl {form} -F file=@paper.pdf {url}"}
+    return {
+        "ref": pending.ref,
+        "upload_url": url,
+        "method": "POST",
+        "fields": fields,
+        "max_bytes": cap,
+        "expires_at": expires_at,
+        "example": f"curl {form} -F file=@paper.pdf {url}",
+    }

@@ -31,16 +31,30 @@ UNTITLED_SOURCE = "pdf"
 
 
 def _version(own: Brought) -> PdfVersion:
-    return PdfVersion(pdf_path=own.ref, sha256=own.sha256, size_bytes=own.size_bytes, version="unknown",
-                      pdf_source=own.source, source_url=f"{own.source}:{own.filename or own.ref}", kept_at=now_iso())
+    return PdfVersion(
+        pdf_path=own.ref,
+        sha256=own.sha256,
+        size_bytes=own.size_bytes,
+        version="unknown",
+        pdf_source=own.source,
+        source_url=f"{own.source}:{own.filename or own.ref}",
+        kept_at=now_iso(),
+    )
 
 
 def _identified(own: Brought, principal: str) -> PdfIdentity:
     return identify_pdf(get_owned_pdf(principal, own.ref), own.filename)
 
 
-async def keep_brought(principal: str, raw: str, settings: Settings, *, collection: str = DEFAULT_COLLECTION,
-                       tags: Sequence[str] = (), notes: str | None = None) -> tuple[LibraryItem, bool, Brought]:
+async def keep_brought(
+    principal: str,
+    raw: str,
+    settings: Settings,
+    *,
+    collection: str = DEFAULT_COLLECTION,
+    tags: Sequence[str] = (),
+    notes: str | None = None,
+) -> tuple[LibraryItem, bool, Brought]:
     """Keep the PDF ``raw`` names in the caller's library, on its paper's item or as an untitled document.
 
     Returns:
@@ -60,27 +74,47 @@ async def keep_brought(principal: str, raw: str, settings: Settings, *, collecti
             item = None  # an identifier no source knows: the PDF is still the caller's, kept as a document
     if item is None:
         paper = Paper(title=identity.title, sources=[UNTITLED_SOURCE])
-        item, newly = await keep_pdf_on(principal, item_id=item_id_for(f"sha256:{own.sha256}"), paper=paper,
-                                        pdf=pdf, collection=collection)
+        item, newly = await keep_pdf_on(
+            principal, item_id=item_id_for(f"sha256:{own.sha256}"), paper=paper, pdf=pdf, collection=collection
+        )
     if tags or notes is not None:
         item, _ = await add_paper(principal, item.item_id, tags=tags, notes=notes)
     return item, newly, own
 
 
 def _summary(item: LibraryItem) -> PaperSummary:
-    return PaperSummary.model_validate({**item.paper, "paper_id": item.paper.get("paperId"),
-                                        "authors": [a.get("name") for a in item.paper.get("authors") or []][:10]})
+    return PaperSummary.model_validate(
+        {
+            **item.paper,
+            "paper_id": item.paper.get("paperId"),
+            "authors": [a.get("name") for a in item.paper.get("authors") or []][:10],
+        }
+    )
 
 
-async def download_brought(principal: str, raw: str, settings: Settings, *, collection: str,
-                           prefer: str) -> DownloadPaperResult:
+async def download_brought(
+    principal: str, raw: str, settings: Settings, *, collection: str, prefer: str
+) -> DownloadPaperResult:
     """download_paper's answer for a PDF the caller brought: kept at once, never queued."""
     item, newly, own = await keep_brought(principal, raw, settings, collection=collection)
     url = await off_loop(artifacts.presign, own.key)
-    return DownloadPaperResult.model_validate({
-        "pdf_path": own.ref, "pdf_url": url, "pdf_url_expires_s": artifacts.PRESIGN_S, "pdf_source": own.source,
-        "source_url": _version(own).source_url, "sha256": own.sha256, "size_bytes": own.size_bytes,
-        "item_id": item.item_id, "collection": item.collection, "version": "unknown", "prefer": prefer,
-        "newly_kept": newly, "versions": item.pdfs, "md_path": item.md_path, "metadata": _summary(item),
-        "cached": True,
-    })
+    return DownloadPaperResult.model_validate(
+        {
+            "pdf_path": own.ref,
+            "pdf_url": url,
+            "pdf_url_expires_s": artifacts.PRESIGN_S,
+            "pdf_source": own.source,
+            "source_url": _version(own).source_url,
+            "sha256": own.sha256,
+            "size_bytes": own.size_bytes,
+            "item_id": item.item_id,
+            "collection": item.collection,
+            "version": "unknown",
+            "prefer": prefer,
+            "newly_kept": newly,
+            "versions": item.pdfs,
+            "md_path": item.md_path,
+            "metadata": _summary(item),
+            "cached": True,
+        }
+    )
