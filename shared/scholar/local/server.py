@@ -172,7 +172,8 @@ class LocalServer:
             self.stack.configure(*oauth_settings(f"http://127.0.0.1:{port}"))
         try:
             self.stack.start()
-            serve_uploads_at(f"http://127.0.0.1:{port}")  # the local backend's upload_pdf links (scholar.local.uploads)
+            if isinstance(self.stack, MachineStack):  # the local backend's upload_pdf links (scholar.local.uploads)
+                serve_uploads_at(f"http://127.0.0.1:{port}")
             config = uvicorn.Config(self._app_factory(), log_level="warning", lifespan="on")
             self._server = uvicorn.Server(config)
             context = contextvars.copy_context()  # the server's thread runs on the backend entered here
