@@ -97,7 +97,7 @@ def test_an_uploaded_pdf_is_read_by_its_owner_and_by_no_one_else(local_server):
     data = (PDFS / ONE_PAGE).read_bytes()
     (link,) = as_caller(local_server, ALICE, ("upload_pdf", {}))
     link = link.structured_content
-    assert link["ref"].startswith("upload/") and link["max_bytes"] > len(data)
+    assert link["ref"].startswith("upload/") and link["max_bytes"] > len(data) and "read_paper" in link["then"]
     assert link["method"] == ("PUT" if backend_of_server(local_server) == "local" else "POST")
 
     sent = _send(link, data)

@@ -74,6 +74,7 @@ class UploadPdfResult(BaseModel):
     max_bytes: int
     expires_at: str = Field(description="ISO 8601 UTC; the link works once")
     example: str = Field(description="A curl command that sends ./paper.pdf")
+    then: str = Field(description="What to call once the file is sent")
 
 
 def _pdf_tool(**fields: Any) -> ToolSpec:

@@ -22,6 +22,7 @@ __all__ = ["EXPIRES_S", "NO_SERVER", "upload_link"]
 
 EXPIRES_S = 900
 NO_SERVER = "no_upload_server"
+THEN = "Send the file, then pass ref to read_paper, convert_pdf_to_markdown, library_add or download_paper."
 
 
 def upload_link(principal: str, settings: Settings) -> dict[str, Any]:
@@ -51,6 +52,7 @@ def upload_link(principal: str, settings: Settings) -> dict[str, Any]:
             "headers": headers,
             "max_bytes": cap,
             "expires_at": expires_at,
+            "then": THEN,
             "example": f"curl -X PUT -H 'Content-Type: application/pdf' --data-binary @paper.pdf {url}",
         }
     pending = new_upload(principal, expires_s=EXPIRES_S, ticket=False)
@@ -63,5 +65,6 @@ def upload_link(principal: str, settings: Settings) -> dict[str, Any]:
         "fields": fields,
         "max_bytes": cap,
         "expires_at": expires_at,
+        "then": THEN,
         "example": f"curl {form} -F file=@paper.pdf {url}",
     }
