@@ -7,6 +7,7 @@ these tests are about; the real PDFs of the fixtures are read by the end-to-end 
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 
 import pytest
 
@@ -16,10 +17,12 @@ from scholar.store import pdf_uploads
 from scholar.store.blobs import BlobStore
 from scholar.store.owned_pdfs import get_owned_pdf, owned_key, put_owned_pdf
 from scholar.store.pdf_uploads import accept_upload, claim_upload, new_upload
+from scholar.web.local_pdf import check_pdf
 
 PDF = b"%PDF-1.7 synthetic bytes of a caller's own paper"
 ALICE, BOB = "key:alice", "key:bob"
 CAP = 10_000
+CHECK = partial(check_pdf, max_bytes=CAP)  # the tools' check (scholar.web.local_pdf), injected into the store
 
 
 def test_an_owned_pdf_is_read_back_by_its_owner_and_by_no_one_else_even_with_the_same_bytes(aws):
@@ -36,40 +39,40 @@ def test_an_owned_pdf_is_read_back_by_its_owner_and_by_no_one_else_even_with_the
 
 def test_an_upload_is_claimed_once_into_the_owners_pdfs_and_names_nothing_for_another_caller(aws):
     pending = new_upload(ALICE, expires_s=60, ticket=True)
-    accept_upload(pending.token, PDF, max_bytes=CAP)
+    accept_upload(pending.token, PDF, check=CHECK)
 
     with pytest.raises(NotFoundError):
-        claim_upload(BOB, pending.ref, max_bytes=CAP)
-    ref = claim_upload(ALICE, pending.ref, max_bytes=CAP)
+        claim_upload(BOB, pending.ref, check=CHECK)
+    ref = claim_upload(ALICE, pending.ref, check=CHECK)
     assert get_owned_pdf(ALICE, ref) == PDF
-    assert claim_upload(ALICE, pending.ref, max_bytes=CAP) == ref  # the same reference keeps naming it
+    assert claim_upload(ALICE, pending.ref, check=CHECK) == ref  # the same reference keeps naming it
     assert not BlobStore().exists(pending.key)  # moved, not copied
 
 
 def test_an_upload_ticket_works_once(aws):
     pending = new_upload(ALICE, expires_s=60, ticket=True)
-    accept_upload(pending.token, PDF, max_bytes=CAP)
+    accept_upload(pending.token, PDF, check=CHECK)
 
     with pytest.raises(NotFoundError):
-        accept_upload(pending.token, PDF, max_bytes=CAP)
+        accept_upload(pending.token, PDF, check=CHECK)
 
 
 def test_an_expired_ticket_is_refused(aws):
     pending = new_upload(ALICE, expires_s=-1, ticket=True)
 
     with pytest.raises(NotFoundError):
-        accept_upload(pending.token, PDF, max_bytes=CAP)
+        accept_upload(pending.token, PDF, check=CHECK)
 
 
 def test_an_upload_over_the_cap_or_not_a_pdf_is_refused_and_spends_its_ticket(aws):
     big = new_upload(ALICE, expires_s=60, ticket=True)
     with pytest.raises(TooLargeError):
-        accept_upload(big.token, PDF + b"x" * CAP, max_bytes=CAP)
+        accept_upload(big.token, PDF + b"x" * CAP, check=CHECK)
     text = new_upload(ALICE, expires_s=60, ticket=True)
     with pytest.raises(InvalidArgumentError):
-        accept_upload(text.token, b"<html>not a pdf</html>", max_bytes=CAP)
+        accept_upload(text.token, b"<html>not a pdf</html>", check=CHECK)
     with pytest.raises(NotFoundError):
-        accept_upload(text.token, PDF, max_bytes=CAP)
+        accept_upload(text.token, PDF, check=CHECK)
 
 
 def test_a_claim_checks_what_arrived_by_a_presigned_post_and_removes_a_bad_one(aws):
@@ -78,17 +81,17 @@ def test_a_claim_checks_what_arrived_by_a_presigned_post_and_removes_a_bad_one(a
     BlobStore().put(pending.key, b"MZ not a pdf")
 
     with pytest.raises(InvalidArgumentError):
-        claim_upload(ALICE, pending.ref, max_bytes=CAP)
+        claim_upload(ALICE, pending.ref, check=CHECK)
     assert not BlobStore().exists(pending.key)
     oversized = new_upload(ALICE, expires_s=60, ticket=False)
     BlobStore().put(oversized.key, PDF + b"x" * CAP)
     with pytest.raises(TooLargeError):
-        claim_upload(ALICE, oversized.ref, max_bytes=CAP)
+        claim_upload(ALICE, oversized.ref, check=CHECK)
 
 
 def test_nothing_uploaded_yet_is_not_found(aws):
     with pytest.raises(NotFoundError):
-        claim_upload(ALICE, new_upload(ALICE, expires_s=60, ticket=False).ref, max_bytes=CAP)
+        claim_upload(ALICE, new_upload(ALICE, expires_s=60, ticket=False).ref, check=CHECK)
 
 
 def test_the_upload_server_is_known_only_where_one_was_started(aws):

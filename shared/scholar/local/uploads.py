@@ -9,12 +9,14 @@ the cap. Answers are JSON: ``{"ref": "upload/<token>"}`` or the error envelope.
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 from scholar.core.aio import off_loop
 from scholar.core.config import get_settings
 from scholar.core.errors import InvalidArgumentError, NotFoundError, ScholarError, TooLargeError
 from scholar.store.pdf_uploads import accept_upload
+from scholar.web.local_pdf import check_pdf
 
 __all__ = ["UPLOADS_PATH", "upload_app"]
 
@@ -63,7 +65,8 @@ async def upload_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > cap:
             raise TooLargeError(f"the upload declares {int(declared)} bytes, over the cap of {cap}")
-        ref = await off_loop(accept_upload, token, await _body(receive, cap), max_bytes=cap)
+        check = partial(check_pdf, max_bytes=cap, field="body")
+        ref = await off_loop(accept_upload, token, await _body(receive, cap), check=check)
     except ScholarError as err:
         await _answer(send, _STATUS.get(type(err), 400), err.to_envelope())
         return

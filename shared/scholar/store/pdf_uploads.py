@@ -14,6 +14,7 @@ import json
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from scholar.core.backend import state
@@ -32,8 +33,8 @@ __all__ = [
 ]
 
 UPLOAD_REF = re.compile(r"^upload/([A-Za-z0-9_-]{32})$")
-PDF_MAGIC = b"%PDF-"
-MAGIC_WINDOW = 1024
+# Checks the bytes (size cap, PDF magic) or raises; the web floor's ``scholar.web.local_pdf.check_pdf`` in the tools.
+Check = Callable[[bytes], None]
 SERVED_AT = "pdf_uploads.served_at"
 
 
@@ -72,14 +73,7 @@ def new_upload(principal: str, *, expires_s: int, ticket: bool, blobs: BlobStore
     return PendingUpload(token=token, ref=f"upload/{token}", key=key)
 
 
-def _check(data: bytes, max_bytes: int) -> None:
-    if len(data) > max_bytes:
-        raise TooLargeError(f"the upload has {len(data)} bytes, over the cap of {max_bytes}")
-    if PDF_MAGIC not in data[:MAGIC_WINDOW]:
-        raise InvalidArgumentError("the upload is not a PDF (no %PDF- header)", field="identifier")
-
-
-def accept_upload(token: str, data: bytes, *, max_bytes: int, blobs: BlobStore | None = None) -> str:
+def accept_upload(token: str, data: bytes, *, check: Check, blobs: BlobStore | None = None) -> str:
     """Store the body of a local upload under its ticket's pending key; the ticket is spent first (one-time).
 
     Returns:
@@ -100,12 +94,12 @@ def accept_upload(token: str, data: bytes, *, max_bytes: int, blobs: BlobStore |
     ticket = json.loads(raw)
     if ticket["expires_at"] < time.time():
         raise NotFoundError("the upload link has expired; ask upload_pdf for a new one")
-    _check(data, max_bytes)
+    check(data)
     blobs.put(ticket["key"], data, "application/pdf")
     return f"upload/{token}"
 
 
-def claim_upload(principal: str, ref: str, *, max_bytes: int, blobs: BlobStore | None = None) -> str:
+def claim_upload(principal: str, ref: str, *, check: Check, blobs: BlobStore | None = None) -> str:
     """The caller's ``mine/<sha256>.pdf`` for an ``upload/<token>`` they were given, claiming it on first use.
 
     Raises:
@@ -127,7 +121,7 @@ def claim_upload(principal: str, ref: str, *, max_bytes: int, blobs: BlobStore |
             hint="Send the PDF to the upload_url upload_pdf gave, then call again.",
         )
     try:
-        _check(data, max_bytes)
+        check(data)
     except (TooLargeError, InvalidArgumentError):
         blobs.delete(key)
         raise

@@ -17,12 +17,10 @@ from urllib.parse import unquote, urlsplit
 
 from scholar.core.config import PDF_FOLDERS_ENV, PDF_MAX_BYTES_ENV, Settings
 from scholar.core.errors import ForbiddenError, InvalidArgumentError, NotFoundError, TooLargeError
+from scholar.web.download import is_pdf
 
-__all__ = ["LocalPdf", "allowed_folders", "is_local_path", "paths_allowed", "read_local_pdf"]
+__all__ = ["LocalPdf", "allowed_folders", "check_pdf", "is_local_path", "paths_allowed", "read_local_pdf"]
 
-PDF_MAGIC = b"%PDF-"
-# Where the magic may start: the PDF reference lets readers accept leading junk within the first 1024 bytes.
-MAGIC_WINDOW = 1024
 OUTSIDE_FOLDERS = "outside_pdf_folders"
 _LOCAL_FORM = re.compile(r"^(?:/|~(?:/|$)|file://)", re.IGNORECASE)
 
@@ -94,8 +92,18 @@ def read_local_pdf(raw: str, settings: Settings, *, field: str = "identifier") -
         raise NotFoundError(f"{field}: no file {str(path)[:200]!r}", hint="Check the path.")
     with path.open("rb") as source:
         data = source.read(settings.pdf_max_bytes + 1)  # never more than one byte past the cap
-    if len(data) > settings.pdf_max_bytes:
-        raise TooLargeError(f"{field}: the file is over {PDF_MAX_BYTES_ENV}={settings.pdf_max_bytes}")
-    if PDF_MAGIC not in data[:MAGIC_WINDOW]:
-        raise InvalidArgumentError(f"{field}: {path.name!r} is not a PDF (no %PDF- header)", field=field)
+    check_pdf(data, settings.pdf_max_bytes, field=field)
     return LocalPdf(path=path, data=data)
+
+
+def check_pdf(data: bytes, max_bytes: int, *, field: str = "identifier") -> None:
+    """Refuse bytes a caller brought that are over the cap or not a PDF (the download guard's magic test).
+
+    Raises:
+        TooLargeError: over ``max_bytes`` (``SCHOLAR_PDF_MAX_BYTES``).
+        InvalidArgumentError: no ``%PDF-`` header within the first 1024 bytes (or markup before it).
+    """
+    if len(data) > max_bytes:
+        raise TooLargeError(f"{field}: the PDF is over {PDF_MAX_BYTES_ENV}={max_bytes} bytes")
+    if not is_pdf(data):
+        raise InvalidArgumentError(f"{field}: this is not a PDF (no %PDF- header)", field=field)

@@ -18,7 +18,7 @@ from scholar.core.ids import OWNED_PDF_RE
 from scholar.store.blobs import BlobStore
 from scholar.store.owned_pdfs import OWNED_REF, owned_info, owned_key, put_owned_pdf, sha_of_ref
 from scholar.store.pdf_uploads import claim_upload
-from scholar.web.local_pdf import is_local_path, paths_allowed, read_local_pdf
+from scholar.web.local_pdf import check_pdf, is_local_path, paths_allowed, read_local_pdf
 
 __all__ = ["Brought", "bring", "is_brought"]
 
@@ -54,7 +54,8 @@ def bring(raw: str, principal: str, settings: Settings, *, field: str = "identif
     if OWNED_REF.match(text):
         ref = text
     elif OWNED_PDF_RE.match(text):
-        ref = claim_upload(principal, text, max_bytes=settings.pdf_max_bytes, blobs=blobs)
+        cap = settings.pdf_max_bytes
+        ref = claim_upload(principal, text, check=lambda data: check_pdf(data, cap, field=field), blobs=blobs)
     else:
         local = read_local_pdf(text, settings, field=field)
         ref = put_owned_pdf(principal, local.data, source="local", filename=local.path.name, blobs=blobs)
