@@ -6,7 +6,9 @@ these tests are about; the real PDFs of the fixtures are read by the end-to-end 
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
 from functools import partial
 
 import pytest
@@ -18,6 +20,7 @@ from scholar.store.blobs import BlobStore
 from scholar.store.owned_pdfs import get_owned_pdf, owned_key, put_owned_pdf
 from scholar.store.pdf_uploads import accept_upload, claim_upload, new_upload
 from scholar.web.local_pdf import check_pdf
+from tests.store.backends import backend_of
 
 PDF = b"%PDF-1.7 synthetic bytes of a caller's own paper"
 ALICE, BOB = "key:alice", "key:bob"
@@ -101,3 +104,16 @@ def test_the_upload_server_is_known_only_where_one_was_started(aws):
         assert pdf_uploads.upload_base() == "http://127.0.0.1:1234"
     finally:
         current().replace_state(pdf_uploads.SERVED_AT, None)  # the environment backend outlives this test
+
+
+def test_the_hosted_upload_link_is_a_post_whose_signed_policy_caps_the_size(aws):
+    if backend_of(aws) == "local":
+        pytest.skip("a fact of S3: the local backend takes uploads on scholar serve's endpoint")
+    pending = new_upload(ALICE, expires_s=60, ticket=False)
+    url, fields = BlobStore().presign_upload(pending.key, max_bytes=CAP, expires_s=60)
+
+    policy = json.loads(base64.b64decode(fields["policy"]))
+    # moto's server stores an oversized POST all the same: the cap S3 enforces is this signed condition (and the
+    # claim's own check above); the key is the caller's pending key and nothing else.
+    assert ["content-length-range", 1, CAP] in policy["conditions"]
+    assert fields["key"] == pending.key and pending.key.startswith("pending/") and url
