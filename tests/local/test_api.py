@@ -7,10 +7,11 @@ import inspect
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from scholar.core.errors import InvalidArgumentError, NotFoundError
+from scholar.core.errors import ForbiddenError, InvalidArgumentError, NotFoundError
 from tests.local.conftest import Machine
 
 DOI = "10.1073/pnas.1414271111"
@@ -67,3 +68,32 @@ def test_the_async_twin_runs_calls_side_by_side(scholar_api):
 
     assert first == second
     assert first["externalIds"]["DOI"] == DOI
+
+
+def test_upload_pdf_without_a_server_says_to_give_the_path_instead(scholar_api):
+    from scholar.core.errors import UnavailableError
+    from scholar.services.fulltext.upload_link import NO_SERVER
+
+    with pytest.raises(UnavailableError) as refused:
+        scholar_api.upload_pdf()
+    assert refused.value.reason == NO_SERVER and "path" in (refused.value.hint or "")
+
+
+def test_a_pdf_on_this_machine_is_kept_by_its_path(scholar_api, monkeypatch):
+    from scholar.core.config import get_settings
+    from tests.fixtures_dir import fixtures_dir
+
+    pdf = fixtures_dir() / "pdfs" / "arxiv_2304.02623v1_beyond_summarization.pdf"
+    if not pdf.is_file():
+        pytest.skip(f"the shared fixtures are absent ({pdf})")
+    monkeypatch.setenv("SCHOLAR_PDF_FOLDERS", str(pdf.parent))
+    get_settings.cache_clear()
+    try:
+        added = scholar_api.library_add(identifier=f"file://{pdf}", tags=["mine"])
+        with pytest.raises(ForbiddenError):
+            scholar_api.read_paper(identifier=str(Path(pdf.parent).parent / "PROVENANCE.md"))
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+    assert added["item"]["paper"]["title"].startswith("Beyond Summarization") and added["item"]["tags"] == ["mine"]
+    assert added["item"]["pdfs"][0]["pdf_path"].startswith("mine/")

@@ -20,6 +20,7 @@ from scholar.core.config_parts import (
     Resources,
     Secrets,
     is_true,
+    parse_folders,
     parse_hosts,
     parse_toolsets,
     read_secrets,
@@ -59,6 +60,8 @@ LOCAL_DISPATCH_ENV = "SCHOLAR_LOCAL_DISPATCH"
 # addresses (the fake upstream on 127.0.0.1). Off by default; never set in template.yaml.
 TEST_ALLOW_HOSTS_ENV = "SCHOLAR_TEST_ALLOW_HOSTS"
 PDF_MAX_BYTES_ENV = "SCHOLAR_PDF_MAX_BYTES"
+# The folders whose PDFs the local backend's tools may read by path (issue 38; default the home folder).
+PDF_FOLDERS_ENV = "SCHOLAR_PDF_FOLDERS"
 # Deployed with AuthMode=None only (template.yaml): requests without an authenticated identity share one
 # principal instead of being refused with 401 (docs/security.md).
 SHARED_PRINCIPAL_ENV = "SCHOLAR_SHARED_PRINCIPAL"
@@ -157,6 +160,7 @@ class Settings(BaseModel):
     local_dispatch: bool = False
     test_allow_hosts: frozenset[str] = frozenset()
     pdf_max_bytes: int = Field(default=50 * 1024 * 1024, ge=1024)
+    pdf_folders: tuple[Path, ...] = ()  # empty: the home folder (scholar.web.local_pdf)
     pdf_timeout_s: float = Field(default=60.0, gt=0)
     shared_principal: bool = False
     # Empty locally (an x-api-key header is optional and only names the caller).
@@ -231,6 +235,7 @@ _SETTINGS: Readings = {
     "local_dispatch": (LOCAL_DISPATCH_ENV, is_true),
     "test_allow_hosts": (TEST_ALLOW_HOSTS_ENV, parse_hosts),
     "pdf_max_bytes": (PDF_MAX_BYTES_ENV, int),
+    "pdf_folders": (PDF_FOLDERS_ENV, parse_folders),
     "pdf_timeout_s": (PDF_TIMEOUT_ENV, float),
     "shared_principal": (SHARED_PRINCIPAL_ENV, is_true),
     "auth_mode": (AUTH_MODE_ENV, str),

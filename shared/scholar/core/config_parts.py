@@ -5,7 +5,9 @@ Pure: nothing here reads the environment; ``config.load_settings`` passes the ma
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 
 from pydantic import BaseModel, Field, SecretStr
 
@@ -108,6 +110,12 @@ def read_secrets(env: Mapping[str, str]) -> Secrets:
 def comma_separated(raw: str | None) -> frozenset[str]:
     """The items of a comma-separated setting or query value, stripped, empty ones dropped."""
     return frozenset(part.strip() for part in (raw or "").split(",") if part.strip())
+
+
+def parse_folders(raw: str) -> tuple[Path, ...]:
+    """A folder list (``SCHOLAR_PDF_FOLDERS``): separated by the OS path separator or commas, ``~`` expanded."""
+    parts = (part.strip() for chunk in raw.split(os.pathsep) for part in chunk.split(","))
+    return tuple(Path(part).expanduser() for part in parts if part)
 
 
 def parse_hosts(raw: str | None) -> frozenset[str]:

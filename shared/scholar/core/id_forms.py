@@ -30,6 +30,7 @@ FORM_NAMES: dict[IdKind, str] = {
     "standard": "a standard's identifier",
     "library_item": "a library item id",
     "artifact": "a stored PDF (pdfs/<sha256>.pdf)",
+    "owned_pdf": "one of your PDFs (mine/<sha256>.pdf, upload/<token>)",
     "url": "a web URL",
 }
 # The tool to send each kind to instead.
@@ -40,6 +41,7 @@ TAKEN_BY: dict[IdKind, str] = {
     "standard": "get_standard",
     "library_item": "library_get",
     "artifact": "read_paper",
+    "owned_pdf": "read_paper",
     "url": "fetch_pdf_by_url",
 }
 PAPER_FORMS = ("a paper identifier (DOI, arXiv id, Semantic Scholar id, CorpusId:…, PMID:…, PMCID:…, OpenAlex W…, "

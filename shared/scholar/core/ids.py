@@ -12,7 +12,8 @@
    openalex.org/W… → openalex; inspirehep.net/literature/N → inspire; pubmed → pmid; PMC article pages → pmcid;
    semanticscholar.org/paper/…/<hex> → s2; any other URL → ``url`` (kept verbatim).
 4. what our own tools hand out besides papers: ``lib_<20 hex>`` → library_item (a caller's library item),
-   ``pdfs/<sha256>.pdf`` → artifact (a stored PDF).
+   ``pdfs/<sha256>.pdf`` → artifact (a stored PDF); ``mine/<sha256>.pdf`` and ``upload/<token>`` → owned_pdf (a PDF
+   the caller brought: readable by that caller alone, scholar.store.owned_pdfs).
 5. bare forms: ``10.NNNN/…`` (also ``doi.org/…`` without a scheme) → doi; new-style or legacy arXiv id (or an
    arxiv.org URL without a scheme) → arxiv; ``PMC123`` → pmcid; 40 hex digits → s2; ``W123`` → openalex;
    a checksum-valid ISBN-10/13 → isbn; a standard's identifier (``RFC 9000``, ``ISO/IEC 27001:2022``,
@@ -42,7 +43,7 @@ from scholar.core.errors import InvalidArgumentError
 from scholar.core.urlpath import has_control_characters
 
 IdKind = Literal["doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "isbn", "openalex", "inspire", "acm", "mag", "patent",
-                 "standard", "library_item", "artifact", "url"]
+                 "standard", "library_item", "artifact", "owned_pdf", "url"]
 # The kinds that name a scholarly paper (the others name a book, patent, standard, library item, PDF or web page).
 PAPER_KINDS: frozenset[IdKind] = frozenset(
     {"doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "openalex", "inspire", "acm", "mag"})
@@ -57,7 +58,8 @@ ACCEPTED_FORMS = (
     "arXiv:…, arxiv.org URL), PMID:123, PMCID:PMC123 or PMC123, CorpusId:123, ACM:…, MAG:…, "
     "a 40-hex Semantic Scholar id, an OpenAlex work id (W2741809807), an INSPIRE record (INSPIRE:1842768), "
     "ISBN-10/13 (ISBN:…), a patent number with its office prefix (EP1234567A1, US10123456B2, WO2024/123456), "
-    "a standard (RFC 9000, ISO/IEC 27001), a library item id (lib_…), a stored PDF (pdfs/<sha256>.pdf), "
+    "a standard (RFC 9000, ISO/IEC 27001), a library item id (lib_…), "
+    "a stored PDF (pdfs/<sha256>.pdf, mine/<sha256>.pdf, upload/<token>), "
     "or an http(s) URL"
 )
 _DOI_RE = re.compile(r"^10\.\d{4,9}/\S+$")
@@ -74,6 +76,7 @@ _OPENALEX_RE = re.compile(r"^W\d+$", re.IGNORECASE)
 _INSPIRE_RE = re.compile(r"^\d{1,10}$")
 LIBRARY_ITEM_RE = re.compile(r"^lib_[0-9a-f]{20}$")
 PDF_ARTIFACT_RE = re.compile(r"^pdfs/([0-9a-f]{64})\.pdf$")
+OWNED_PDF_RE = re.compile(r"^(?:mine/[0-9a-f]{64}\.pdf|upload/[A-Za-z0-9_-]{32})$")
 # A standard's identifier as the standards tools write it: a body's prefix, then its number (RFC 9000, BCP 14,
 # ISO/IEC 27001:2022, IEEE Std 802.11-2020, NIST SP 800-53 Rev. 5, FIPS 140-3, ETSI EN 303 645, W3C WCAG 2.1).
 _STANDARD_RE = re.compile(
@@ -332,6 +335,8 @@ def parse_paper_id(raw: str) -> PaperId:
         return PaperId(kind="library_item", value=text)
     if PDF_ARTIFACT_RE.match(text):
         return PaperId(kind="artifact", value=text)
+    if OWNED_PDF_RE.match(text):
+        return PaperId(kind="owned_pdf", value=text)
     if doi := _clean_doi(text):
         return _from_doi(doi)
     if _DOI_START_RE.match(unquote(text)):

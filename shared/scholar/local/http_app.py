@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from scholar.core.config import ENV_PREFIX, OIDC_CLIENT_ID_ENV, OIDC_ISSUER_ENV, PUBLIC_URL_ENV, get_settings
+from scholar.local.uploads import UPLOADS_PATH, upload_app
 
 __all__ = ["LOCAL_OIDC_CLIENT", "LOCAL_OIDC_PATH", "OAUTH_MODE", "PathRouter", "default_template", "gateway_app",
            "listening_socket", "oauth_settings"]
@@ -38,13 +39,17 @@ def default_template() -> Path:
 
 
 def gateway_app() -> Any:
-    """The gateway app; with ``SCHOLAR_AUTH_MODE=OAuth`` the authorization server and the OpenID stand-in beside it."""
+    """The gateway app; with ``SCHOLAR_AUTH_MODE=OAuth`` the authorization server and the OpenID stand-in beside it.
+
+    On the local backend ``/uploads/`` takes upload_pdf's uploads (``scholar.local.uploads``).
+    """
     from scholar.gateway.mcp.app import create_app  # noqa: PLC0415  # imports mcp (~0.7 s): only when serving
 
     gateway = create_app(local=True)
     settings = get_settings()
+    uploads = {UPLOADS_PATH: upload_app} if settings.backend == "local" else {}
     if settings.auth_mode != OAUTH_MODE:
-        return gateway
+        return PathRouter(gateway, uploads) if uploads else gateway
     from scholar.gateway.auth.app import create_auth_app  # noqa: PLC0415  # OAuth mode only
     from scholar.gateway.auth.metadata import CALLBACK_PATH  # noqa: PLC0415  # OAuth mode only
     from scholar.gateway.mcp.checks import rebinding_refusal  # noqa: PLC0415  # with the gateway (imports mcp)
@@ -57,7 +62,7 @@ def gateway_app() -> Any:
                                  client_secret=secret.get_secret_value() if secret else "",
                                  redirect_uri=f"{base}{CALLBACK_PATH}")
     return PathRouter(gateway, {"/.well-known/": create_auth_app(local=True), "/oauth/": create_auth_app(local=True),
-                                f"{LOCAL_OIDC_PATH}/": provider.app()}, guard=rebinding_refusal)
+                                f"{LOCAL_OIDC_PATH}/": provider.app(), **uploads}, guard=rebinding_refusal)
 
 
 class PathRouter:

@@ -32,6 +32,7 @@ from scholar.local.http_app import (
 )
 from scholar.local.invoke import Handler
 from scholar.local.stack import LocalStack
+from scholar.store.pdf_uploads import serve_uploads_at
 
 logger = logging.getLogger(__name__)
 
@@ -171,6 +172,8 @@ class LocalServer:
             self.stack.configure(*oauth_settings(f"http://127.0.0.1:{port}"))
         try:
             self.stack.start()
+            if isinstance(self.stack, MachineStack):  # the local backend's upload_pdf links (scholar.local.uploads)
+                serve_uploads_at(f"http://127.0.0.1:{port}")
             config = uvicorn.Config(self._app_factory(), log_level="warning", lifespan="on")
             self._server = uvicorn.Server(config)
             context = contextvars.copy_context()  # the server's thread runs on the backend entered here

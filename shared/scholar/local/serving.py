@@ -19,6 +19,7 @@ from scholar.core.config import get_settings
 from scholar.core.errors import ForbiddenError
 from scholar.local import keys
 from scholar.local.backend import AWS, backend_name, entry_backend
+from scholar.store.pdf_uploads import serve_uploads_at
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +91,7 @@ def serve_http(*, host: str | None = None, port: int | None = None) -> None:
         return
     sock = listening_socket(host, port)
     with sock, entry_backend():  # uvicorn runs its loop in this thread: its requests see the backend entered here
+        serve_uploads_at(settings.oauth.public_url or f"http://{host}:{port}")  # upload_pdf's links
         app = gateway_app()
         print(f"Scholar MCP at http://{host}:{port}/mcp (local backend; "
               f"{'keys required' if guarded else 'loopback'})", flush=True)

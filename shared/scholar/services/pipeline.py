@@ -212,7 +212,7 @@ def convert(event: dict[str, Any]) -> dict[str, Any]:
     pdf_path = ((event.get("downloaded") or {}).get("pdf") or {}).get("pdf_path") or job.pdf_path or ""
     settings = get_settings()
     converter = answer_builder.converter_for(job.use_vlm, settings)
-    md_path = artifacts.md_key(artifacts.sha_of(pdf_path), converter)
+    md_path = artifacts.md_key_of(pdf_path, converter)
     if artifacts.exists(md_path):
         return {"md_path": md_path, "converter": converter}
     _progress(event, f"converting the PDF to Markdown ({converter}); usually 5-60 s")

@@ -92,6 +92,24 @@ class BlobStore(Store):
                 "get_object", Params={"Bucket": self.bucket, "Key": key}, ExpiresIn=expires_s
             )
 
+    def delete(self, key: str) -> None:
+        """Remove an object (nothing happens when there is none)."""
+        with boto_errors("removing an artifact"):
+            self.client.delete_object(Bucket=self.bucket, Key=key)
+
+    def presign_upload(self, key: str, *, max_bytes: int, expires_s: int) -> tuple[str, dict[str, str]]:
+        """A presigned POST for one object at ``key`` whose policy caps its size at ``max_bytes`` (S3 enforces it).
+
+        A POST, not a PUT: only a POST policy's ``content-length-range`` lets S3 refuse an oversized body whose
+        size was not known when the link was signed. Returns ``(url, form fields)``; the file goes last.
+        """
+        with boto_errors("signing an upload link"):
+            post = self.client.generate_presigned_post(
+                Bucket=self.bucket, Key=key, Fields={"Content-Type": "application/pdf"},
+                Conditions=[["content-length-range", 1, max_bytes], {"Content-Type": "application/pdf"}],
+                ExpiresIn=expires_s)
+        return post["url"], post["fields"]
+
     aget = awaitable(get)
     aput = awaitable(put)
     aexists = awaitable(exists)

@@ -12,11 +12,20 @@ from pydantic import BaseModel
 
 from scholar.core.aio import off_loop
 from scholar.core.catalogue import CallContext, Handler
+from scholar.core.config import get_settings
 from scholar.core.id_forms import refuse_other_forms
 from scholar.core.ids import PAPER_KINDS
-from scholar.families.pdf.spec import ConvertPdfInput, FetchAndConvertInput, FetchPaperPdfInput, FetchPdfByUrlInput
-from scholar.services.fulltext import jobs
+from scholar.families.pdf.spec import (
+    ConvertPdfInput,
+    FetchAndConvertInput,
+    FetchPaperPdfInput,
+    FetchPdfByUrlInput,
+    UploadPdfInput,
+    UploadPdfResult,
+)
+from scholar.services.fulltext import brought, jobs
 from scholar.services.fulltext.models import Job
+from scholar.services.fulltext.upload_link import upload_link
 from scholar.services.paper_lookup import paper_identifier
 from scholar.services.pipeline import ACTIONS
 
@@ -55,13 +64,21 @@ async def fetch_pdf_by_url(args: FetchPdfByUrlInput, ctx: CallContext) -> BaseMo
 
 
 async def convert_pdf_to_markdown(args: ConvertPdfInput, ctx: CallContext) -> BaseModel:
-    refuse_other_forms(args.file_path, tool="convert_pdf_to_markdown", field="file_path", accepts={"artifact"},
-                       takes="a stored PDF a PDF tool returned (pdfs/<sha256>.pdf)",
-                       use=dict.fromkeys(PAPER_KINDS, "fetch_and_convert"))
+    pdf_path = args.file_path
+    if brought.is_brought(pdf_path, settings := get_settings()):  # the caller's own PDF: converted into their folder
+        pdf_path = (await off_loop(brought.bring, pdf_path, ctx.principal, settings, field="file_path")).key
+    else:
+        refuse_other_forms(pdf_path, tool="convert_pdf_to_markdown", field="file_path", accepts={"artifact"},
+                           takes="a stored PDF a PDF tool returned (pdfs/<sha256>.pdf) or one of yours",
+                           use=dict.fromkeys(PAPER_KINDS, "fetch_and_convert"))
     job = jobs.convert_job(
-        "convert_pdf_to_markdown", args.file_path, use_vlm=args.use_vlm, offset=args.offset, max_chars=args.max_chars
+        "convert_pdf_to_markdown", pdf_path, use_vlm=args.use_vlm, offset=args.offset, max_chars=args.max_chars
     )
     return await _answer(job, ctx)
+
+
+async def upload_pdf(args: UploadPdfInput, ctx: CallContext) -> BaseModel:
+    return UploadPdfResult.model_validate(await off_loop(upload_link, ctx.principal, get_settings()))
 
 
 HANDLERS: dict[str, Handler] = {
@@ -69,4 +86,5 @@ HANDLERS: dict[str, Handler] = {
     "fetch_and_convert": fetch_and_convert,
     "fetch_pdf_by_url": fetch_pdf_by_url,
     "convert_pdf_to_markdown": convert_pdf_to_markdown,
+    "upload_pdf": upload_pdf,
 }

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
-from scholar.core.catalogue import MAX_RESULT_CHARS, WRITE_OPEN, ToolInput, ToolSpec
+from scholar.core.catalogue import MAX_RESULT_CHARS, WRITE_OPEN, Annotations, ToolInput, ToolSpec
 from scholar.core.ids import PaperIdentifier
 from scholar.services.fulltext.models import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, PDF_RESULT_CHARS
 from scholar.services.fulltext.pdf_results import (
@@ -20,9 +20,7 @@ from scholar.services.fulltext.pdf_results import (
     FetchPdfByUrlResult,
 )
 
-PDF_PATH_PATTERN = r"^pdfs/[0-9a-f]{64}\.pdf$"
-
-UseVlm = Annotated[bool, Field(description="VLM enrichment of formulas and figures (slower; needs a VLM configured)")]
+UseVlm = Annotated[bool, Field(description="Enrich formulas and figures with a VLM (slower; if configured)")]
 Offset = Annotated[int, Field(ge=0, le=100_000_000, description="Pass next_offset")]
 MaxChars = Annotated[int, Field(ge=1_000, le=MAX_CHARS_LIMIT, description="Markdown characters per page")]
 
@@ -46,7 +44,7 @@ class FetchPdfByUrlInput(ToolInput):
             default=None,
             max_length=120,
             pattern=r"^[A-Za-z0-9._-]+$",
-            description="A label, e.g. smith2024_attention (artifacts are stored by content hash)",
+            description="A label, e.g. smith2024_attention",
         ),
     ] = None
     convert: Annotated[bool, Field(description="Also convert it to Markdown")] = True
@@ -56,18 +54,27 @@ class FetchPdfByUrlInput(ToolInput):
 
 
 class ConvertPdfInput(ToolInput):
-    file_path: Annotated[
-        str,
-        Field(
-            max_length=80,
-            pattern=PDF_PATH_PATTERN,
-            description="The pdf_path another PDF tool returned; server file paths are not accepted",
-        ),
-    ]
+    file_path: Annotated[str, Field(min_length=1, max_length=2000, description="pdfs/…, mine/…, upload/… or a path")]
     use_vlm: UseVlm = False
     offset: Offset = 0
     max_chars: MaxChars = DEFAULT_MAX_CHARS
 
+
+class UploadPdfInput(ToolInput):
+    pass
+
+
+class UploadPdfResult(BaseModel):
+    ref: str = Field(description="upload/<token>: pass it to read_paper, convert_pdf_to_markdown, library_add or "
+                     "download_paper once the file is sent")
+    upload_url: str
+    method: str = Field(description="POST (a form: fields, then the file as field 'file') or PUT (the file as body)")
+    fields: dict[str, str] = Field(default_factory=dict, description="Form fields to send before the file (POST)")
+    headers: dict[str, str] = Field(default_factory=dict)
+    max_bytes: int
+    expires_at: str = Field(description="ISO 8601 UTC; the link works once")
+    example: str = Field(description="A curl command that sends ./paper.pdf")
+    then: str = Field(description="What to call once the file is sent")
 
 
 def _pdf_tool(**fields: Any) -> ToolSpec:
@@ -79,12 +86,10 @@ TOOLS = (
     _pdf_tool(
         name="fetch_paper_pdf",
         title="Fetch paper PDF",
-        description="The open-access PDF of a paper: Semantic Scholar's link, arXiv, PubMed Central, then every "
-        "Unpaywall and OpenAlex location until one is a real PDF (landing and block pages refused). Returns pdf_path "
-        "(for convert_pdf_to_markdown), a short-lived download URL, the source and why earlier candidates failed. "
-        "No PDF is not_found only when every source answered; a throttled or failing one gives a retryable error "
-        "naming it (details keep the metadata and attempts). Answers at once from stored artifacts, else queued "
-        "(usually 5-60 s).",
+        description="A paper's open-access PDF: Semantic Scholar, arXiv, PubMed Central, then each Unpaywall and "
+        "OpenAlex location until one is a real PDF. Returns pdf_path (for convert_pdf_to_markdown), a short-lived URL, "
+        "the source and why other candidates failed. not_found only when every source answered; a failing one gives a "
+        "retryable error naming it. Stored: at once, else queued (5-60 s).",
         input_model=FetchPaperPdfInput,
         output_model=FetchPaperPdfResult,
         max_result_chars=MAX_RESULT_CHARS,  # answer_builder: pdf_results.fit_outcome
@@ -92,9 +97,9 @@ TOOLS = (
     _pdf_tool(
         name="fetch_and_convert",
         title="Fetch and convert paper",
-        description="A paper's open-access PDF (as fetch_paper_pdf finds it) converted to paged Markdown with page "
-        "markers and headings. A job that gets no PDF or no Markdown fails; the error's details keep the metadata, "
-        "attempts and any stored PDF. Start without use_vlm; retry with it only if formulas or figures are missing.",
+        description="A paper's open-access PDF (as fetch_paper_pdf finds it) as paged Markdown with page markers and "
+        "headings. No PDF or no Markdown fails; the error's details keep the metadata, attempts and any stored PDF. "
+        "Use use_vlm only if formulas or figures are missing.",
         input_model=FetchAndConvertInput,
         output_model=FetchAndConvertResult,
         max_result_chars=PDF_RESULT_CHARS,
@@ -112,10 +117,21 @@ TOOLS = (
     _pdf_tool(
         name="convert_pdf_to_markdown",
         title="Convert PDF to Markdown",
-        description="A stored PDF (pdfs/<sha256>.pdf) converted to paged Markdown; standard and VLM conversions are "
-        "kept apart. Encrypted or image-only PDFs fail with reason pdf_extraction_failed.",
+        description="A PDF as paged Markdown: a pdf_path we returned, mine/…, upload/… or (local server) a path. "
+        "Encrypted or image-only PDFs fail with reason pdf_extraction_failed.",
         input_model=ConvertPdfInput,
         output_model=ConvertPdfResult,
         max_result_chars=PDF_RESULT_CHARS,
+    ),
+    ToolSpec(
+        name="upload_pdf",
+        family="pdf",
+        title="Upload a PDF",
+        description="A one-time link to send a PDF of yours (size-capped, expires soon); then pass ref where a PDF "
+        "goes. Readable by you only. Over stdio give the file's path instead.",
+        input_model=UploadPdfInput,
+        output_model=UploadPdfResult,
+        annotations=Annotations(read_only=False, destructive=False, idempotent=False, open_world=False),
+        tags=frozenset({"write"}),
     ),
 )

@@ -97,7 +97,7 @@ def build(
     }
     if job.kind == "convert" and job.pdf_path:
         fields.update(
-            pdf_path=job.pdf_path,
+            pdf_path=artifacts.public_ref(job.pdf_path),
             sha256=artifacts.sha_of(job.pdf_path),
             pdf_url=artifacts.presign(job.pdf_path),
             pdf_url_expires_s=artifacts.PRESIGN_S,

@@ -20,6 +20,8 @@ from scholar.store.blobs import BlobStore
 from scholar.store.cache import Cache
 
 PDF_KEY = re.compile(r"^pdfs/([0-9a-f]{64})\.pdf$")
+# A caller's own PDF (scholar.store.owned_pdfs): its Markdown stays in the caller's folder, never in the shared md/.
+OWNED_KEY = re.compile(r"^(owned/[0-9a-f]{32})/([0-9a-f]{64})\.pdf$")
 PRESIGN_S = 900
 _NAMESPACE = "result"
 
@@ -33,12 +35,27 @@ def md_key(sha256: str, converter: Converter) -> str:
     return f"md/{sha256}.md" if converter == "builtin" else f"md/{sha256}.{converter}.md"
 
 
+def md_key_of(pdf_path: str, converter: Converter) -> str:
+    """The Markdown key of a stored PDF: ``md_key`` for a shared one, the owner's folder for a caller's own."""
+    if owned := OWNED_KEY.match(pdf_path):
+        return f"{owned.group(1)}/md/{md_key(owned.group(2), converter).removeprefix('md/')}"
+    return md_key(sha_of(pdf_path), converter)
+
+
+def public_ref(pdf_path: str) -> str:
+    """What a caller is shown for a PDF key: ``mine/<sha256>.pdf`` for their own, the key itself otherwise."""
+    owned = OWNED_KEY.match(pdf_path)
+    return f"mine/{owned.group(2)}.pdf" if owned else pdf_path
+
+
 def sha_of(pdf_path: str) -> str:
-    """The SHA-256 inside an artifact reference.
+    """The SHA-256 inside an artifact reference (or a caller's owned PDF key, which only our code builds).
 
     Raises:
         InvalidArgumentError: not a ``pdfs/<sha256>.pdf`` reference (server paths are never accepted).
     """
+    if owned := OWNED_KEY.match(pdf_path):
+        return owned.group(2)
     match = PDF_KEY.match(pdf_path)
     if not match:
         raise InvalidArgumentError(

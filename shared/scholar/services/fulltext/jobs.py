@@ -69,13 +69,12 @@ def _converter(job: Job) -> answer_builder.Converter:
 def cached_answer(job: Job) -> BaseModel | None:
     """The answer from stored artifacts, or None when work is needed."""
     if job.kind == "convert":
-        sha = artifacts.sha_of(job.pdf_path or "")
         if not artifacts.exists(job.pdf_path or ""):
             raise NotFoundError(
                 f"the artifact {job.pdf_path} does not exist (it may have expired)",
                 hint="Fetch the PDF again with fetch_paper_pdf or fetch_pdf_by_url.",
             )
-        md_path = artifacts.md_key(sha, _converter(job))
+        md_path = artifacts.md_key_of(job.pdf_path or "", _converter(job))
         if not artifacts.exists(md_path):
             return None
         return answer_builder.build(job, md=(md_path, _converter(job)), cached=True)

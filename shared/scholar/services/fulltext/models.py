@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from scholar.services.fulltext.read_options import ReadOptions
 from scholar.store.library.models import COLLECTION_PATTERN, DEFAULT_COLLECTION, PdfVersionKind
 
-PdfSource = Literal["s2_oa", "arxiv", "pmc", "unpaywall", "openalex", "publisher", "url"]
+PdfSource = Literal["s2_oa", "arxiv", "pmc", "unpaywall", "openalex", "publisher", "url", "local", "upload"]
 Converter = Literal["builtin", "docling", "docling_vlm"]
 JobKind = Literal["paper", "url", "convert"]
 

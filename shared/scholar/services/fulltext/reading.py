@@ -123,7 +123,7 @@ def build_answer(job: Job, fields: dict[str, Any], md: tuple[str, Converter] | N
         note = None if entries else "the converter found no headings in this paper; read it by pages"
         return ReadPaperResult.model_validate({**base, "outline": entries, "note": note})
     if options.figure or options.table:
-        return _figure_answer(options, base, markdown, all_pages)
+        return _figure_answer(options, base, markdown, all_pages, job.pdf_path)
     if options.section:
         return _section_answer(options, base, markdown, all_pages)
     answer = _pages_answer(options, base, markdown, all_pages)
@@ -231,13 +231,13 @@ def _section_answer(options: ReadOptions, base: dict[str, Any], markdown: str,
 
 
 def _figure_answer(options: ReadOptions, base: dict[str, Any], markdown: str,
-                   all_pages: list[outline.Page]) -> ReadPaperResult:
+                   all_pages: list[outline.Page], key: str | None = None) -> ReadPaperResult:
     from scholar.services.pdftext import figures  # noqa: PLC0415  # pdfium's figure finder, Pillow: for a figure only
 
     label = asked_label(options)
     if label is None:
         raise InvalidArgumentError("neither figure nor table was asked for", field="figure")
-    pdf_path = str(base.get("pdf_path") or "")
+    pdf_path = key or str(base.get("pdf_path") or "")  # a caller's own PDF: the job holds its key, base its ref
     with tempfile.TemporaryDirectory(prefix="scholar-read-") as dest:
         local = artifacts.pdf_to_file(pdf_path, dest)
         found = figures.find_figure(local, label)

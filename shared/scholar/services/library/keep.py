@@ -20,7 +20,7 @@ from scholar.store.blobs import BlobStore
 from scholar.store.library.models import DEFAULT_COLLECTION, LibraryItem, PdfVersion, is_item_id, item_id_for
 from scholar.store.library.table import ItemExistsError, LibraryStore, now_iso
 
-__all__ = ["add_paper", "identity_of", "keep_pdf", "resolve_item", "retain_items", "retain_keys"]
+__all__ = ["add_paper", "identity_of", "keep_pdf", "keep_pdf_on", "resolve_item", "retain_items", "retain_keys"]
 
 def identity_of(paper: Paper, asked: PaperId) -> str:
     """The canonical identity of a resolved paper (``kind:value`` of scholar.core.ids): DOI, arXiv id, S2 id, else
@@ -122,7 +122,16 @@ async def keep_pdf(principal: str, *, identifier: str, pdf: PdfVersion, collecti
 
     The kept PDF and its Markdown leave the artifact cache's expiry (``BlobStore.retain``): a library keeps them.
     """
-    kept = await _record_pdf(principal, identifier=identifier, pdf=pdf, collection=collection, md_path=md_path)
+    item_id, paper = await resolve_item(identifier)
+    return await keep_pdf_on(principal, item_id=item_id, paper=paper, pdf=pdf, collection=collection,
+                             md_path=md_path)
+
+
+async def keep_pdf_on(principal: str, *, item_id: str, paper: Paper, pdf: PdfVersion,
+                      collection: str = DEFAULT_COLLECTION, md_path: str | None = None) -> tuple[LibraryItem, bool]:
+    """``keep_pdf`` for a paper known already: its item id and record (a document a caller brought, by its PDF)."""
+    kept = await _record_pdf(principal, item_id=item_id, paper=paper, pdf=pdf, collection=collection,
+                             md_path=md_path)
     await off_loop(retain_keys, [pdf.pdf_path, md_path])
     return kept
 
@@ -146,10 +155,9 @@ def retain_items(items: Iterable[LibraryItem]) -> int:
     return retain_keys(key for item in items for key in (*(p.pdf_path for p in item.pdfs), item.md_path))
 
 
-async def _record_pdf(principal: str, *, identifier: str, pdf: PdfVersion, collection: str,
+async def _record_pdf(principal: str, *, item_id: str, paper: Paper, pdf: PdfVersion, collection: str,
                       md_path: str | None) -> tuple[LibraryItem, bool]:
     store = LibraryStore(principal)
-    item_id, paper = await resolve_item(identifier)
     existing = await store.aget(item_id)
     if existing is None:
         try:

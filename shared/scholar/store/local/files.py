@@ -122,3 +122,10 @@ class LocalS3:
     def generate_presigned_url(self, operation: str, Params: dict[str, str], ExpiresIn: int = 900) -> str:
         """The object's ``file://`` URL: on one machine the file itself is the link."""
         return self.path(Params["Bucket"], Params["Key"]).resolve().as_uri()
+
+    def delete_object(self, *, Bucket: str, Key: str, **_: Any) -> dict[str, Any]:
+        """Remove the object (no error when there is none, as S3 answers 204 either way)."""
+        self.path(Bucket, Key).unlink(missing_ok=True)
+        with self.database.write() as db:
+            db.execute("DELETE FROM objects WHERE bucket = ? AND key = ?", (Bucket, Key))
+        return {}

@@ -28,8 +28,9 @@ TOOLS = (
         name="download_paper",
         family="research",
         title="Download and keep paper",
-        description="Keep a paper's PDF in your library. Every open location is tried at once (Semantic Scholar, "
-        "arXiv, PubMed Central, Unpaywall, OpenAlex, publisher links) and each download must be a real, readable PDF. "
+        description="Keep a paper's PDF in your library. Every open location is tried at once (S2, arXiv, PMC, "
+        "Unpaywall, OpenAlex, publishers); each download must be a real, readable PDF. Your PDF (local path, upload/…) "
+        "is kept at once, as library_add keeps it. "
         "The answer names the kept version (version, pdf_source, source_url), what else it found (also_found) and "
         "every version the item holds; a better version found later is kept beside the older one. Answers at once "
         "when the preferred version is stored, else queued (usually 5-60 s). No PDF is "

@@ -11,6 +11,7 @@ from typing import Any, TypedDict
 from scholar.core import budget
 from scholar.core.budget import RESERVE, fit_field, json_chars, shorten_for_list
 from scholar.core.catalogue import MAX_RESULT_CHARS, CallContext, Handler
+from scholar.core.config import get_settings
 from scholar.core.errors import InvalidArgumentError, NotFoundError
 from scholar.core.records import Paper
 from scholar.families.research.library_tools.spec import (
@@ -33,6 +34,8 @@ from scholar.families.research.library_tools.spec import (
     LibraryUpdateResult,
 )
 from scholar.families.research.search.hits import AUTHORS, fit
+from scholar.services.fulltext.brought import is_brought
+from scholar.services.library.brought import keep_brought
 from scholar.services.library.find import Found, find_items
 from scholar.services.library.keep import add_paper
 from scholar.store.library.models import MAX_TAGS, LibraryItem
@@ -101,6 +104,10 @@ def _dump(model: Any) -> dict[str, Any]:
 
 
 async def library_add(args: LibraryAddInput, ctx: CallContext) -> LibraryAddResult:
+    if is_brought(args.identifier, settings := get_settings()):  # a PDF of the caller's: kept on its paper's item
+        item, created, _ = await keep_brought(ctx.principal, args.identifier, settings, collection=args.collection,
+                                              tags=args.tags, notes=args.notes)
+        return LibraryAddResult(item=record_of(item), created=created)
     item, created = await add_paper(ctx.principal, args.identifier, collection=args.collection, tags=args.tags,
                                     notes=args.notes)
     return LibraryAddResult(item=record_of(item), created=created)

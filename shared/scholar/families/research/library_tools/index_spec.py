@@ -152,9 +152,9 @@ TOOLS = (
         name="library_import",
         family="research",
         title="Import a library snapshot",
-        description="Import a JSONL snapshot of library_export. Every line is checked first (a bad one is named by "
-        "its line number and nothing is written); items keep their ids and one you have is replaced only by a "
-        "newer copy, so importing twice changes nothing. Answers how many were added, updated and skipped.",
+        description="Import a library_export JSONL snapshot. Every line is checked first (a bad one is named by "
+        "line number; nothing is written); items keep their ids, one you have is replaced only by a newer copy, so "
+        "importing twice changes nothing. Answers how many were added, updated and skipped.",
         input_model=LibraryImportInput,
         output_model=LibraryImportResult,
         annotations=IMPORT,

@@ -190,7 +190,9 @@ _spec = spec_maker("research")
 TOOLS = (
     _spec("library_add", "Add to library",
           "Save a paper in your library with its full record (every author, the abstract, all ids). Adding it "
-          "again, by any of its ids, is the same item: tags are added, notes replaced, collection kept.",
+          "again, by any of its ids, is the same item: tags are added, notes replaced, collection kept. Your PDF "
+          "(local path, mine/…, upload/…) goes on its paper's item (DOI/arXiv id in the file), else an untitled "
+          "document.",
           LibraryAddInput, LibraryAddResult, _ADD, max_result_chars=MAX_RESULT_CHARS),  # handlers.record_of
     _spec("library_get", "Get from library",
           "Your saved papers in full (record, tags, notes, kept PDFs), each with a status; cut to the size budget "

@@ -95,10 +95,9 @@ TOOLS = (
         name="get_server_info",
         family="research",
         title="Get server info",
-        description="This server: version and build, families with their tool counts, the profiles and what each "
-        "lists (every tool is one ?profile=all or ?toolsets=<family> away), each upstream source and whether its "
-        "credential is set (never the value), protocol versions, size budget, paging limits, batch sizes, read-only "
-        "mode and your hashed caller id.",
+        description="This server: version, build, families and tool counts, profiles and what each lists (every "
+        "tool is one ?profile=all or ?toolsets=<family> away), each source and whether its credential is set, "
+        "protocol versions, size budget, paging limits, batch sizes, read-only mode, your hashed caller id.",
         input_model=ServerInfoInput,
         output_model=ServerInfo,
         annotations=READ_ONLY_LOCAL,
@@ -108,8 +107,8 @@ TOOLS = (
         family="research",
         title="Source health",
         description="Health of each upstream source from this server's own call records: the last hour, 24 h and 7 d "
-        "(calls, success rate, p50/p95 latency, error mix) and the doctor's findings (started_failing, went_quiet, "
-        "lost_abstracts, slowed, throttled, not_enough_history). Use it when a source errors or returns thin results.",
+        "(calls, success rate, p50/p95 latency, error mix) and the doctor's findings. "
+        "Use it when a source errors or returns thin results.",
         input_model=SourceHealthInput,
         output_model=SourceHealthResult,
         annotations=READ_ONLY_LOCAL,

@@ -20,7 +20,7 @@ from scholar.services.fulltext.read_result import ReadPaperResult
 
 class ReadPaperInput(ToolInput):
     identifier: text_argument(  # type: ignore[valid-type]  # a type text_argument builds at run time
-        2000, "Any paper identifier, a pdfs/<sha256>.pdf reference we returned, or a public http(s) URL of a PDF"
+        2000, "A paper id, a PDF ref (pdfs/…, mine/…, upload/…), your PDF's path (local server) or a PDF URL"
     )
     pages: text_argument(  # type: ignore[valid-type]  # a type text_argument builds at run time
         200, "A range list: 1-10, 3,5,7-9 or 12- (to the end)", pattern=r"^[0-9,\- ]+$"

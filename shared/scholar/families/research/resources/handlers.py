@@ -39,6 +39,7 @@ from scholar.services.fulltext.jobs import converted_markdown
 from scholar.store.blobs import BlobStore
 from scholar.store.library.models import LibraryItem, PdfVersion, is_item_id
 from scholar.store.library.table import LibraryStore
+from scholar.store.owned_pdfs import stored_key
 
 MAX_INLINE_BYTES = 3 * 1024 * 1024
 ITEM_ID_PREFIX = "lib_"
@@ -164,7 +165,8 @@ def resource_read(event: dict[str, Any]) -> ResourceRead:
         pdf = _preferred_pdf(item)
         if pdf is None:
             raise _not_found(uri, "the item has no kept PDF; download_paper keeps one")
-        return _artifact(uri, pdf.pdf_path, LIBRARY_PDF.mime_type, LIBRARY_PDF.ttl_ms, binary=True)
+        key = stored_key(request.principal, pdf.pdf_path)  # a PDF the caller brought: their own object
+        return _artifact(uri, key, LIBRARY_PDF.mime_type, LIBRARY_PDF.ttl_ms, binary=True)
     if item.md_path is None:
         raise _not_found(uri, "the item has no Markdown (no PDF kept, or a scan without text)")
     return _artifact(uri, item.md_path, LIBRARY_MARKDOWN.mime_type, LIBRARY_MARKDOWN.ttl_ms, binary=False)
