@@ -39,35 +39,54 @@ def test_each_rows_identifier_ends_before_the_query_and_fragment(form):
     assert parse_paper_id(form.example.rstrip("/") + "?utm_source=x&id=1#section-2") == _expected(form)
 
 
-@pytest.mark.parametrize(("link", "kind", "value", "version"), [
-    ("https://www.pnas.org/doi/full/10.1073/pnas.1414271111", "doi", "10.1073/pnas.1414271111", None),
-    ("https://www.pnas.org/doi/epdf/10.1073/pnas.1414271111", "doi", "10.1073/pnas.1414271111", None),
-    ("https://onlinelibrary.wiley.com/doi/abs/10.1002/anie.201915678", "doi", "10.1002/anie.201915678", None),
-    ("https://onlinelibrary.wiley.com/doi/10.1002/anie.201915678/full", "doi", "10.1002/anie.201915678", None),
-    ("https://link.springer.com/article/10.1007/s11263-015-0816-y", "doi", "10.1007/s11263-015-0816-y", None),
-    ("https://link.springer.com/chapter/10.1007/978-3-030-58452-8_13", "doi", "10.1007/978-3-030-58452-8_13", None),
-    ("https://dl.acm.org/doi/10.1145/3292500.3330701", "doi", "10.1145/3292500.3330701", None),
-    ("https://journals.plos.org/plosone/article/file?id=10.1371/journal.pone.0185809&type=printable", "doi",
-     "10.1371/journal.pone.0185809", None),
-    ("https://www.biorxiv.org/content/10.1101/2020.03.02.972935v2", "doi", "10.1101/2020.03.02.972935", "v2"),
-    ("https://www.medrxiv.org/content/10.1101/2020.04.14.20062463v1.full.pdf", "doi", "10.1101/2020.04.14.20062463",
-     "v1"),
-    ("https://www.biorxiv.org/content/10.1101/2020.03.02.972935.abstract", "doi", "10.1101/2020.03.02.972935", None),
-    ("https://www.nature.com/articles/nature12373.pdf", "doi", "10.1038/nature12373", None),
-    ("https://europepmc.org/abstract/MED/25489125", "pmid", "25489125", None),
-    ("https://aclanthology.org/P19-1001.pdf", "acl", "P19-1001", None),
-])
+@pytest.mark.parametrize(
+    ("link", "kind", "value", "version"),
+    [
+        ("https://www.pnas.org/doi/full/10.1073/pnas.1414271111", "doi", "10.1073/pnas.1414271111", None),
+        ("https://www.pnas.org/doi/epdf/10.1073/pnas.1414271111", "doi", "10.1073/pnas.1414271111", None),
+        ("https://onlinelibrary.wiley.com/doi/abs/10.1002/anie.201915678", "doi", "10.1002/anie.201915678", None),
+        ("https://onlinelibrary.wiley.com/doi/10.1002/anie.201915678/full", "doi", "10.1002/anie.201915678", None),
+        ("https://link.springer.com/article/10.1007/s11263-015-0816-y", "doi", "10.1007/s11263-015-0816-y", None),
+        ("https://link.springer.com/chapter/10.1007/978-3-030-58452-8_13", "doi", "10.1007/978-3-030-58452-8_13", None),
+        ("https://dl.acm.org/doi/10.1145/3292500.3330701", "doi", "10.1145/3292500.3330701", None),
+        (
+            "https://journals.plos.org/plosone/article/file?id=10.1371/journal.pone.0185809&type=printable",
+            "doi",
+            "10.1371/journal.pone.0185809",
+            None,
+        ),
+        ("https://www.biorxiv.org/content/10.1101/2020.03.02.972935v2", "doi", "10.1101/2020.03.02.972935", "v2"),
+        (
+            "https://www.medrxiv.org/content/10.1101/2020.04.14.20062463v1.full.pdf",
+            "doi",
+            "10.1101/2020.04.14.20062463",
+            "v1",
+        ),
+        (
+            "https://www.biorxiv.org/content/10.1101/2020.03.02.972935.abstract",
+            "doi",
+            "10.1101/2020.03.02.972935",
+            None,
+        ),
+        ("https://www.nature.com/articles/nature12373.pdf", "doi", "10.1038/nature12373", None),
+        ("https://europepmc.org/abstract/MED/25489125", "pmid", "25489125", None),
+        ("https://aclanthology.org/P19-1001.pdf", "acl", "P19-1001", None),
+    ],
+)
 def test_the_page_forms_of_one_publisher_name_the_same_paper(link, kind, value, version):
     assert parse_paper_id(link) == PaperId(kind=kind, value=value, version=version)
 
 
-@pytest.mark.parametrize("link", [
-    "https://www.pnas.org/toc/pnas/117/1",  # a publisher's page that names no paper
-    "https://journals.plos.org/plosone/search?q=cartilage",
-    "https://openreview.net/forum?id=YicbFdNTTy",  # no source we ask looks OpenReview ids up: stays a URL
-    "https://www.biorxiv.org/content/early/recent",
-    "https://europepmc.org/article/PPR/PPR123456",  # a Europe PMC preprint id is none of our kinds
-])
+@pytest.mark.parametrize(
+    "link",
+    [
+        "https://www.pnas.org/toc/pnas/117/1",  # a publisher's page that names no paper
+        "https://journals.plos.org/plosone/search?q=cartilage",
+        "https://openreview.net/forum?id=YicbFdNTTy",  # no source we ask looks OpenReview ids up: stays a URL
+        "https://www.biorxiv.org/content/early/recent",
+        "https://europepmc.org/article/PPR/PPR123456",  # a Europe PMC preprint id is none of our kinds
+    ],
+)
 def test_a_link_with_no_identifier_in_it_stays_a_url_and_is_not_fetched(link):
     assert identifier_in(link) is None
     assert parse_paper_id(link) == PaperId(kind="url", value=link)

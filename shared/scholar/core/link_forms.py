@@ -55,57 +55,152 @@ def _hosts(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def _row(name: str, hosts: frozenset[str], pattern: str, example: str, parses_to: str, *, written: str = "doi:{id}",
-         query: str | None = None) -> LinkForm:
+def _row(
+    name: str,
+    hosts: frozenset[str],
+    pattern: str,
+    example: str,
+    parses_to: str,
+    *,
+    written: str = "doi:{id}",
+    query: str | None = None,
+) -> LinkForm:
     return LinkForm(name, hosts, re.compile(pattern, re.IGNORECASE), written, example, parses_to, query)
 
 
 _PUBLISHER_DOI_PATH = rf"/doi/(?:{_DOI_PAGES})?{_DOI}{_PAGE_SUFFIX}"
 
 LINK_FORMS: tuple[LinkForm, ...] = (
-    _row("PNAS", _hosts("www.pnas.org", "pnas.org"), _PUBLISHER_DOI_PATH,
-         "https://www.pnas.org/doi/10.1073/pnas.1414271111", "doi:10.1073/pnas.1414271111"),
-    _row("Wiley Online Library", _hosts("onlinelibrary.wiley.com"), _PUBLISHER_DOI_PATH,
-         "https://onlinelibrary.wiley.com/doi/full/10.1002/anie.201915678", "doi:10.1002/anie.201915678"),
-    _row("ACM Digital Library", _hosts("dl.acm.org"), _PUBLISHER_DOI_PATH,
-         "https://dl.acm.org/doi/pdf/10.1145/3292500.3330701", "doi:10.1145/3292500.3330701"),
-    _row("Science", _hosts("www.science.org", "science.org"), _PUBLISHER_DOI_PATH,
-         "https://www.science.org/doi/abs/10.1126/science.aax2342", "doi:10.1126/science.aax2342"),
-    _row("Taylor & Francis", _hosts("www.tandfonline.com", "tandfonline.com"), _PUBLISHER_DOI_PATH,
-         "https://www.tandfonline.com/doi/full/10.1080/00031305.2016.1154108", "doi:10.1080/00031305.2016.1154108"),
-    _row("SAGE", _hosts("journals.sagepub.com"), _PUBLISHER_DOI_PATH,
-         "https://journals.sagepub.com/doi/10.1177/0956797611417632", "doi:10.1177/0956797611417632"),
-    _row("ACS", _hosts("pubs.acs.org"), _PUBLISHER_DOI_PATH,
-         "https://pubs.acs.org/doi/10.1021/jacs.9b05245", "doi:10.1021/jacs.9b05245"),
-    _row("Springer", _hosts("link.springer.com"), rf"/(?:article|chapter|book|content/pdf)/{_DOI}{_PAGE_SUFFIX}",
-         "https://link.springer.com/content/pdf/10.1007/s11263-015-0816-y.pdf", "doi:10.1007/s11263-015-0816-y"),
-    _row("Nature", _hosts("www.nature.com", "nature.com"), r"/articles/(?P<id>[a-z0-9.-]+?)(?:\.pdf)?/?",
-         "https://www.nature.com/articles/s41586-020-2649-2", "doi:10.1038/s41586-020-2649-2",
-         written="doi:10.1038/{id}"),
-    _row("Frontiers", _hosts("www.frontiersin.org", "frontiersin.org"), rf"/(?:journals/[\w-]+/)?articles/{_DOI}"
-         rf"{_PAGE_SUFFIX}", "https://www.frontiersin.org/articles/10.3389/fpsyg.2013.00863/full",
-         "doi:10.3389/fpsyg.2013.00863"),
-    _row("IOPscience", _hosts("iopscience.iop.org"), rf"/article/{_DOI}{_PAGE_SUFFIX}",
-         "https://iopscience.iop.org/article/10.1088/1361-6633/aab406/pdf", "doi:10.1088/1361-6633/aab406"),
-    _row("APS journals", _hosts("journals.aps.org", "link.aps.org"), rf"/(?:[a-z]+/)?(?:abstract|pdf|doi)/{_DOI}/?",
-         "https://journals.aps.org/prl/abstract/10.1103/PhysRevLett.116.061102", "doi:10.1103/physrevlett.116.061102"),
-    _row("PLOS (query id=)", _hosts("journals.plos.org"), rf"{_DOI}", query="id",
-         example="https://journals.plos.org/plosone/article?id=10.1371/journal.pone.0185809",
-         parses_to="doi:10.1371/journal.pone.0185809"),
+    _row(
+        "PNAS",
+        _hosts("www.pnas.org", "pnas.org"),
+        _PUBLISHER_DOI_PATH,
+        "https://www.pnas.org/doi/10.1073/pnas.1414271111",
+        "doi:10.1073/pnas.1414271111",
+    ),
+    _row(
+        "Wiley Online Library",
+        _hosts("onlinelibrary.wiley.com"),
+        _PUBLISHER_DOI_PATH,
+        "https://onlinelibrary.wiley.com/doi/full/10.1002/anie.201915678",
+        "doi:10.1002/anie.201915678",
+    ),
+    _row(
+        "ACM Digital Library",
+        _hosts("dl.acm.org"),
+        _PUBLISHER_DOI_PATH,
+        "https://dl.acm.org/doi/pdf/10.1145/3292500.3330701",
+        "doi:10.1145/3292500.3330701",
+    ),
+    _row(
+        "Science",
+        _hosts("www.science.org", "science.org"),
+        _PUBLISHER_DOI_PATH,
+        "https://www.science.org/doi/abs/10.1126/science.aax2342",
+        "doi:10.1126/science.aax2342",
+    ),
+    _row(
+        "Taylor & Francis",
+        _hosts("www.tandfonline.com", "tandfonline.com"),
+        _PUBLISHER_DOI_PATH,
+        "https://www.tandfonline.com/doi/full/10.1080/00031305.2016.1154108",
+        "doi:10.1080/00031305.2016.1154108",
+    ),
+    _row(
+        "SAGE",
+        _hosts("journals.sagepub.com"),
+        _PUBLISHER_DOI_PATH,
+        "https://journals.sagepub.com/doi/10.1177/0956797611417632",
+        "doi:10.1177/0956797611417632",
+    ),
+    _row(
+        "ACS",
+        _hosts("pubs.acs.org"),
+        _PUBLISHER_DOI_PATH,
+        "https://pubs.acs.org/doi/10.1021/jacs.9b05245",
+        "doi:10.1021/jacs.9b05245",
+    ),
+    _row(
+        "Springer",
+        _hosts("link.springer.com"),
+        rf"/(?:article|chapter|book|content/pdf)/{_DOI}{_PAGE_SUFFIX}",
+        "https://link.springer.com/content/pdf/10.1007/s11263-015-0816-y.pdf",
+        "doi:10.1007/s11263-015-0816-y",
+    ),
+    _row(
+        "Nature",
+        _hosts("www.nature.com", "nature.com"),
+        r"/articles/(?P<id>[a-z0-9.-]+?)(?:\.pdf)?/?",
+        "https://www.nature.com/articles/s41586-020-2649-2",
+        "doi:10.1038/s41586-020-2649-2",
+        written="doi:10.1038/{id}",
+    ),
+    _row(
+        "Frontiers",
+        _hosts("www.frontiersin.org", "frontiersin.org"),
+        rf"/(?:journals/[\w-]+/)?articles/{_DOI}"
+        rf"{_PAGE_SUFFIX}",
+        "https://www.frontiersin.org/articles/10.3389/fpsyg.2013.00863/full",
+        "doi:10.3389/fpsyg.2013.00863",
+    ),
+    _row(
+        "IOPscience",
+        _hosts("iopscience.iop.org"),
+        rf"/article/{_DOI}{_PAGE_SUFFIX}",
+        "https://iopscience.iop.org/article/10.1088/1361-6633/aab406/pdf",
+        "doi:10.1088/1361-6633/aab406",
+    ),
+    _row(
+        "APS journals",
+        _hosts("journals.aps.org", "link.aps.org"),
+        rf"/(?:[a-z]+/)?(?:abstract|pdf|doi)/{_DOI}/?",
+        "https://journals.aps.org/prl/abstract/10.1103/PhysRevLett.116.061102",
+        "doi:10.1103/physrevlett.116.061102",
+    ),
+    _row(
+        "PLOS (query id=)",
+        _hosts("journals.plos.org"),
+        rf"{_DOI}",
+        query="id",
+        example="https://journals.plos.org/plosone/article?id=10.1371/journal.pone.0185809",
+        parses_to="doi:10.1371/journal.pone.0185809",
+    ),
     # bioRxiv/medRxiv: 10.1101/<date>.<number> (or the old 6-digit number), then the version and a page suffix.
-    _row("bioRxiv / medRxiv", _hosts("www.biorxiv.org", "biorxiv.org", "www.medrxiv.org", "medrxiv.org"),
-         r"/content/(?:early/\d{4}/\d{2}/\d{2}/)?(?P<id>10\.1101/(?:\d{4}\.\d{2}\.\d{2}\.)?\d{6,8})(?P<version>v\d+)?"
-         r"(?:\.(?:full|abstract|full-text|supplementary-material|article-info|article-metrics)(?:\.pdf)?)?/?",
-         "https://www.biorxiv.org/content/10.1101/2020.03.02.972935v2.full", "doi:10.1101/2020.03.02.972935 v2"),
-    _row("Europe PMC (MED)", _hosts("europepmc.org", "www.europepmc.org"), r"/(?:article|abstract|api/fulltextRepo)"
-         r"/MED/(?P<id>\d+)/?", "https://europepmc.org/article/MED/25489125", "pmid:25489125", written="pmid:{id}"),
-    _row("Europe PMC (PMC)", _hosts("europepmc.org", "www.europepmc.org"), r"/(?:article/PMC/|articles/)(?P<id>PMC\d+)/?",
-         "https://europepmc.org/article/PMC/PMC4287596", "pmcid:PMC4287596", written="pmcid:{id}"),
+    _row(
+        "bioRxiv / medRxiv",
+        _hosts("www.biorxiv.org", "biorxiv.org", "www.medrxiv.org", "medrxiv.org"),
+        r"/content/(?:early/\d{4}/\d{2}/\d{2}/)?(?P<id>10\.1101/(?:\d{4}\.\d{2}\.\d{2}\.)?\d{6,8})(?P<version>v\d+)?"
+        r"(?:\.(?:full|abstract|full-text|supplementary-material|article-info|article-metrics)(?:\.pdf)?)?/?",
+        "https://www.biorxiv.org/content/10.1101/2020.03.02.972935v2.full",
+        "doi:10.1101/2020.03.02.972935 v2",
+    ),
+    _row(
+        "Europe PMC (MED)",
+        _hosts("europepmc.org", "www.europepmc.org"),
+        r"/(?:article|abstract|api/fulltextRepo)"
+        r"/MED/(?P<id>\d+)/?",
+        "https://europepmc.org/article/MED/25489125",
+        "pmid:25489125",
+        written="pmid:{id}",
+    ),
+    _row(
+        "Europe PMC (PMC)",
+        _hosts("europepmc.org", "www.europepmc.org"),
+        r"/(?:article/PMC/|articles/)(?P<id>PMC\d+)/?",
+        "https://europepmc.org/article/PMC/PMC4287596",
+        "pmcid:PMC4287596",
+        written="pmcid:{id}",
+    ),
     # ACL Anthology ids (2020.acl-main.1, P19-1001): Semantic Scholar looks them up as ACL:<id>; not every one has
     # a DOI (10.18653/v1/<id> only for events registered with Crossref), so the id itself is kept.
-    _row("ACL Anthology", _hosts("aclanthology.org", "www.aclanthology.org", "aclweb.org", "www.aclweb.org"),
-         r"(?:/anthology)?/(?P<id>\d{4}\.[a-z0-9-]+\.\d+|[A-Z]\d{2}-\d{4})(?:\.pdf)?/?",
-         "https://aclanthology.org/2020.acl-main.1/", "acl:2020.acl-main.1", written="acl:{id}"),
+    _row(
+        "ACL Anthology",
+        _hosts("aclanthology.org", "www.aclanthology.org", "aclweb.org", "www.aclweb.org"),
+        r"(?:/anthology)?/(?P<id>\d{4}\.[a-z0-9-]+\.\d+|[A-Z]\d{2}-\d{4})(?:\.pdf)?/?",
+        "https://aclanthology.org/2020.acl-main.1/",
+        "acl:2020.acl-main.1",
+        written="acl:{id}",
+    ),
 )
 # OpenReview (openreview.net/forum?id=…) has no row: its ids are no identifier any source we ask looks up, so such a
 # link stays a URL (tests/unit/test_link_forms.py pins what get_paper answers for it).
