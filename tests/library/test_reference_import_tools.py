@@ -1,0 +1,133 @@
+"""library_import of a reference list a user has (BibTeX, RIS, CSL-JSON; issue 37 item 4) through the research
+function: each entry matched to its record by its identifier (recorded S2 answers) or kept as written, tagged
+unmatched; never dropped; importing twice changes nothing; a failed lookup is completed by importing again."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from scholar.core.errors import INVALID_ARGUMENT, TOO_LARGE
+from scholar.services.cite.bib_read import UNDEFINED_STRING
+from scholar.services.library.reference_import import MATCH_TAG
+from scholar.store.library.table import LibraryStore
+from tests.fallbacks import answer_nothing
+from tests.library.tools import call, fresh_index  # noqa: F401  # fresh_index: a fixture the tests name
+
+pytestmark = pytest.mark.usefixtures("library_table", "fresh_index")
+ALICE = "apikey:alice"
+PNAS_DOI = "10.1073/pnas.1414271111"
+UNKNOWN_DOI = "10.9999/nope.nothing"
+JSON = {"Content-Type": "application/json"}
+NO_ID_TITLE = "Notes towards a theory of everything"
+
+BIBTEX = f"""@article{{athanasiou2015,
+  author = {{Athanasiou, Kyriacos A. and Hu, Jerry C.}},
+  title = {{Developing functional musculoskeletal tissues}},
+  journal = {{PNAS}}, year = {{2015}}, doi = {{{PNAS_DOI}}}
+}}
+@misc{{nobody2024, author = {{Nobody, A.}}, title = {{A paper no source holds}}, year = 2024, doi = {{{UNKNOWN_DOI}}}}}
+@unpublished{{me2025, author = {{{{Athanasiou, Αθανασίου}}, {{Kyriacos, Κυριάκος}}}}, title = {{{NO_ID_TITLE}}},
+  year = {{2025}}, note = {{draft}}}}
+"""
+RIS = f"""TY  - JOUR
+AU  - Athanasiou, Kyriacos A.
+TI  - Developing functional musculoskeletal tissues
+PY  - 2015
+DO  - {PNAS_DOI}
+ER  -
+TY  - GEN
+AU  - Nobody, A.
+TI  - A paper no source holds
+PY  - 2024
+DO  - {UNKNOWN_DOI}
+ER  -
+TY  - UNPB
+AU  - Athanasiou, Kyriacos
+TI  - {NO_ID_TITLE}
+PY  - 2025
+ER  -
+"""
+CSL = json.dumps([
+    {"id": "a", "type": "article-journal", "title": "Developing functional musculoskeletal tissues", "DOI": PNAS_DOI,
+     "author": [{"family": "Athanasiou", "given": "Kyriacos A."}], "issued": {"date-parts": [[2015]]}},
+    {"id": "b", "type": "article", "title": "A paper no source holds", "DOI": UNKNOWN_DOI},
+    {"id": "c", "type": "manuscript", "title": NO_ID_TITLE, "author": [{"literal": "Kyriacos Athanasiou"}],
+     "issued": {"date-parts": [["2025"]]}},
+])
+
+
+@pytest.fixture
+def recorded(upstream, fixture_file):
+    """S2 knows the PNAS paper (recorded); no source knows the unknown DOI (recorded 404s)."""
+    answer_nothing(upstream, openalex=True)
+    upstream.get(f"/s2/graph/v1/paper/DOI:{UNKNOWN_DOI}").respond(
+        404, content=fixture_file("upstream/semantic_scholar/paper_by_doi_not_found_404.json"), headers=JSON)
+    return upstream.get(f"/s2/graph/v1/paper/DOI:{PNAS_DOI}").respond(
+        200, content=fixture_file("upstream/semantic_scholar/paper_by_doi_many_fields_pnas.json"), headers=JSON)
+
+
+@pytest.mark.parametrize(("fmt", "text"), [("bibtex", BIBTEX), ("ris", RIS), ("csl-json", CSL)])
+def test_every_entry_is_matched_or_kept_as_written_with_a_flag_and_a_second_import_changes_nothing(recorded, fmt,
+                                                                                                  text):
+    first = call("library_import", ALICE, text=text, collection="thesis")["result"]
+    second = call("library_import", ALICE, text=text, collection="thesis")["result"]
+
+    assert first["format"] == fmt  # detected: no format given
+    assert (first["items"], first["matched"], first["unmatched"], first["failed"]) == (3, 1, 2, 0)
+    assert [e["status"] for e in first["entries"]] == ["matched", "unmatched", "unmatched"]
+    assert (first["added"], second["added"], second["skipped"]) == (3, 0, 3)
+    stored = {i.item_id: i for i in LibraryStore(ALICE).iter_items()}
+    assert len(stored) == 3  # never dropped, never doubled
+    matched, unknown, no_id = (stored[e["item_id"]] for e in first["entries"])
+    assert len(matched.paper["authors"]) == 5 and MATCH_TAG not in matched.tags  # the record, not the entry
+    assert unknown.tags == [MATCH_TAG] and unknown.paper["externalIds"]["DOI"] == UNKNOWN_DOI
+    assert no_id.tags == [MATCH_TAG] and no_id.paper["title"] == NO_ID_TITLE and no_id.paper["year"] == 2025
+    assert no_id.paper["sources"] == [fmt] and len(no_id.paper["authors"]) == 1
+
+
+def test_an_entry_whose_lookup_failed_is_kept_and_importing_again_replaces_it_by_the_record(upstream, env,
+                                                                                           fixture_file):
+    env(SCHOLAR_RETRY_BUDGET_S="0")
+    answer_nothing(upstream, openalex=True)
+    # S2's 429 answer: status and Retry-After matter (no recorded body exists; S2 sends this JSON shape).
+    throttled = upstream.get(f"/s2/graph/v1/paper/DOI:{PNAS_DOI}").respond(
+        429, headers={"Retry-After": "30"}, json={"message": "Too Many Requests"})
+    entry = f"@article{{a, title = {{Developing functional tissues}}, doi = {{{PNAS_DOI}}}}}"
+
+    first = call("library_import", ALICE, text=entry, format="bibtex")["result"]
+    throttled.respond(200, content=fixture_file("upstream/semantic_scholar/paper_by_doi_many_fields_pnas.json"),
+                      headers=JSON)
+    again = call("library_import", ALICE, text=entry, format="bibtex")["result"]
+
+    assert (first["failed"], first["added"], first["entries"][0]["status"]) == (1, 1, "failed")
+    assert (again["matched"], again["updated"], again["added"]) == (1, 1, 0)
+    (item,) = LibraryStore(ALICE).iter_items()
+    assert MATCH_TAG not in item.tags and len(item.paper["authors"]) == 5
+
+
+def test_an_undefined_string_macro_is_an_invalid_argument_naming_it_and_nothing_is_written():
+    answer = call("library_import", ALICE, text="@article{a, title = {T}, journal = jbiomech, year = 2020}")
+
+    assert answer["error"]["code"] == INVALID_ARGUMENT and answer["error"]["reason"] == UNDEFINED_STRING
+    assert "jbiomech" in answer["error"]["message"]
+    assert LibraryStore(ALICE).revision() == 0
+
+
+def test_text_in_no_known_format_and_a_format_for_a_snapshot_are_refused_naming_the_field():
+    unknown = call("library_import", ALICE, text="just some words")
+    misplaced = call("library_import", ALICE, jsonl='{"format": "x"}', format="ris")
+
+    assert unknown["error"]["code"] == INVALID_ARGUMENT and unknown["error"]["details"]["field"] == "format"
+    assert misplaced["error"]["code"] == INVALID_ARGUMENT and misplaced["error"]["details"]["field"] == "format"
+
+
+def test_an_import_past_the_librarys_item_limit_is_refused_before_anything_is_written(env):
+    env(SCHOLAR_LIBRARY_MAX_ITEMS="2")
+    entries = "\n".join(f"@misc{{k{n}, title = {{Entry number {n} of a list}}}}" for n in range(3))
+
+    answer = call("library_import", ALICE, text=entries)
+
+    assert answer["error"]["code"] == TOO_LARGE and answer["error"]["details"]["adding"] == 3
+    assert LibraryStore(ALICE).revision() == 0
