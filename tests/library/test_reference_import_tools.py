@@ -49,13 +49,26 @@ TI  - {NO_ID_TITLE}
 PY  - 2025
 ER  -
 """
-CSL = json.dumps([
-    {"id": "a", "type": "article-journal", "title": "Developing functional musculoskeletal tissues", "DOI": PNAS_DOI,
-     "author": [{"family": "Athanasiou", "given": "Kyriacos A."}], "issued": {"date-parts": [[2015]]}},
-    {"id": "b", "type": "article", "title": "A paper no source holds", "DOI": UNKNOWN_DOI},
-    {"id": "c", "type": "manuscript", "title": NO_ID_TITLE, "author": [{"literal": "Kyriacos Athanasiou"}],
-     "issued": {"date-parts": [["2025"]]}},
-])
+CSL = json.dumps(
+    [
+        {
+            "id": "a",
+            "type": "article-journal",
+            "title": "Developing functional musculoskeletal tissues",
+            "DOI": PNAS_DOI,
+            "author": [{"family": "Athanasiou", "given": "Kyriacos A."}],
+            "issued": {"date-parts": [[2015]]},
+        },
+        {"id": "b", "type": "article", "title": "A paper no source holds", "DOI": UNKNOWN_DOI},
+        {
+            "id": "c",
+            "type": "manuscript",
+            "title": NO_ID_TITLE,
+            "author": [{"literal": "Kyriacos Athanasiou"}],
+            "issued": {"date-parts": [["2025"]]},
+        },
+    ]
+)
 
 
 @pytest.fixture
@@ -63,14 +76,15 @@ def recorded(upstream, fixture_file):
     """S2 knows the PNAS paper (recorded); no source knows the unknown DOI (recorded 404s)."""
     answer_nothing(upstream, openalex=True)
     upstream.get(f"/s2/graph/v1/paper/DOI:{UNKNOWN_DOI}").respond(
-        404, content=fixture_file("upstream/semantic_scholar/paper_by_doi_not_found_404.json"), headers=JSON)
+        404, content=fixture_file("upstream/semantic_scholar/paper_by_doi_not_found_404.json"), headers=JSON
+    )
     return upstream.get(f"/s2/graph/v1/paper/DOI:{PNAS_DOI}").respond(
-        200, content=fixture_file("upstream/semantic_scholar/paper_by_doi_many_fields_pnas.json"), headers=JSON)
+        200, content=fixture_file("upstream/semantic_scholar/paper_by_doi_many_fields_pnas.json"), headers=JSON
+    )
 
 
 @pytest.mark.parametrize(("fmt", "text"), [("bibtex", BIBTEX), ("ris", RIS), ("csl-json", CSL)])
-def test_every_entry_is_matched_or_kept_as_written_with_a_flag_and_a_second_import_changes_nothing(recorded, fmt,
-                                                                                                  text):
+def test_every_entry_is_matched_or_kept_as_written_with_a_flag_and_a_second_import_changes_nothing(recorded, fmt, text):
     first = call("library_import", ALICE, text=text, collection="thesis")["result"]
     second = call("library_import", ALICE, text=text, collection="thesis")["result"]
 
@@ -87,18 +101,21 @@ def test_every_entry_is_matched_or_kept_as_written_with_a_flag_and_a_second_impo
     assert no_id.paper["sources"] == [fmt] and len(no_id.paper["authors"]) == 1
 
 
-def test_an_entry_whose_lookup_failed_is_kept_and_importing_again_replaces_it_by_the_record(upstream, env,
-                                                                                           fixture_file):
+def test_an_entry_whose_lookup_failed_is_kept_and_importing_again_replaces_it_by_the_record(
+    upstream, env, fixture_file
+):
     env(SCHOLAR_RETRY_BUDGET_S="0")
     answer_nothing(upstream, openalex=True)
     # S2's 429 answer: status and Retry-After matter (no recorded body exists; S2 sends this JSON shape).
     throttled = upstream.get(f"/s2/graph/v1/paper/DOI:{PNAS_DOI}").respond(
-        429, headers={"Retry-After": "30"}, json={"message": "Too Many Requests"})
+        429, headers={"Retry-After": "30"}, json={"message": "Too Many Requests"}
+    )
     entry = f"@article{{a, title = {{Developing functional tissues}}, doi = {{{PNAS_DOI}}}}}"
 
     first = call("library_import", ALICE, text=entry, format="bibtex")["result"]
-    throttled.respond(200, content=fixture_file("upstream/semantic_scholar/paper_by_doi_many_fields_pnas.json"),
-                      headers=JSON)
+    throttled.respond(
+        200, content=fixture_file("upstream/semantic_scholar/paper_by_doi_many_fields_pnas.json"), headers=JSON
+    )
     again = call("library_import", ALICE, text=entry, format="bibtex")["result"]
 
     assert (first["failed"], first["added"], first["entries"][0]["status"]) == (1, 1, "failed")
@@ -124,10 +141,11 @@ def test_text_in_no_known_format_and_a_format_for_a_snapshot_are_refused_naming_
 
 
 def test_an_import_past_the_librarys_item_limit_is_refused_before_anything_is_written(env):
-    env(SCHOLAR_LIBRARY_MAX_ITEMS="2")
-    entries = "\n".join(f"@misc{{k{n}, title = {{Entry number {n} of a list}}}}" for n in range(3))
+    # (the store alone would write a first transaction of 30 items and refuse the rest: 30 kept of 35)
+    env(SCHOLAR_LIBRARY_MAX_ITEMS="31")
+    entries = "\n".join(f"@misc{{k{n}, title = {{Entry number {n} of a list}}}}" for n in range(35))
 
     answer = call("library_import", ALICE, text=entries)
 
-    assert answer["error"]["code"] == TOO_LARGE and answer["error"]["details"]["adding"] == 3
+    assert answer["error"]["code"] == TOO_LARGE and answer["error"]["details"]["adding"] == 35
     assert LibraryStore(ALICE).revision() == 0

@@ -63,11 +63,20 @@ def from_bibtex(entry: dict[str, str]) -> Reference:
     """A bibtexparser entry (``ID``, ``ENTRYTYPE``, lower-case fields) as a ``Reference``."""
     eprint = entry.get("eprint") if (entry.get("archiveprefix") or "arxiv").lower() == "arxiv" else None
     return Reference(
-        key=entry.get("ID"), kind=entry.get("ENTRYTYPE"), title=_plain(entry.get("title")),
-        authors=split_names(entry.get("author", "")), year=_year(entry.get("year")),
-        venue=_plain(entry.get("journal") or entry.get("booktitle")), volume=entry.get("volume"),
-        pages=entry.get("pages"), doi=entry.get("doi"), arxiv=eprint, pmid=entry.get("pmid"), url=entry.get("url"),
-        abstract=_plain(entry.get("abstract")), fields={k: v for k, v in entry.items() if isinstance(v, str)},
+        key=entry.get("ID"),
+        kind=entry.get("ENTRYTYPE"),
+        title=_plain(entry.get("title")),
+        authors=split_names(entry.get("author", "")),
+        year=_year(entry.get("year")),
+        venue=_plain(entry.get("journal") or entry.get("booktitle")),
+        volume=entry.get("volume"),
+        pages=entry.get("pages"),
+        doi=entry.get("doi"),
+        arxiv=eprint,
+        pmid=entry.get("pmid"),
+        url=entry.get("url"),
+        abstract=_plain(entry.get("abstract")),
+        fields={k: v for k, v in entry.items() if isinstance(v, str)},
     )
 
 
@@ -86,8 +95,11 @@ def _ris_records(text: str, field: str) -> list[dict[str, list[str]]]:
             current = {"TY": [value]}
             records.append(current)
         elif current is None:
-            raise InvalidArgumentError(f"{field}: line {number} has the tag {tag} before any TY line; every RIS "
-                                       "record starts with TY", field=field, details={"line": number})
+            raise InvalidArgumentError(
+                f"{field}: line {number} has the tag {tag} before any TY line; every RIS record starts with TY",
+                field=field,
+                details={"line": number},
+            )
         elif tag == "ER":
             current = None
         else:
@@ -104,12 +116,20 @@ def from_ris(record: dict[str, list[str]]) -> Reference:
     """One RIS record (tag → values) as a ``Reference`` (authors "Last, First" become "First Last")."""
     first, last = _first(record, "SP"), _first(record, "EP")
     return Reference(
-        key=_first(record, "ID"), kind=_first(record, "TY"), title=_first(record, "TI", "T1"),
-        authors=[" ".join(reversed([p.strip() for p in a.split(",", 1)])) for a in record.get("AU", record.get("A1",
-                 []))], year=_year(_first(record, "PY", "Y1", "DA")),
-        venue=_first(record, "JO", "JF", "T2", "JA", "BT"), volume=_first(record, "VL"),
-        pages=f"{first}--{last}" if first and last else first, doi=_first(record, "DO"), url=_first(record, "UR"),
-        abstract=_first(record, "AB", "N2"), fields={t: "; ".join(v) for t, v in record.items()},
+        key=_first(record, "ID"),
+        kind=_first(record, "TY"),
+        title=_first(record, "TI", "T1"),
+        authors=[
+            " ".join(reversed([p.strip() for p in a.split(",", 1)])) for a in record.get("AU", record.get("A1", []))
+        ],
+        year=_year(_first(record, "PY", "Y1", "DA")),
+        venue=_first(record, "JO", "JF", "T2", "JA", "BT"),
+        volume=_first(record, "VL"),
+        pages=f"{first}--{last}" if first and last else first,
+        doi=_first(record, "DO"),
+        url=_first(record, "UR"),
+        abstract=_first(record, "AB", "N2"),
+        fields={t: "; ".join(v) for t, v in record.items()},
     )
 
 
@@ -126,11 +146,18 @@ def from_csl(item: dict[str, Any]) -> Reference:
     parts = (item.get("issued") or {}).get("date-parts") or [[None]]
     year = parts[0][0] if parts and parts[0] and isinstance(parts[0][0], int | str) else None
     return Reference(
-        key=str(item["id"]) if item.get("id") is not None else None, kind=item.get("type"), title=item.get("title"),
-        authors=[_csl_name(a) for a in item.get("author") or []], year=_year(str(year)) if year else None,
-        venue=item.get("container-title"), volume=str(item["volume"]) if item.get("volume") else None,
-        pages=item.get("page"), doi=item.get("DOI"), pmid=str(item["PMID"]) if item.get("PMID") else None,
-        url=item.get("URL"), abstract=item.get("abstract"),
+        key=str(item["id"]) if item.get("id") is not None else None,
+        kind=item.get("type"),
+        title=item.get("title"),
+        authors=[_csl_name(a) for a in item.get("author") or []],
+        year=_year(str(year)) if year else None,
+        venue=item.get("container-title"),
+        volume=str(item["volume"]) if item.get("volume") else None,
+        pages=item.get("page"),
+        doi=item.get("DOI"),
+        pmid=str(item["PMID"]) if item.get("PMID") else None,
+        url=item.get("URL"),
+        abstract=item.get("abstract"),
         fields={k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for k, v in item.items()},
     )
 
@@ -159,8 +186,10 @@ def detect_format(text: str) -> ReferenceFormat:
         return "ris"
     if re.search(r"@\s*[A-Za-z]+\s*[{(]", text):
         return "bibtex"
-    raise InvalidArgumentError("the text is none of BibTeX (@article{…), RIS (TY  - …) or CSL-JSON ([{…}]); "
-                               "say which with format", field="format")
+    raise InvalidArgumentError(
+        "the text is none of BibTeX (@article{…), RIS (TY  - …) or CSL-JSON ([{…}]); say which with format",
+        field="format",
+    )
 
 
 def read_references(text: str, fmt: ReferenceFormat, *, field: str, max_entries: int) -> list[Reference]:
@@ -171,8 +200,9 @@ def read_references(text: str, fmt: ReferenceFormat, *, field: str, max_entries:
         TooLargeError: more than ``max_entries`` entries.
     """
     readers: dict[ReferenceFormat, Callable[[], list[Reference]]] = {
-        "bibtex": lambda: [from_bibtex(e) for e in read_bib(text, where=f"the {field} text", field=field,
-                                                             max_entries=max_entries)],
+        "bibtex": lambda: [
+            from_bibtex(e) for e in read_bib(text, where=f"the {field} text", field=field, max_entries=max_entries)
+        ],
         "ris": lambda: [from_ris(r) for r in _ris_records(text, field)],
         "csl-json": lambda: [from_csl(i) for i in _csl_items(text, field)],
     }
@@ -180,20 +210,27 @@ def read_references(text: str, fmt: ReferenceFormat, *, field: str, max_entries:
     if not references:
         raise InvalidArgumentError(f"{field}: no {fmt} entry found in the text", field=field)
     if len(references) > max_entries:
-        raise TooLargeError(f"{field}: {len(references)} entries; at most {max_entries} are imported at once: "
-                            "nothing was written; split the file", reason="too_many_entries",
-                            details={"entries": len(references), "max": max_entries})
+        raise TooLargeError(
+            f"{field}: {len(references)} entries; at most {max_entries} are imported at once: "
+            "nothing was written; split the file",
+            reason="too_many_entries",
+            details={"entries": len(references), "max": max_entries},
+        )
     return references
 
 
 def paper_of(reference: Reference, source: str) -> Paper:
     """The paper record of an entry as written (no source asked): what is kept when no record matches it."""
-    external = {k: v for k, v in (("DOI", reference.doi), ("ArXiv", reference.arxiv), ("PubMed", reference.pmid))
-                if v}
+    external = {k: v for k, v in (("DOI", reference.doi), ("ArXiv", reference.arxiv), ("PubMed", reference.pmid)) if v}
     venue = reference.venue
     return Paper(
-        title=reference.title, authors=[Author(name=n) for n in reference.authors] or None, year=reference.year,
-        externalIds=external or None, venue=venue, abstract=reference.abstract, url=reference.url,
+        title=reference.title,
+        authors=[Author(name=n) for n in reference.authors] or None,
+        year=reference.year,
+        externalIds=external or None,
+        venue=venue,
+        abstract=reference.abstract,
+        url=reference.url,
         journal=Journal(name=venue, volume=reference.volume, pages=reference.pages) if venue else None,
         sources=[source],
     )

@@ -90,13 +90,13 @@ def _own_id(entry: Reference, asked: PaperId | None) -> str:
     """The item id of an entry kept as written: its identifier's, else one of its title, first author and year."""
     if asked is not None:
         return item_id_for(asked.cache_key())
-    facts = "|".join(" ".join((x or "").lower().split()) for x in (entry.title, (entry.authors or [""])[0],
-                                                                   str(entry.year or "")))
+    facts = "|".join(
+        " ".join((x or "").lower().split()) for x in (entry.title, (entry.authors or [""])[0], str(entry.year or ""))
+    )
     return item_id_for("reference:" + hashlib.sha256(facts.encode()).hexdigest())
 
 
-async def _match(entry: Reference, index: int, deadline: float | None,
-                 source: str) -> tuple[EntryOutcome, Paper, str]:
+async def _match(entry: Reference, index: int, deadline: float | None, source: str) -> tuple[EntryOutcome, Paper, str]:
     asked = _identifier(entry)
     outcome = EntryOutcome(index=index, key=entry.key, title=entry.title, status="unmatched")
     try:
@@ -118,8 +118,9 @@ async def _match(entry: Reference, index: int, deadline: float | None,
     return outcome, paper_of(entry, source), _own_id(entry, asked)
 
 
-async def import_references(principal: str, entries: Sequence[Reference], *, collection: str,
-                            source: str) -> ImportReport:
+async def import_references(
+    principal: str, entries: Sequence[Reference], *, collection: str, source: str
+) -> ImportReport:
     """Match every entry and write it into the caller's library (rules in the module docstring).
 
     Args:
@@ -150,8 +151,16 @@ def _item(item_id: str, paper: Paper, collection: str, tags: list[str], old: Lib
     now = now_iso()
     ids = list(dict.fromkeys([*([paper.paperId] if paper.paperId else []), *written_ids(paper.externalIds or {})]))
     kept = {"notes": old.notes, "pdfs": old.pdfs, "md_path": old.md_path} if old else {}
-    return LibraryItem(item_id=item_id, collection=collection, ids=ids, paper=paper.model_dump(mode="json"), tags=tags,
-                       added_at=now, updated_at=now, **kept)
+    return LibraryItem(
+        item_id=item_id,
+        collection=collection,
+        ids=ids,
+        paper=paper.model_dump(mode="json"),
+        tags=tags,
+        added_at=now,
+        updated_at=now,
+        **kept,
+    )
 
 
 def _write(store: LibraryStore, done: list[tuple[EntryOutcome, Paper, str]], collection: str) -> None:
@@ -175,5 +184,7 @@ def _write(store: LibraryStore, done: list[tuple[EntryOutcome, Paper, str]], col
         raise TooLargeError(
             f"the import would add {len(new)} items to your library of {items}; its limit is {limit} items "
             "(SCHOLAR_LIBRARY_MAX_ITEMS): nothing was written; import fewer entries or remove items",
-            reason="library_max_items", details={"adding": len(new), "current": items, "max": limit})
+            reason="library_max_items",
+            details={"adding": len(new), "current": items, "max": limit},
+        )
     store.put_many([*new.values(), *replace.values()])
