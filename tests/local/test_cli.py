@@ -121,3 +121,16 @@ def test_an_openreview_link_stays_a_url_and_get_paper_says_which_tool_takes_it(h
     err = capfd.readouterr().err
     assert status == EXIT_CODES["invalid_argument"]
     assert "a web URL" in err and "fetch_pdf_by_url" in err
+
+
+def test_a_bib_file_imported_into_the_library_keeps_every_entry_matched_or_flagged(held, capfd):
+    # Issue 37 item 4, as a user runs it: a .bib with one paper the sources know and one they cannot look up
+    bib = (f"@article{{a, title = {{Developing functional musculoskeletal tissues}}, doi = {{{DOI}}}}}\n"
+           "@unpublished{b, author = {Doe, Jane}, title = {My own unpublished draft}, year = 2026}\n")
+    status = main(["library", "import", "--text", bib, "--collection", "bib-import", "--json"])
+
+    out = capfd.readouterr()
+    assert status == EXIT_OK, out.err[-2000:]
+    answer = json.loads(out.out)
+    assert (answer["format"], answer["matched"], answer["unmatched"], answer["failed"]) == ("bibtex", 1, 1, 0)
+    assert [e["status"] for e in answer["entries"]] == ["matched", "unmatched"]

@@ -6,6 +6,7 @@ path on a look-alike host must stay a URL, and its example with a query and frag
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -95,3 +96,9 @@ def test_a_link_with_no_identifier_in_it_stays_a_url_and_is_not_fetched(link):
 def test_an_acl_anthology_id_is_looked_up_in_semantic_scholar_by_its_acl_form():
     assert parse_paper_id("https://aclanthology.org/2020.acl-main.1/").s2_key() == "ACL:2020.acl-main.1"
     assert parse_paper_id("ACL:P19-1001") == PaperId(kind="acl", value="P19-1001")
+
+
+def test_the_research_docs_name_every_row_of_the_table():
+    text = (Path(__file__).parents[2] / "docs" / "research.md").read_text(encoding="utf-8")
+
+    assert [f.name for f in LINK_FORMS if f"| {f.name} |" not in text] == []

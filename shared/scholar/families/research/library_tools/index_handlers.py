@@ -158,9 +158,8 @@ def _import(args: LibraryImportInput, principal: str) -> LibraryImportResult:
 
 async def _import_references(args: LibraryImportInput, principal: str, text: str,
                              fmt: ReferenceFormat) -> LibraryImportResult:
-    # lazy: the readers and the matcher load only for an import of a reference list
-    from scholar.services.cite.references import read_references  # noqa: PLC0415
-    from scholar.services.library.reference_import import import_references  # noqa: PLC0415
+    from scholar.services.cite.references import read_references  # noqa: PLC0415  # lazy: only for an import
+    from scholar.services.library.reference_import import import_references  # noqa: PLC0415  # lazy, as above
 
     entries = await off_loop(partial(read_references, text, fmt, field="text", max_entries=MAX_IMPORT_ENTRIES))
     report = await import_references(principal, entries, collection=args.collection or DEFAULT_COLLECTION,

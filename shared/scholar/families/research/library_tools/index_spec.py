@@ -181,8 +181,7 @@ TOOLS = (
         family="research",
         title="Import into your library",
         description="Import BibTeX, RIS or CSL-JSON text (each reference matched by its DOI, arXiv id or PMID; the "
-        "rest kept as written, tagged unmatched) or a library_export JSONL snapshot (newer copies win). Importing "
-        "twice changes nothing.",
+        "rest kept as written, tagged unmatched) or a library_export JSONL snapshot (newer copies win).",
         input_model=LibraryImportInput,
         output_model=LibraryImportResult,
         annotations=IMPORT,
