@@ -13,6 +13,7 @@ from scholar.services.cite.bib_read import UNDEFINED_STRING
 from scholar.services.library.reference_import import MATCH_TAG
 from scholar.store.library.table import LibraryStore
 from tests.fallbacks import answer_nothing
+from tests.library.corpus import items
 from tests.library.tools import call, fresh_index  # noqa: F401  # fresh_index: a fixture the tests name
 
 pytestmark = pytest.mark.usefixtures("library_table", "fresh_index")
@@ -149,3 +150,12 @@ def test_an_import_past_the_librarys_item_limit_is_refused_before_anything_is_wr
 
     assert answer["error"]["code"] == TOO_LARGE and answer["error"]["details"]["adding"] == 35
     assert LibraryStore(ALICE).revision() == 0
+
+
+def test_a_jsonl_snapshot_given_as_text_is_detected_and_imported_as_a_snapshot():
+    LibraryStore("apikey:bob").put_many(items(3))
+    snapshot = call("library_export", "apikey:bob", format="jsonl")["result"]["content"]
+
+    answer = call("library_import", ALICE, text=snapshot)["result"]
+
+    assert (answer["format"], answer["items"], answer["added"]) == ("jsonl", 3, 3)

@@ -46,7 +46,12 @@ class Reference(BaseModel):
 
     def identifiers(self) -> list[str]:
         """The written identifiers it carries, best first (DOI, arXiv id, PMID, then a link that names a paper)."""
-        ids = [self.doi, f"arXiv:{self.arxiv}" if self.arxiv else None, f"PMID:{self.pmid}" if self.pmid else None]
+        ids = [
+            self.doi,
+            f"arXiv:{self.arxiv}" if self.arxiv else None,
+            f"PMID:{self.pmid}" if self.pmid else None,
+            self.url,
+        ]  # a link may name its paper (scholar.core.link_forms); one that does not is skipped
         return [i for i in ids if i]
 
 
@@ -173,21 +178,31 @@ def _csl_items(text: str, field: str) -> list[dict[str, Any]]:
     return items
 
 
-def detect_format(text: str) -> ReferenceFormat:
-    """bibtex when the text has an ``@type{`` entry, ris when a line starts ``TY  -``, csl-json when it is JSON.
+def _json_lines(text: str) -> bool:
+    """Whether ``text`` is JSON Lines (a library snapshot): a JSON object on its first line, more lines after."""
+    first, _, rest = text.strip().partition("\n")
+    try:
+        return isinstance(json.loads(first), dict) and bool(rest.strip())
+    except ValueError:
+        return False
+
+
+def detect_format(text: str) -> ReferenceFormat | Literal["jsonl"]:
+    """jsonl for JSON Lines, csl-json for other JSON, ris when a line starts ``TY  -``, bibtex for an ``@type{``.
 
     Raises:
-        InvalidArgumentError: none of the three.
+        InvalidArgumentError: none of them.
     """
     start = text.lstrip("\ufeff \t\r\n")[:1]
     if start in "[{" and start:
-        return "csl-json"
+        return "jsonl" if start == "{" and _json_lines(text) else "csl-json"
     if re.search(r"^TY  -", text, re.MULTILINE):
         return "ris"
     if re.search(r"@\s*[A-Za-z]+\s*[{(]", text):
         return "bibtex"
     raise InvalidArgumentError(
-        "the text is none of BibTeX (@article{…), RIS (TY  - …) or CSL-JSON ([{…}]); say which with format",
+        "the text is none of BibTeX (@article{…), RIS (TY  - …), CSL-JSON ([{…}]) or a JSONL snapshot; say which "
+        "with format",
         field="format",
     )
 
