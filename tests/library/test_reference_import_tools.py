@@ -159,3 +159,41 @@ def test_a_jsonl_snapshot_given_as_text_is_detected_and_imported_as_a_snapshot()
     answer = call("library_import", ALICE, text=snapshot)["result"]
 
     assert (answer["format"], answer["items"], answer["added"]) == ("jsonl", 3, 3)
+
+
+BATCHED = ["10.2139/ssrn.288970", "10.2139/ssrn.2250500", "10.1257/rct.1355"]  # rows 1-3 of the recorded batch
+
+
+def _csl(dois: list[str]) -> str:
+    return json.dumps([{"id": f"r{n}", "type": "article", "title": f"Entry {n}", "DOI": d} for n, d in enumerate(dois)])
+
+
+@pytest.fixture
+def batch(upstream, fixture_file):
+    """S2's recorded /paper/batch answer (a null row, then three records); every DOI alone is unknown."""
+    answer_nothing(upstream, openalex=True)
+    for doi in [UNKNOWN_DOI, *BATCHED]:
+        upstream.get(f"/s2/graph/v1/paper/DOI:{doi}").respond(
+            404, content=fixture_file("upstream/semantic_scholar/paper_by_doi_not_found_404.json"), headers=JSON
+        )
+    return upstream.post("/s2/graph/v1/paper/batch").respond(
+        200,
+        content=fixture_file("upstream/semantic_scholar/paper_batch_many_fields_with_unknown_id.json"),
+        headers=JSON,
+    )
+
+
+def test_many_identifiers_are_matched_by_one_batch_request_and_a_null_row_is_looked_up_alone(batch):
+    answer = call("library_import", ALICE, text=_csl([UNKNOWN_DOI, *BATCHED]))["result"]
+
+    assert batch.call_count == 1
+    assert [e["status"] for e in answer["entries"]] == ["unmatched", "matched", "matched", "matched"]
+    stored = {i.paper["externalIds"]["DOI"].lower() for i in LibraryStore(ALICE).iter_items()}
+    assert stored == {UNKNOWN_DOI, *BATCHED}
+
+
+def test_a_batch_row_naming_another_paper_is_not_taken_for_the_entry(batch):
+    # The rows answer ssrn.288970 then ssrn.2250500: asked the other way round, neither row names its entry.
+    answer = call("library_import", ALICE, text=_csl([UNKNOWN_DOI, BATCHED[1], BATCHED[0], BATCHED[2]]))["result"]
+
+    assert [e["status"] for e in answer["entries"]] == ["unmatched", "unmatched", "unmatched", "matched"]

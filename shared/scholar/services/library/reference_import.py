@@ -2,7 +2,8 @@
 
 Each entry (scholar.services.cite.references.Reference) goes one way:
 
-    DOI, else arXiv id, else PMID in it   → the record through the paper lookup (``resolve``)          matched
+    DOI, else arXiv id, else PMID in it   → S2's batch of them all (3 or more), else the paper lookup   matched
+    (or a link that names a paper)          (``resolve``), one by one
     no identifier                         → ``match_without_identifier`` (the one place a bibliographic
                                             match plugs in; no match yet)                             matched
     no record (not found, no identifier)  → kept as written, tagged ``unmatched``                     unmatched
@@ -26,11 +27,21 @@ import anyio
 
 from scholar.core.config import get_settings
 from scholar.core.errors import NotFoundError, ScholarError, TooLargeError
-from scholar.core.ids import PAPER_KINDS, InvalidIdError, PaperId, parse_paper_id, written_ids
+from scholar.core.ids import (
+    PAPER_KINDS,
+    S2_KINDS,
+    InvalidIdError,
+    PaperId,
+    parse_paper_id,
+    record_keys,
+    written_ids,
+)
+from scholar.core.paper_mapping import S2_RECORD_FIELDS, from_s2
 from scholar.core.records import Paper
 from scholar.services.cite.references import Reference, paper_of
 from scholar.services.library.keep import identity_of
 from scholar.services.paper_lookup import resolve
+from scholar.sources import s2
 from scholar.store.library.models import LibraryItem, item_id_for
 from scholar.store.library.table import LibraryStore, now_iso
 from scholar.store.limiter import call_deadline
@@ -39,6 +50,8 @@ __all__ = ["MATCH_TAG", "EntryOutcome", "ImportReport", "import_references", "ma
 
 MATCH_TAG = "unmatched"
 CONCURRENCY = 4
+# From this many identifiers on, Semantic Scholar is asked for them all at once (500 a request) before one by one.
+BATCH_FROM = 3
 # Time kept back from the call's deadline for writing the items and answering; entries not looked up by then fail.
 WRITE_MARGIN_S = 5.0
 
@@ -96,19 +109,48 @@ def _own_id(entry: Reference, asked: PaperId | None) -> str:
     return item_id_for("reference:" + hashlib.sha256(facts.encode()).hexdigest())
 
 
-async def _match(entry: Reference, index: int, deadline: float | None, source: str) -> tuple[EntryOutcome, Paper, str]:
+def _matched_id(paper: Paper, asked: PaperId | None, entry: Reference) -> str:
+    """The item id of a matched entry: the record's identity (DOI, arXiv id, S2 id), else the entry's own."""
+    fallback = asked or PaperId(kind="url", value=_own_id(entry, None))
+    return item_id_for(identity_of(paper, fallback))
+
+
+async def _batch(asked: list[PaperId]) -> dict[str, Paper]:
+    """S2's records of many identifiers in ⌈N/500⌉ requests (``cache_key`` → record), each checked to name the id
+    asked; empty when there are few (each is looked up alone) or when S2 fails (each is then looked up alone)."""
+    wanted = list(dict.fromkeys(p for p in asked if p.kind in S2_KINDS))
+    if len(wanted) < BATCH_FROM:
+        return {}
+    try:
+        records = await s2.get_papers([p.s2_key() for p in wanted], S2_RECORD_FIELDS)
+    except ScholarError:
+        return {}  # the one-by-one lookups say what failed, entry by entry
+    found: dict[str, Paper] = {}
+    for pid, record in zip(wanted, records, strict=True):
+        paper = from_s2(record, S2_RECORD_FIELDS) if record else None
+        if paper is not None and pid.cache_key() in record_keys(paper.paperId, paper.externalIds or {}):
+            found[pid.cache_key()] = paper
+    return found
+
+
+async def _match(
+    entry: Reference, index: int, known: dict[str, Paper], deadline: float | None, source: str
+) -> tuple[EntryOutcome, Paper, str]:
     asked = _identifier(entry)
     outcome = EntryOutcome(index=index, key=entry.key, title=entry.title, status="unmatched")
     try:
+        if asked is not None and asked.cache_key() in known:
+            outcome.status = "matched"
+            return outcome, known[asked.cache_key()], _matched_id(known[asked.cache_key()], asked, entry)
         if deadline is not None and time.monotonic() > deadline:
             outcome.status, outcome.message = "failed", "not looked up before the call's time ran out; import again"
         elif asked is not None:
             paper = await resolve(asked)
             outcome.status = "matched"
-            return outcome, paper, item_id_for(identity_of(paper, asked))
+            return outcome, paper, _matched_id(paper, asked, entry)
         elif (paper_found := await match_without_identifier(entry)) is not None:
             outcome.status = "matched"
-            return outcome, paper_found, item_id_for(identity_of(paper_found, PaperId(kind="url", value="-")))
+            return outcome, paper_found, _matched_id(paper_found, None, entry)
         else:
             outcome.message = "no identifier (DOI, arXiv id, PMID) in the entry"
     except NotFoundError:
@@ -133,11 +175,12 @@ async def import_references(
     deadline = call_deadline()
     deadline = None if deadline is None else deadline - WRITE_MARGIN_S
     results: list[tuple[EntryOutcome, Paper, str] | None] = [None] * len(entries)
+    known = await _batch([pid for entry in entries if (pid := _identifier(entry)) is not None])
     limit = anyio.Semaphore(CONCURRENCY)
 
     async def one(index: int, entry: Reference) -> None:
         async with limit:
-            results[index] = await _match(entry, index, deadline, source)
+            results[index] = await _match(entry, index, known, deadline, source)
 
     async with anyio.create_task_group() as group:
         for index, entry in enumerate(entries):
