@@ -49,7 +49,7 @@ def _parse(text: str | bytes, where: str) -> list[dict[str, str]]:
     return read_bib(text, where=where, max_entries=MAX_BIB_ENTRIES)
 
 
-def bib_text(items: list[LibraryItem], existing: str | None) -> tuple[str, int]:
+def bib_text(items: list[LibraryItem], existing: str | bytes | None) -> tuple[str, int]:
     """The .bib text of ``items`` keeping the keys ``existing`` gave them; and how many keys are new."""
     papers = [Paper.model_validate(i.paper) for i in items]
     known = _match_keys(_parse(existing, "the .bib file being updated")) if existing else {}
