@@ -10,8 +10,9 @@ import pytest
 
 from scholar.core.errors import INVALID_ARGUMENT, TOO_LARGE
 from scholar.services.cite.bib_read import UNDEFINED_STRING
-from scholar.services.library.reference_import import MATCH_TAG
-from scholar.store.library.table import LibraryStore
+from scholar.services.cite.references import paper_of, read_references
+from scholar.services.library.reference_import import MATCH_TAG, EntryOutcome, _write
+from scholar.store.library.table import ItemExistsError, LibraryStore
 from tests.fallbacks import answer_nothing
 from tests.library.corpus import items
 from tests.library.tools import call, fresh_index  # noqa: F401  # fresh_index: a fixture the tests name
@@ -197,3 +198,25 @@ def test_a_batch_row_naming_another_paper_is_not_taken_for_the_entry(batch):
     answer = call("library_import", ALICE, text=_csl([UNKNOWN_DOI, BATCHED[1], BATCHED[0], BATCHED[2]]))["result"]
 
     assert [e["status"] for e in answer["entries"]] == ["unmatched", "unmatched", "unmatched", "matched"]
+
+
+def test_an_item_another_writer_adds_meanwhile_is_never_overwritten_by_the_import():
+    # Given another writer that adds the same paper between the import's read and its write
+    class Racing(LibraryStore):
+        raced = False
+
+        def put_many(self, items, *, create_only=False, keep_times=False):
+            if create_only and not self.raced:
+                self.raced = True
+                theirs = items[0].model_copy(update={"tags": ["theirs"]})
+                super().put_many([theirs])
+                raise ItemExistsError(theirs)
+            return super().put_many(items, create_only=create_only, keep_times=keep_times)
+
+    (entry,) = read_references(f"@misc{{a, title = {{{NO_ID_TITLE}}}}}", "bibtex", field="text", max_entries=5)
+    outcome = EntryOutcome(index=0, key="a", title=NO_ID_TITLE, status="unmatched")
+
+    _write(Racing(ALICE), [(outcome, paper_of(entry, "bibtex"), "lib_" + "0" * 20)], "inbox")
+
+    (item,) = LibraryStore(ALICE).iter_items()
+    assert item.tags == ["theirs"] and outcome.written == "skipped"

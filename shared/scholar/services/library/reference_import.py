@@ -26,7 +26,7 @@ from typing import Literal
 import anyio
 
 from scholar.core.config import get_settings
-from scholar.core.errors import NotFoundError, ScholarError, TooLargeError
+from scholar.core.errors import NotFoundError, ScholarError, TooLargeError, UnavailableError
 from scholar.core.ids import (
     PAPER_KINDS,
     S2_KINDS,
@@ -43,7 +43,7 @@ from scholar.services.library.keep import identity_of
 from scholar.services.paper_lookup import resolve
 from scholar.sources import s2
 from scholar.store.library.models import LibraryItem, item_id_for
-from scholar.store.library.table import LibraryStore, now_iso
+from scholar.store.library.table import ItemExistsError, LibraryStore, now_iso
 from scholar.store.limiter import call_deadline
 
 __all__ = ["MATCH_TAG", "EntryOutcome", "ImportReport", "import_references", "match_without_identifier"]
@@ -52,6 +52,7 @@ MATCH_TAG = "unmatched"
 CONCURRENCY = 4
 # From this many identifiers on, Semantic Scholar is asked for them all at once (500 a request) before one by one.
 BATCH_FROM = 3
+_ATTEMPTS = 3
 # Time kept back from the call's deadline for writing the items and answering; entries not looked up by then fail.
 WRITE_MARGIN_S = 5.0
 
@@ -206,12 +207,15 @@ def _item(item_id: str, paper: Paper, collection: str, tags: list[str], old: Lib
     )
 
 
-def _write(store: LibraryStore, done: list[tuple[EntryOutcome, Paper, str]], collection: str) -> None:
+def _plan(
+    store: LibraryStore, done: list[tuple[EntryOutcome, Paper, str]], collection: str
+) -> tuple[list[LibraryItem], list[LibraryItem]]:
+    """The items to add and the kept-as-written items to replace by their record, each outcome's ``written`` set."""
     existing = store.get_many(list({item_id for _, _, item_id in done}))
     new: dict[str, LibraryItem] = {}
     replace: dict[str, LibraryItem] = {}
     for outcome, paper, item_id in done:
-        outcome.item_id = item_id
+        outcome.item_id, outcome.written = item_id, "skipped"
         tags = [MATCH_TAG] if outcome.status != "matched" else []
         old = existing.get(item_id)
         if item_id in new or item_id in replace:
@@ -222,12 +226,26 @@ def _write(store: LibraryStore, done: list[tuple[EntryOutcome, Paper, str]], col
             kept_tags = [t for t in old.tags if t != MATCH_TAG]
             replace[item_id] = _item(item_id, paper, old.collection, kept_tags, old)
             outcome.written = "updated"
-    items, limit = store.usage()[0], get_settings().library_max_items
-    if new and items + len(new) > limit:
-        raise TooLargeError(
-            f"the import would add {len(new)} items to your library of {items}; its limit is {limit} items "
-            "(SCHOLAR_LIBRARY_MAX_ITEMS): nothing was written; import fewer entries or remove items",
-            reason="library_max_items",
-            details={"adding": len(new), "current": items, "max": limit},
-        )
-    store.put_many([*new.values(), *replace.values()])
+    return list(new.values()), list(replace.values())
+
+
+def _write(store: LibraryStore, done: list[tuple[EntryOutcome, Paper, str]], collection: str) -> None:
+    for _attempt in range(_ATTEMPTS):
+        new, replace = _plan(store, done, collection)
+        items, limit = store.usage()[0], get_settings().library_max_items
+        if new and items + len(new) > limit:
+            raise TooLargeError(
+                f"the import would add {len(new)} items to your library of {items}; its limit is {limit} items "
+                "(SCHOLAR_LIBRARY_MAX_ITEMS): nothing was written; import fewer entries or remove items",
+                reason="library_max_items",
+                details={"adding": len(new), "current": items, "max": limit},
+            )
+        try:
+            if new:
+                store.put_many(new, create_only=True)  # an item another writer adds meanwhile is never overwritten
+        except ItemExistsError:
+            continue  # classify the entries again
+        if replace:
+            store.put_many(replace)
+        return
+    raise UnavailableError("the library kept changing while importing; import again (it is idempotent)", retryable=True)
