@@ -11,7 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from scholar.core.ids import PaperId, parse_paper_id
+from scholar.core.ids import PaperId, parse_paper_id, record_keys
 from scholar.core.link_forms import LINK_FORMS, LinkForm, identifier_in
 
 
@@ -102,3 +102,10 @@ def test_the_research_docs_name_every_row_of_the_table():
     text = (Path(__file__).parents[2] / "docs" / "research.md").read_text(encoding="utf-8")
 
     assert [f.name for f in LINK_FORMS if f"| {f.name} |" not in text] == []
+
+
+def test_a_record_holding_an_acl_id_is_the_paper_its_acl_link_names():
+    # The lookup chain accepts S2's answer only when one of the record's ids is the one asked (chain._names).
+    asked = parse_paper_id("https://aclanthology.org/P19-1001/")
+
+    assert asked.cache_key() in record_keys("a" * 40, {"ACL": "P19-1001", "DOI": "10.18653/v1/P19-1001"})
