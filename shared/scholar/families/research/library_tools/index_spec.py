@@ -17,7 +17,8 @@ MAX_INLINE_JSONL = 3_000_000
 ExportFormat = Literal["bibtex", "csl-json", "ris", "jsonl"]
 Collection = Annotated[str, Field(pattern=COLLECTION_PATTERN)]
 # Imports add and update the caller's own items; they never delete, and a second import of the same file is a no-op.
-IMPORT = Annotations(read_only=False, destructive=False, idempotent=True, open_world=False)
+# Open world: a reference list's entries are looked up in the scholarly sources.
+IMPORT = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
 
 
 class LibrarySearchInput(BaseModel):
