@@ -9,7 +9,8 @@ import json
 import pytest
 
 from scholar.core.errors import INVALID_ARGUMENT, TOO_LARGE
-from scholar.services.cite.bib_read import UNDEFINED_STRING
+from scholar.families.research.library_tools import index_handlers
+from scholar.services.cite.bib_read import TOO_MANY_ENTRIES, UNDEFINED_STRING
 from scholar.services.cite.references import paper_of, read_references
 from scholar.services.library.reference_import import MATCH_TAG, EntryOutcome, _write
 from scholar.store.library.table import ItemExistsError, LibraryStore
@@ -220,3 +221,18 @@ def test_an_item_another_writer_adds_meanwhile_is_never_overwritten_by_the_impor
 
     (item,) = LibraryStore(ALICE).iter_items()
     assert item.tags == ["theirs"] and outcome.written == "skipped"
+
+
+@pytest.mark.parametrize("fmt", ["bibtex", "ris"])
+def test_more_entries_than_a_call_takes_are_refused_naming_both_numbers(monkeypatch, fmt):
+    monkeypatch.setattr(index_handlers, "MAX_IMPORT_ENTRIES", 2)
+    text = {
+        "bibtex": "@misc{a, title={A}}\n@misc{b, title={B}}\n@misc{c, title={C}}",
+        "ris": "TY  - GEN\nTI  - A\nER  -\nTY  - GEN\nTI  - B\nER  -\nTY  - GEN\nTI  - C\nER  -\n",
+    }[fmt]
+
+    answer = call("library_import", ALICE, text=text)
+
+    assert answer["error"]["code"] == TOO_LARGE and answer["error"]["reason"] == TOO_MANY_ENTRIES
+    assert answer["error"]["details"] == {"entries": 3, "max": 2}
+    assert LibraryStore(ALICE).revision() == 0

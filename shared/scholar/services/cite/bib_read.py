@@ -23,7 +23,7 @@ __all__ = ["NOT_TEXT", "TOO_MANY_ENTRIES", "UNDEFINED_STRING", "decode_bib", "re
 
 NOT_TEXT = "bib_not_text"
 UNDEFINED_STRING = "bib_undefined_string"
-TOO_MANY_ENTRIES = "bib_too_many_entries"
+TOO_MANY_ENTRIES = "too_many_entries"
 # C0 controls other than tab, newline and carriage return (and DEL): no text file holds them.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _BOM = "\ufeff"

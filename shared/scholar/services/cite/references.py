@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from scholar.core.errors import InvalidArgumentError, TooLargeError
 from scholar.core.records import Author, Journal, Paper
-from scholar.services.cite.bib_read import read_bib, split_names
+from scholar.services.cite.bib_read import TOO_MANY_ENTRIES, read_bib, split_names
 
 __all__ = ["ReferenceFormat", "Reference", "detect_format", "paper_of", "read_references"]
 
@@ -228,7 +228,7 @@ def read_references(text: str, fmt: ReferenceFormat, *, field: str, max_entries:
         raise TooLargeError(
             f"{field}: {len(references)} entries; at most {max_entries} are imported at once: "
             "nothing was written; split the file",
-            reason="too_many_entries",
+            reason=TOO_MANY_ENTRIES,
             details={"entries": len(references), "max": max_entries},
         )
     return references
