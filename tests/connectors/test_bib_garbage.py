@@ -113,3 +113,11 @@ def split_names_raw(field: str) -> list[str]:
             names.append(field[start:index])
             start = index + 5
     return [*names, field[start:]]
+
+
+def test_a_file_with_control_characters_is_refused_even_when_it_decodes():
+    # NUL and friends are valid UTF-8: a binary file that happens to decode is still no BibTeX text.
+    with pytest.raises(InvalidArgumentError) as caught:
+        papers_from_bib(b"@misc{a, title = {x}}\x00\x01\x02\x03", where="refs.bib")
+
+    assert caught.value.reason == NOT_TEXT and "offset 21" in caught.value.message
