@@ -104,3 +104,33 @@ def test_library_sync_keeps_a_bib_file_in_step_on_this_machine_and_a_second_run_
     assert json.loads(first.stdout)["items"]["created"] == 1
     assert json.loads(second.stdout)["items"]["created"] == 0 and json.loads(second.stdout)["items"]["unchanged"] == 1
     assert DOI in (folder / "sync-bib.bib").read_text(encoding="utf-8")
+
+
+def test_a_publishers_link_gets_the_paper_its_doi_names(held, capfd):
+    # Issue 37 item 2: the link a researcher copies from the publisher's page, as the CLI's get-paper takes it
+    status = main(["get-paper", f"https://www.pnas.org/doi/full/{DOI}?af=R", "--json"])
+
+    assert status == EXIT_OK, capfd.readouterr().err[-2000:]
+    assert json.loads(capfd.readouterr().out)["externalIds"]["DOI"] == DOI
+
+
+def test_an_openreview_link_stays_a_url_and_get_paper_says_which_tool_takes_it(held, capfd):
+    # No source we ask looks up OpenReview forum ids: the link is refused as a web URL, never fetched.
+    status = main(["get-paper", "https://openreview.net/forum?id=YicbFdNTTy"])
+
+    err = capfd.readouterr().err
+    assert status == EXIT_CODES["invalid_argument"]
+    assert "a web URL" in err and "fetch_pdf_by_url" in err
+
+
+def test_a_bib_file_imported_into_the_library_keeps_every_entry_matched_or_flagged(held, capfd):
+    # Issue 37 item 4, as a user runs it: a .bib with one paper the sources know and one they cannot look up
+    bib = (f"@article{{a, title = {{Developing functional musculoskeletal tissues}}, doi = {{{DOI}}}}}\n"
+           "@unpublished{b, author = {Doe, Jane}, title = {My own unpublished draft}, year = 2026}\n")
+    status = main(["library", "import", "--text", bib, "--collection", "bib-import", "--json"])
+
+    out = capfd.readouterr()
+    assert status == EXIT_OK, out.err[-2000:]
+    answer = json.loads(out.out)
+    assert (answer["format"], answer["matched"], answer["unmatched"], answer["failed"]) == ("bibtex", 1, 1, 0)
+    assert [e["status"] for e in answer["entries"]] == ["matched", "unmatched"]

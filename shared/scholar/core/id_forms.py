@@ -24,6 +24,7 @@ FORM_NAMES: dict[IdKind, str] = {
     "openalex": "an OpenAlex work id",
     "inspire": "an INSPIRE-HEP record id",
     "acm": "an ACM id",
+    "acl": "an ACL Anthology id",
     "mag": "a Microsoft Academic id",
     "isbn": "an ISBN",
     "patent": "a patent number",

@@ -10,7 +10,8 @@
    DOI ``10.48550/arXiv.X`` becomes an arXiv id.
 3. an http(s) URL: doi.org / dx.doi.org → doi (or arXiv as above); arxiv.org/abs|pdf|html → arxiv;
    openalex.org/W… → openalex; inspirehep.net/literature/N → inspire; pubmed → pmid; PMC article pages → pmcid;
-   semanticscholar.org/paper/…/<hex> → s2; any other URL → ``url`` (kept verbatim).
+   semanticscholar.org/paper/…/<hex> → s2; a publisher's or archive's link read by the table in
+   ``scholar.core.link_forms`` → the DOI (PMID, PMCID, ACL id) in it; any other URL → ``url`` (kept verbatim).
 4. what our own tools hand out besides papers: ``lib_<20 hex>`` → library_item (a caller's library item),
    ``pdfs/<sha256>.pdf`` → artifact (a stored PDF); ``mine/<sha256>.pdf`` and ``upload/<token>`` → owned_pdf (a PDF
    the caller brought: readable by that caller alone, scholar.store.owned_pdfs).
@@ -40,22 +41,24 @@ from pydantic import BaseModel, Field
 
 from scholar.core import patent_numbers
 from scholar.core.errors import InvalidArgumentError
+from scholar.core.link_forms import identifier_in
 from scholar.core.urlpath import has_control_characters
 
-IdKind = Literal["doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "isbn", "openalex", "inspire", "acm", "mag", "patent",
-                 "standard", "library_item", "artifact", "owned_pdf", "url"]
+IdKind = Literal["doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "isbn", "openalex", "inspire", "acm", "acl", "mag",
+                 "patent", "standard", "library_item", "artifact", "owned_pdf", "url"]
 # The kinds that name a scholarly paper (the others name a book, patent, standard, library item, PDF or web page).
 PAPER_KINDS: frozenset[IdKind] = frozenset(
-    {"doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "openalex", "inspire", "acm", "mag"})
+    {"doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "openalex", "inspire", "acm", "acl", "mag"})
 # The kinds Semantic Scholar's graph API looks up directly (``PaperId.s2_key``).
-S2_KINDS: frozenset[IdKind] = frozenset({"doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "acm", "mag"})
+S2_KINDS: frozenset[IdKind] = frozenset({"doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "acm", "acl", "mag"})
 
 MAX_ID_LENGTH = 300
 # The argument of a tool that takes one paper in any of these forms (every tool but get_paper says only this).
 PaperIdentifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, description="Any paper identifier")]
 ACCEPTED_FORMS = (
     "DOI (10.1038/nature12373, doi:…, https://doi.org/…), arXiv id (2104.12255, 2104.12255v1, hep-th/9901001, "
-    "arXiv:…, arxiv.org URL), PMID:123, PMCID:PMC123 or PMC123, CorpusId:123, ACM:…, MAG:…, "
+    "arXiv:…, arxiv.org URL, a publisher's link holding the DOI), PMID:123, PMCID:PMC123 or PMC123, CorpusId:123, "
+    "ACM:…, ACL:… (ACL Anthology), MAG:…, "
     "a 40-hex Semantic Scholar id, an OpenAlex work id (W2741809807), an INSPIRE record (INSPIRE:1842768), "
     "ISBN-10/13 (ISBN:…), a patent number with its office prefix (EP1234567A1, US10123456B2, WO2024/123456), "
     "a standard (RFC 9000, ISO/IEC 27001), a library item id (lib_…), "
@@ -103,7 +106,7 @@ class InvalidIdError(InvalidArgumentError, ValueError):
 
 
 class PaperId(BaseModel, frozen=True):
-    """A parsed identifier: its kind, its normalised value and (arXiv only) the version asked for."""
+    """A parsed identifier: its kind, its normalised value and (arXiv, bioRxiv/medRxiv) the version asked for."""
 
     kind: IdKind
     value: str
@@ -116,7 +119,7 @@ class PaperId(BaseModel, frozen=True):
             InvalidIdError: the kind (isbn, patent, openalex, url) cannot be looked up in Semantic Scholar.
         """
         prefixes = {"doi": "DOI:", "arxiv": "ARXIV:", "pmid": "PMID:", "pmcid": "PMCID:", "corpus": "CorpusId:",
-                    "acm": "ACM:", "mag": "MAG:", "s2": ""}
+                    "acm": "ACM:", "acl": "ACL:", "mag": "MAG:", "s2": ""}
         if self.kind not in prefixes:
             raise InvalidIdError(f"a {self.kind} identifier cannot be looked up in Semantic Scholar", raw=self.value)
         return prefixes[self.kind] + self.value
@@ -248,7 +251,7 @@ def parse_patent_number(raw: str) -> str | None:
         return None
 
 
-_PREFIXES = frozenset({"doi", "arxiv", "pmid", "pmcid", "pmc", "corpusid", "acm", "mag", "isbn", "openalex",
+_PREFIXES = frozenset({"doi", "arxiv", "pmid", "pmcid", "pmc", "corpusid", "acm", "acl", "mag", "isbn", "openalex",
                        "inspire", "patent", "url"})
 _NUMERIC_KINDS: dict[str, IdKind] = {"pmid": "pmid", "corpusid": "corpus", "mag": "mag"}
 
@@ -267,8 +270,8 @@ def _from_prefix(prefix: str, rest: str, raw: str) -> PaperId:
         return PaperId(kind=_NUMERIC_KINDS[prefix], value=str(int(rest)))
     if prefix in ("pmcid", "pmc") and (pmc := _PMCID_RE.match(rest)):
         return PaperId(kind="pmcid", value=f"PMC{pmc.group(1)}")
-    if prefix == "acm" and _ACM_RE.match(rest):
-        return PaperId(kind="acm", value=rest)
+    if prefix in ("acm", "acl") and _ACM_RE.match(rest):
+        return PaperId(kind="acm" if prefix == "acm" else "acl", value=rest)
     if prefix == "isbn":
         return PaperId(kind="isbn", value=parse_isbn(rest))
     if prefix == "openalex" and _OPENALEX_RE.match(rest):
@@ -310,6 +313,9 @@ def _from_url(url: str) -> PaperId:
         return PaperId(kind="pmcid", value=last.upper())
     if host.endswith("semanticscholar.org") and "/paper/" in path and _S2_RE.match(last):
         return PaperId(kind="s2", value=last.lower())
+    if (link := identifier_in(url)) and (prefixed := _PREFIX_RE.match(link.written)):  # a publisher's link, a DOI in it
+        found = _from_prefix(prefixed.group(1), prefixed.group(2), url)
+        return found.model_copy(update={"version": link.version}) if link.version else found
     return PaperId(kind="url", value=url)
 
 
@@ -392,7 +398,7 @@ def written_ids(external: Mapping[str, str]) -> list[str]:
 
 # externalIds name → the prefix ``parse_paper_id`` reads, for the normalised keys of a record.
 _KEY_PREFIX = {"DOI": "doi", "ArXiv": "arxiv", "PubMed": "pmid", "PubMedCentral": "pmcid", "OpenAlex": "openalex",
-               "CorpusId": "corpusid", "MAG": "mag", "INSPIRE": "inspire"}
+               "CorpusId": "corpusid", "MAG": "mag", "INSPIRE": "inspire", "ACL": "acl"}
 
 
 def record_keys(paper_id: str | None, external: Mapping[str, str]) -> set[str]:

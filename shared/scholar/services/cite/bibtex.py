@@ -58,18 +58,27 @@ def protect_title(text: str) -> str:
     return " ".join(out)
 
 
+_AND_RE = re.compile(r"(?:^|\s)and(?:\s|$)", re.IGNORECASE)
+
+
+def _name_part(text: str) -> str:
+    """One part of a name, escaped; braced when BibTeX would split it (a comma, or the word "and" in it)."""
+    part = escape(text)
+    return "{" + part + "}" if "," in part or _AND_RE.search(part) else part
+
+
 def _name(name: Name) -> str:
+    # "von Last, Jr, First": BibTeX splits a name at its commas and a name list at " and ", so a part holding
+    # either (a family name written in two scripts, "Athanasiou, Αθανασίου") is braced, keeping one author one.
     if name.literal is not None:
         return "{" + escape(name.literal) + "}"
-    family = escape(name.family or "")
-    if " and " in f" {family} ":
-        family = "{" + family + "}"
+    family = _name_part(name.family or "")
     last = f"{name.particle} {family}" if name.particle else family
     parts = [last]
     if name.suffix:
-        parts.append(escape(name.suffix))
+        parts.append(_name_part(name.suffix))
     if name.given:
-        parts.append(escape(name.given))
+        parts.append(_name_part(name.given))
     return ", ".join(parts)
 
 

@@ -11,21 +11,22 @@ not touched at all.
 from __future__ import annotations
 
 import re
-import warnings
 from pathlib import Path
 
-import bibtexparser
-from bibtexparser.bparser import BibTexParser
-
-from scholar.core.records import Author, Journal, Paper
+from scholar.core.config import get_settings
+from scholar.core.records import Paper
+from scholar.services.cite.bib_read import read_bib
 from scholar.services.cite.bibtex import to_bibtex
 from scholar.services.cite.entry import build_entries, build_entry
+from scholar.services.cite.references import from_bibtex, paper_of
 from scholar.store.atomic_file import replace_file
 from scholar.store.library.models import LibraryItem
 
 __all__ = ["bib_text", "papers_from_bib", "write_atomically"]
 
 _SPACE = re.compile(r"\W+")
+# A .bib file being kept in step is read whole before it is rewritten; past this many entries it is no file of ours.
+MAX_BIB_ENTRIES = 100_000
 
 
 def _title_key(title: str | None) -> str:
@@ -44,18 +45,14 @@ def _match_keys(entries: list[dict[str, str]]) -> dict[str, str]:
     return keys
 
 
-def _parse(text: str) -> list[dict[str, str]]:
-    with warnings.catch_warnings():
-        # bibtexparser 1.4 builds its grammar with pyparsing's old argument names (deprecated in pyparsing 3.3).
-        warnings.simplefilter("ignore", DeprecationWarning)
-        parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
-        return bibtexparser.loads(text, parser=parser).entries
+def _parse(text: str | bytes, where: str) -> list[dict[str, str]]:
+    return read_bib(text, where=where, max_entries=MAX_BIB_ENTRIES)
 
 
-def bib_text(items: list[LibraryItem], existing: str | None) -> tuple[str, int]:
+def bib_text(items: list[LibraryItem], existing: str | bytes | None) -> tuple[str, int]:
     """The .bib text of ``items`` keeping the keys ``existing`` gave them; and how many keys are new."""
     papers = [Paper.model_validate(i.paper) for i in items]
-    known = _match_keys(_parse(existing)) if existing else {}
+    known = _match_keys(_parse(existing, "the .bib file being updated")) if existing else {}
     taken: set[str] = set()
     entries = []
     new = 0
@@ -88,18 +85,14 @@ def write_atomically(path: Path, text: str) -> bool:
     return True
 
 
-def papers_from_bib(text: str) -> list[Paper]:
-    """The papers of a .bib file (title, authors, year, DOI, arXiv id, journal, volume, pages)."""
-    papers = []
-    for entry in _parse(text):
-        external = {k: v for k, v in (("DOI", entry.get("doi")), ("ArXiv", entry.get("eprint"))) if v}
-        authors = [Author(name=" ".join(reversed([p.strip() for p in name.split(",", 1)])))
-                   for name in re.split(r"\s+and\s+", entry.get("author", "")) if name.strip()]
-        year = entry.get("year", "")
-        venue = entry.get("journal") or entry.get("booktitle")
-        papers.append(Paper(
-            title=(entry.get("title") or "").replace("{", "").replace("}", "") or None,
-            authors=authors or None, year=int(year) if year.isdigit() else None, externalIds=external or None,
-            venue=venue, journal=Journal(name=venue, volume=entry.get("volume"), pages=entry.get("pages"))
-            if venue else None, sources=["bibtex"]))
-    return papers
+def papers_from_bib(text: str | bytes, where: str = "the .bib file") -> list[Paper]:
+    """The papers of a .bib file (title, authors, year, DOI, arXiv id, journal, volume, pages), one per entry.
+
+    Bytes are decoded by ``scholar.services.cite.bib_read`` (UTF-8, else Windows-1252, else refused).
+
+    Raises:
+        InvalidArgumentError: not BibTeX text, or an undefined ``@string`` macro (the file and the rule named).
+        TooLargeError: more entries than a library holds (``SCHOLAR_LIBRARY_MAX_ITEMS``), refused before any write.
+    """
+    entries = read_bib(text, where=where, max_entries=get_settings().library_max_items)
+    return [paper_of(from_bibtex(entry), "bibtex") for entry in entries]

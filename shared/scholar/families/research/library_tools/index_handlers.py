@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from functools import partial
+from typing import TYPE_CHECKING
 
 from scholar.core.aio import off_loop
 from scholar.core.budget import RESERVE, fit
@@ -19,6 +21,9 @@ from scholar.core.catalogue import CallContext, Handler
 from scholar.core.config import get_settings
 from scholar.core.errors import InvalidArgumentError, NotFoundError
 from scholar.families.research.library_tools.index_spec import (
+    MAX_ENTRY_OUTCOMES,
+    MAX_IMPORT_ENTRIES,
+    ImportedEntry,
     LibraryExportInput,
     LibraryExportResult,
     LibraryHit,
@@ -30,9 +35,12 @@ from scholar.families.research.library_tools.index_spec import (
 from scholar.families.research.search.pages import decode_cursor, encode_cursor
 from scholar.services.library.index import Filters
 from scholar.services.library.index_cache import holder
-from scholar.store.library.models import LibraryItem
+from scholar.store.library.models import DEFAULT_COLLECTION, LibraryItem
 from scholar.store.library.table import LibraryStore
 from scholar.store.limiter import call_deadline
+
+if TYPE_CHECKING:
+    from scholar.services.cite.references import ReferenceFormat
 
 MAX_TITLE = 300
 # A snippet is 16 tokens, but one token may be a long unbroken string (a URL, an encoded blob in a body).
@@ -135,7 +143,8 @@ def _import(args: LibraryImportInput, principal: str) -> LibraryImportResult:
     if args.reference is not None:
         parsed = snapshot.parse_snapshot(snapshot.read_reference(args.reference, principal), "reference")
     else:
-        parsed = snapshot.parse_snapshot(args.jsonl or "", "jsonl")
+        field = "jsonl" if args.jsonl is not None else "text"
+        parsed = snapshot.parse_snapshot(args.jsonl or args.text or "", field)
     store = LibraryStore(principal)
     summary = snapshot.import_items(store, parsed.items, args.collection)
     written = {*summary.added, *summary.updated}
@@ -143,10 +152,37 @@ def _import(args: LibraryImportInput, principal: str) -> LibraryImportResult:
     exported_at = parsed.header.get("exported_at")
     return LibraryImportResult(items=len(parsed.items), added=len(summary.added), updated=len(summary.updated),
                                skipped=len(summary.skipped), collection=args.collection,
-                               exported_at=exported_at if isinstance(exported_at, str) else None)
+                               exported_at=exported_at if isinstance(exported_at, str) else None,
+                               format="jsonl" if args.text is not None else None)
+
+
+async def _import_references(args: LibraryImportInput, principal: str, text: str,
+                             fmt: ReferenceFormat) -> LibraryImportResult:
+    from scholar.services.cite.references import read_references  # noqa: PLC0415  # lazy: only for an import
+    from scholar.services.library.reference_import import import_references  # noqa: PLC0415  # lazy, as above
+
+    entries = await off_loop(partial(read_references, text, fmt, field="text", max_entries=MAX_IMPORT_ENTRIES))
+    report = await import_references(principal, entries, collection=args.collection or DEFAULT_COLLECTION,
+                                     source=fmt)
+    outcomes = [ImportedEntry.model_validate(vars(o)) for o in report.outcomes]
+    shown, truncated = fit(outcomes[:MAX_ENTRY_OUTCOMES], reserve=RESERVE)
+    return LibraryImportResult(
+        items=len(entries), added=report.count("added"), updated=report.count("updated"),
+        skipped=report.count("skipped"), collection=args.collection, format=fmt, matched=report.count("matched"),
+        unmatched=report.count("unmatched"), failed=report.count("failed"), entries=shown,
+        truncated=True if truncated or len(outcomes) > MAX_ENTRY_OUTCOMES else None)
 
 
 async def library_import(args: LibraryImportInput, ctx: CallContext) -> LibraryImportResult:
+    if args.text is not None:
+        from scholar.services.cite.references import detect_format  # noqa: PLC0415  # lazy, as above
+
+        fmt = args.format or detect_format(args.text)
+        if fmt != "jsonl":
+            return await _import_references(args, ctx.principal, args.text, fmt)
+    elif args.format not in (None, "jsonl"):
+        raise InvalidArgumentError(f"format {args.format} is read from text; jsonl and reference hold a snapshot",
+                                   field="format")
     return await off_loop(_import, args, ctx.principal)
 
 

@@ -17,7 +17,8 @@ MAX_INLINE_JSONL = 3_000_000
 ExportFormat = Literal["bibtex", "csl-json", "ris", "jsonl"]
 Collection = Annotated[str, Field(pattern=COLLECTION_PATTERN)]
 # Imports add and update the caller's own items; they never delete, and a second import of the same file is a no-op.
-IMPORT = Annotations(read_only=False, destructive=False, idempotent=True, open_world=False)
+# Open world: a reference list's entries are looked up in the scholarly sources.
+IMPORT = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
 
 
 class LibrarySearchInput(BaseModel):
@@ -93,35 +94,64 @@ class LibraryExportResult(BaseModel):
     url_expires_s: int | None = None
 
 
+ImportFormat = Literal["jsonl", "bibtex", "ris", "csl-json"]
+# A reference list's entries are each looked up: at most this many per call (the library's own bound is higher).
+MAX_IMPORT_ENTRIES = 2_000
+MAX_ENTRY_OUTCOMES = 200
+
+
 class LibraryImportInput(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
     jsonl: Annotated[
         str | None,
-        Field(default=None, min_length=1, max_length=MAX_INLINE_JSONL,
-              description="A snapshot of library_export format=jsonl"),
+        Field(default=None, min_length=1, max_length=MAX_INLINE_JSONL, description="A library_export jsonl snapshot"),
     ] = None
+    text: Annotated[
+        str | None,
+        Field(default=None, min_length=1, max_length=MAX_INLINE_JSONL),  # the tool's description says what
+    ] = None
+    format: ImportFormat | None = Field(default=None, description="Of text; detected when omitted")
     reference: Annotated[
         str | None,
-        Field(default=None, min_length=1, max_length=200,
-              description="Instead of jsonl: the exports/... reference of a jsonl export of yours"),
+        Field(default=None, min_length=1, max_length=200, description="exports/... of a jsonl export of yours"),
     ] = None
     collection: Collection | None = Field(default=None, description="Put every item in this collection")
 
     @model_validator(mode="after")
     def _one_source(self) -> LibraryImportInput:
-        if (self.jsonl is None) == (self.reference is None):
-            raise ValueError("give exactly one of jsonl or reference")
+        if sum(x is not None for x in (self.jsonl, self.text, self.reference)) != 1:
+            raise ValueError("give exactly one of jsonl, text or reference")
         return self
+
+
+class ImportedEntry(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+    index: int = Field(description="The entry's place in the text, from 0")
+    key: str | None = Field(default=None, description="Its citation key or id as written")
+    title: str | None = None
+    status: Literal["matched", "unmatched", "failed"] = Field(
+        description="matched: a record; unmatched: kept as written, tagged unmatched; failed: a source failed, kept "
+        "as written (import again)"
+    )
+    item_id: str
+    written: Literal["added", "updated", "skipped"]
+    message: str | None = None
 
 
 class LibraryImportResult(BaseModel):
     model_config = ConfigDict(defer_build=True)
-    items: int = Field(description="Items in the snapshot")
+    items: int = Field(description="Items (entries) in the text")
     added: int = Field(description="Items that were not in the library")
-    updated: int = Field(description="Items replaced because the snapshot's copy is newer")
+    updated: int = Field(description="Items replaced because the snapshot's copy is newer (or now matched)")
     skipped: int = Field(description="Items already in the library and not older than the snapshot's copy")
     exported_at: str | None = Field(default=None, description="When the snapshot was written")
     collection: str | None = Field(default=None, description="The collection every item was put in, if overridden")
+    format: ImportFormat | None = None
+    matched: int | None = Field(default=None, description="Entries matched to a record")
+    unmatched: int | None = Field(default=None, description="Entries kept as written, tagged unmatched")
+    failed: int | None = Field(default=None, description="Entries whose lookup failed, kept as written (import again)")
+    entries: list[ImportedEntry] | None = Field(default=None, description="Each entry's outcome (first 200)")
+    truncated: bool | None = None
 
 
 TOOLS = (
@@ -129,8 +159,8 @@ TOOLS = (
         name="library_search",
         family="research",
         title="Search your library",
-        description="Full-text search of your saved papers: titles, authors, abstracts, notes, tags and the Markdown "
-        "of converted papers. Ranked by BM25 with a snippet and the fields that matched; page with next_cursor.",
+        description="Full-text search of your saved papers (titles, authors, abstracts, notes, tags, converted "
+        "Markdown), ranked by BM25, with a snippet and the fields matched; page with next_cursor.",
         input_model=LibrarySearchInput,
         output_model=LibrarySearchResult,
         annotations=READ_ONLY_LOCAL,
@@ -140,9 +170,8 @@ TOOLS = (
         name="library_export",
         family="research",
         title="Export your library",
-        description="A collection or your whole library as BibTeX, CSL-JSON, RIS or a JSONL snapshot. A small "
-        "export comes back as content; a larger one is stored and answered with a reference and a download link "
-        "valid for 15 minutes.",
+        description="A collection or your whole library as BibTeX, CSL-JSON, RIS or a JSONL snapshot; a large "
+        "export is stored and answered with a reference and a 15-minute download link.",
         input_model=LibraryExportInput,
         output_model=LibraryExportResult,
         annotations=READ_ONLY_LOCAL,
@@ -151,10 +180,9 @@ TOOLS = (
     ToolSpec(
         name="library_import",
         family="research",
-        title="Import a library snapshot",
-        description="Import a library_export JSONL snapshot. Every line is checked first (a bad one is named by "
-        "line number; nothing is written); items keep their ids, one you have is replaced only by a newer copy, so "
-        "importing twice changes nothing. Answers how many were added, updated and skipped.",
+        title="Import into your library",
+        description="Import BibTeX, RIS or CSL-JSON text (each reference matched by its DOI, arXiv id or PMID; the "
+        "rest kept as written, tagged unmatched) or a library_export JSONL snapshot (newer copies win).",
         input_model=LibraryImportInput,
         output_model=LibraryImportResult,
         annotations=IMPORT,
