@@ -93,3 +93,15 @@ def test_library_import_reads_the_snapshot_from_a_file_or_stdin(machine, tmp_pat
     for done in (from_file, from_stdin):
         assert done.returncode == EXIT_OK, done.stderr
         assert json.loads(done.stdout)["skipped"] >= 1
+
+
+def test_a_zotero_sync_without_a_key_names_the_settings_and_the_keyring_command(machine):
+    env = {**machine.child_env(), "SCHOLAR_ZOTERO_API_KEY": "", "SCHOLAR_ZOTERO_LIBRARY": "",
+           "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
+    done = subprocess.run(machine.command("library", "sync", "zotero", "--direction", "pull"), env=env,
+                          capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+
+    assert done.returncode == EXIT_CODES["forbidden"], done.stderr
+    for named in ("SCHOLAR_ZOTERO_API_KEY", "SCHOLAR_ZOTERO_LIBRARY", "keyring set scholar-mcp/zotero"):
+        assert named in done.stderr
+    assert "connect page" not in done.stderr
