@@ -10,7 +10,10 @@ import json
 import stat
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
 from scholar.core.errors import InvalidArgumentError
 from scholar.local.install import install, uninstall
@@ -111,3 +114,22 @@ def test_uninstall_keeps_a_file_install_did_not_create(home):
     uninstall("cursor", out=io.StringIO())
 
     assert json.loads(path.read_text()) == {"mcpServers": {}}
+
+
+def test_the_command_install_writes_starts_a_working_server(home, machine):
+    install("cursor", home=home, system="linux", toolsets="papers", out=io.StringIO(), **NO_COMMANDS)
+    entry = json.loads((home / ".cursor" / "mcp.json").read_text())["mcpServers"]["scholar"]
+    params = StdioServerParameters(command=entry["command"], args=entry["args"], env=machine.child_env(),
+                                   cwd=str(home.parent))
+
+    async def session() -> tuple[set[str], dict]:
+        with anyio.fail_after(120):
+            async with Client(params) as client:
+                tools = {tool.name for tool in (await client.list_tools()).tools}
+                paper = await client.call_tool("get_paper", {"identifier": "10.1073/pnas.1414271111"})
+                return tools, paper.structured_content
+
+    tools, paper = anyio.run(session)
+
+    assert "get_paper" in tools and not any(name.startswith("arxiv_") for name in tools)  # --toolsets papers
+    assert paper["externalIds"]["DOI"] == "10.1073/pnas.1414271111", paper
