@@ -69,6 +69,7 @@ def test_the_command_line_prints_one_plain_line_per_step_on_a_stderr_that_is_no_
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert lines and all(line.startswith("download_paper: ") for line in lines), done.stderr
+    assert any("queued" in line for line in lines), done.stderr
     assert "\r" not in done.stderr
 
 

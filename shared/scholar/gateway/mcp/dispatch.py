@@ -132,7 +132,10 @@ async def call_tool(
         if one_request_at_a_time:
             outcome: Outcome = run_tool(spec, arguments, principal)  # a worker thread costs ~1 ms here
         else:
-            reporter = thread_reporter(progress) if progress is not None else None
+            reporter = None
+            if progress is not None:
+                await progress(0, None, f"{spec.name}: started")  # at once: the family's imports may take a second
+                reporter = thread_reporter(progress)
             outcome = await anyio.to_thread.run_sync(_run_reporting, reporter, spec, arguments, principal)
     except ScholarError as err:
         return error_result(err)

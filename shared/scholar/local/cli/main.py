@@ -108,7 +108,8 @@ def _run_tool(args: argparse.Namespace) -> int:
     from scholar.local.calls import call  # noqa: PLC0415  # the catalogue and the runtime: only for a tool
 
     spec: ToolSpec = args.tool
-    bar = ProgressBar()
+    # Long work (what the catalogue lets run as a task) says it is working when it has said nothing for a while.
+    bar = ProgressBar(label=spec.name if spec.task_support != "forbidden" else "")
     with answer_stream() as answer:
         try:
             with entry_backend():

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stdout
@@ -34,6 +35,7 @@ from scholar.core.errors import (
     UPSTREAM_ERROR,
     ScholarError,
 )
+from scholar.runtime.progress import Step
 
 __all__ = ["EXIT_CODES", "EXIT_OK", "ProgressBar", "ProgressLine", "answer_stream", "error_json", "exit_code",
            "print_error", "render"]
@@ -187,14 +189,31 @@ class ProgressBar:
 
     WIDTH = 24
 
-    def __init__(self, out: TextIO | None = None) -> None:
+    WORKING_AFTER_S = 0.5  # a call still running this long without a step says it is working (a fast one: nothing)
+
+    def __init__(self, out: TextIO | None = None, *, label: str = "") -> None:
         self.out = out or sys.stderr
         self.tty = self.out.isatty()
         self._began = time.monotonic()
         self._last = ""
         self._width = 0
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        if label:
+            self._timer = threading.Timer(self.WORKING_AFTER_S, self._working, args=(label,))
+            self._timer.daemon = True
+            self._timer.start()
 
-    def __call__(self, step: Any) -> None:
+    def _working(self, label: str) -> None:
+        with self._lock:
+            if not self._last:
+                self._draw(Step(0, None, f"{label}: working"))
+
+    def __call__(self, step: Step) -> None:
+        with self._lock:
+            self._draw(step)
+
+    def _draw(self, step: Step) -> None:
         message = str(step.message or "working")
         if step.total:
             filled = int(self.WIDTH * min(1.0, step.done / step.total))
@@ -211,7 +230,11 @@ class ProgressBar:
         self.out.flush()
 
     def clear(self) -> None:
-        """Remove the bar's line (on a terminal): the answer follows on a clean screen."""
+        """Stop the working notice; remove the bar's line (on a terminal): the answer follows on a clean screen."""
+        if self._timer is not None:
+            self._timer.cancel()
+        with self._lock:
+            self._last = self._last or "done"  # a notice already due finds the call ended
         if self.tty and self._width:
             self.out.write("\r" + " " * self._width + "\r")
             self.out.flush()
