@@ -51,9 +51,14 @@ def _sync_standards(args: argparse.Namespace) -> int:
     unknown = sorted(set(bodies) - set(BODIES))
     if unknown:
         raise InvalidArgumentError(f"unknown bodies {', '.join(unknown)}; one of {', '.join(BODIES)}", field="bodies")
+    from scholar.local.cli.output import ProgressBar  # noqa: PLC0415  # with this command
+    from scholar.runtime.progress import reporting  # noqa: PLC0415  # with this command
+
     sys.stderr.write(f"syncing the standards catalogue ({', '.join(bodies or BODIES)}) …\n")
-    with entry_backend():
+    bar = ProgressBar()
+    with entry_backend(), reporting(bar):
         summary = handle_sync_event({"bodies": bodies} if bodies else {})
+    bar.clear()
     sys.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
     return 0 if summary.get("published") else 1
 
