@@ -67,7 +67,6 @@ def not_listed(spec: ToolSpec, selection: Selection) -> InvalidArgumentError:
 
 # Sends one notifications/progress for the request being served (the SDK's ``ctx.session.report_progress``).
 SendProgress = Callable[[float, float | None, str | None], Coroutine[Any, Any, None]]
-PROGRESS_SEND_WAIT_S = 2.0  # a worker thread waits this long for its notification to go out
 
 
 def thread_reporter(send: SendProgress) -> Reporter:
