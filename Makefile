@@ -15,7 +15,7 @@ SAM := $(TOOLS)/bin/sam
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check -e '.[gateway,auth,local,dev]'
+	$(VENV)/bin/pip install -q --disable-pip-version-check -e '.[aws,gateway,auth,local,dev]'
 	touch $@
 
 # SAM CLI and cfn-lint pin their own click/boto3/pydantic: they live in a separate environment.

@@ -86,7 +86,7 @@ def _isolated_settings() -> Iterator[None]:
     """Fresh settings and boto3 clients around every test; pacing off and search budgets long unless a test says."""
     helper = Env()
     # Research search's deadlines are for the deployed server; a loaded test machine gets twenty times as long.
-    helper.set(SCHOLAR_PACE_SCALE="0", SCHOLAR_SEARCH_BUDGET_SCALE="20")
+    helper.set(SCHOLAR_PACE_SCALE="0", SCHOLAR_SEARCH_BUDGET_SCALE="20", SCHOLAR_INLINE_WAIT_S="0")
     yield
     helper.undo()
 

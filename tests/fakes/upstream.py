@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -325,8 +326,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     fixtures = args.fixtures or _default_fixtures()
     with FakeUpstream(fixtures, host=args.host, port=args.port) as fake:
-        print(f"fake upstream: {len(fake.routes.recorded)} recorded routes from {fixtures}")
-        print(f"set SCHOLAR_UPSTREAM_PROXY_BASE={fake.base_url}  (Ctrl-C stops)")
+        print(f"fake upstream: {len(fake.routes.recorded)} recorded routes from {fixtures}", flush=True)
+        print(f"set SCHOLAR_UPSTREAM_PROXY_BASE={fake.base_url}  (Ctrl-C stops)", flush=True)
         try:
             threading.Event().wait()
         except KeyboardInterrupt:
@@ -334,14 +335,13 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _default_fixtures() -> Path:
-    import pytest  # lazy: only the CLI borrows the test helper, which reports a missing folder as a skip
-
-    from tests.fixtures_dir import fixtures_dir
-
-    try:
-        return fixtures_dir()
-    except pytest.skip.Exception as missing:
-        raise SystemExit(str(missing)) from None
+    """$SCHOLAR_FIXTURES_DIR, else ../shared/fixtures (as tests.fixtures_dir finds them, without pytest: a demo runs
+    in a venv that has none)."""
+    path = Path(os.environ.get("SCHOLAR_FIXTURES_DIR") or Path(__file__).resolve().parents[2].parent / "shared" /
+                "fixtures")
+    if not path.is_dir():
+        raise SystemExit(f"recorded upstream fixtures not found at {path} (set SCHOLAR_FIXTURES_DIR or --fixtures)")
+    return path
 
 
 if __name__ == "__main__":

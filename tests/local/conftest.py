@@ -50,7 +50,7 @@ def machine(request: pytest.FixtureRequest, fake_upstream: FakeUpstream,
     home = tmp_path_factory.mktemp("scholar-home")
     env = {"SCHOLAR_BACKEND": request.param, "SCHOLAR_HOME": str(home),
            "SCHOLAR_UPSTREAM_PROXY_BASE": fake_upstream.base_url, "SCHOLAR_PACE_SCALE": "0",
-           "SCHOLAR_RETRY_BUDGET_S": "1", "SCHOLAR_PROFILE": "all"}
+           "SCHOLAR_RETRY_BUDGET_S": "1", "SCHOLAR_PROFILE": "all", "SCHOLAR_INLINE_WAIT_S": "0"}
     patch = pytest.MonkeyPatch()
     for name, value in env.items():
         patch.setenv(name, value)

@@ -77,8 +77,10 @@ def test_text_is_the_default_and_reads_as_an_outline(held, capfd):
 def test_sync_standards_syncs_the_bodies_named_in_any_case(held, capfd):
     status = main(["sync-standards", "--bodies", "ietf"])
 
-    summary = json.loads(capfd.readouterr().out)
+    said = capfd.readouterr()
+    summary = json.loads(said.out)
     assert [run["body"] for run in summary["runs"]] == ["IETF"]
+    assert "standards sync: IETF" in said.err  # its progress, on stderr
     assert status == EXIT_OK and summary["published"] is True, summary["runs"]
     assert main(["sync-standards", "--bodies", "nope"]) == EXIT_CODES["invalid_argument"]
 

@@ -38,7 +38,7 @@ def oauth_settings(documents: DocumentServer) -> dict[str, str]:
 oauth_server = local_server_fixture(
     StackOptions(upstream="oauth_upstream", contact_email="oauth@example.org", retry_budget_s="1", retry_wait_s=None,
                  settings_from=("oauth_settings",)),
-    scope="package", name="oauth_server")
+    scope="package", name="oauth_server", backends=("aws", "local"))  # the whole flow on both backends (issue 40.8)
 
 
 @pytest.fixture

@@ -86,7 +86,7 @@ def environ(settings: Mapping[str, str] = (), *, path: Path | None = None) -> di
 def machine_settings(fake: FakeUpstream, home: Path) -> dict[str, str]:
     """The settings of a machine whose sources are the fake upstream (as tests/local/conftest.py sets them)."""
     return {"SCHOLAR_HOME": str(home), "SCHOLAR_UPSTREAM_PROXY_BASE": fake.base_url, "SCHOLAR_PACE_SCALE": "0",
-            "SCHOLAR_RETRY_BUDGET_S": "1",
+            "SCHOLAR_RETRY_BUDGET_S": "1", "SCHOLAR_INLINE_WAIT_S": "0",
             # a loaded machine (the suite's workers, other runs): search's deadlines twenty times as long, as the
             # suites' own servers have them (tests/fixtures/servers.py)
             "SCHOLAR_SEARCH_BUDGET_SCALE": "20"}

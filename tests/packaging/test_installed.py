@@ -121,12 +121,31 @@ def moto_absent(user: User) -> None:
     assert found.stdout.strip() == "None", f"moto is installed in the fresh venv: {found.stdout}{found.stderr}"
 
 
+# What only the AWS backend and the deployment need (the aws extra, issue 41): a plain install has none of them.
+AWS_ONLY = ("boto3", "aws_lambda_powertools", "s3transfer")
+
+
+def aws_only_absent(user: User) -> None:
+    found = user.run(user.installed.bin("python"), "-c", "import importlib.util; "
+                     f"print([name for name in {AWS_ONLY!r} if importlib.util.find_spec(name)])")
+    assert found.stdout.strip() == "[]", f"installed without the aws extra: {found.stdout}{found.stderr}"
+
+
 def test_the_installed_copy_is_the_one_imported_and_moto_is_not_installed(user):
     done = user.run(user.installed.bin("python"), "-c", "import scholar; print(scholar.__file__)")
 
     assert done.returncode == 0, done.stderr[-3000:]
     assert Path(done.stdout.strip()).is_relative_to(user.installed.site), done.stdout
     moto_absent(user)
+    aws_only_absent(user)
+
+
+def test_a_cached_get_paper_prints_nothing_on_stderr(user):
+    answer(user.scholar("get-paper", DOI, "--json"))
+    again = user.scholar("get-paper", DOI)
+
+    assert again.returncode == 0 and DOI in again.stdout, again.stderr
+    assert again.stderr == ""
 
 
 def test_get_paper_prints_the_paper_as_json_and_nothing_else(user):

@@ -19,7 +19,8 @@ def _project() -> dict:
 
 def test_the_deps_layer_pins_the_project_runtime_dependencies():
     machine_only = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["scholar"]["machine-only"]
-    runtime = {d.lower() for d in _project()["dependencies"]} - {d.lower() for d in machine_only}
+    aws = _project()["optional-dependencies"]["aws"]  # what only the AWS backend needs ships in the layer too
+    runtime = {d.lower() for d in [*_project()["dependencies"], *aws]} - {d.lower() for d in machine_only}
     assert _requirements(REPO / "layers/deps/requirements.txt") == runtime
     assert {d.lower() for d in machine_only} <= {d.lower() for d in _project()["dependencies"]}
 

@@ -54,6 +54,7 @@ PACE_SCALE_ENV = "SCHOLAR_PACE_SCALE"
 SEARCH_BUDGET_SCALE_ENV = "SCHOLAR_SEARCH_BUDGET_SCALE"
 RETRY_BUDGET_ENV = "SCHOLAR_RETRY_BUDGET_S"
 RETRY_WAIT_ENV = "SCHOLAR_RETRY_WAIT_S"
+INLINE_WAIT_ENV = "SCHOLAR_INLINE_WAIT_S"
 # Local / test-only: route family calls to in-process handlers instead of Lambda (scholar.local.dispatch).
 LOCAL_DISPATCH_ENV = "SCHOLAR_LOCAL_DISPATCH"
 # Test-only: hosts (host[:port]) a user-supplied URL may reach although they resolve to private
@@ -157,6 +158,8 @@ class Settings(BaseModel):
     retry_budget_s: float = Field(default=8.0, ge=0)
     # First wait of the retry state machine for a queued, rate-limited call.
     retry_wait_s: int = Field(default=5, ge=0)
+    # How long a call that queued its work waits for it in-line (answering the result, not "queued"); 0: never.
+    inline_wait_s: float = Field(default=3.0, ge=0, le=20)
     local_dispatch: bool = False
     test_allow_hosts: frozenset[str] = frozenset()
     pdf_max_bytes: int = Field(default=50 * 1024 * 1024, ge=1024)
@@ -232,6 +235,7 @@ _SETTINGS: Readings = {
     "search_budget_scale": (SEARCH_BUDGET_SCALE_ENV, float),
     "retry_budget_s": (RETRY_BUDGET_ENV, float),
     "retry_wait_s": (RETRY_WAIT_ENV, int),
+    "inline_wait_s": (INLINE_WAIT_ENV, float),
     "local_dispatch": (LOCAL_DISPATCH_ENV, is_true),
     "test_allow_hosts": (TEST_ALLOW_HOSTS_ENV, parse_hosts),
     "pdf_max_bytes": (PDF_MAX_BYTES_ENV, int),

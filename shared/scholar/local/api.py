@@ -8,7 +8,9 @@
 
 A method takes the tool's parameters as keyword arguments and returns the dict the MCP tool returns
 (``structuredContent``); an error envelope is raised as the ``ScholarError`` of its code (``NotFoundError`` …), and a
-queued answer is polled to its end unless ``wait=False``. Calls run as principal ``local`` on the instance's own
+queued answer is polled to its end unless ``wait=False``. ``on_progress`` (optional) is called with each progress
+step of long work (``scholar.runtime.progress.Step``: done, total, message), from the thread running the call.
+Calls run as principal ``local`` on the instance's own
 backend: the local store under ``home`` (default ``SCHOLAR_HOME``), opened at the first call (or by ``with``) and
 closed by ``close()``, and entered around each call only (a context variable), so two instances over two folders
 work side by side in one process, from any threads, and closing one leaves the other working. With
@@ -31,6 +33,7 @@ from scholar.core.backend import using
 from scholar.core.catalogue import ToolSpec
 from scholar.local.backend import LOCAL, backend_name, entry_backend
 from scholar.local.calls import Progress, call, local_tools
+from scholar.runtime.progress import Reporter
 
 if TYPE_CHECKING:
     from scholar.local.machine import LocalMachine
@@ -51,10 +54,12 @@ def _signature(spec: ToolSpec) -> inspect.Signature:
 class _Tools:
     """What both twins share: the backend held open, and a method per tool made on first use."""
 
-    def __init__(self, home: str | Path | None = None, *, wait: bool = True, progress: Progress | None = None) -> None:
+    def __init__(self, home: str | Path | None = None, *, wait: bool = True, progress: Progress | None = None,
+                 on_progress: Reporter | None = None) -> None:
         self._home = Path(home) if home is not None else None
         self._wait = wait
         self._progress = progress
+        self._on_progress = on_progress
         self._machine: LocalMachine | None = None
         self._stack: ExitStack | None = None  # the AWS stand-in (SCHOLAR_BACKEND=aws)
         self._lock = threading.Lock()
@@ -88,9 +93,9 @@ class _Tools:
     def _call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         machine = self._enter()
         if machine is None:
-            return call(name, arguments, wait=self._wait, progress=self._progress)
+            return call(name, arguments, wait=self._wait, progress=self._progress, on_progress=self._on_progress)
         with using(machine.context):
-            return call(name, arguments, wait=self._wait, progress=self._progress)
+            return call(name, arguments, wait=self._wait, progress=self._progress, on_progress=self._on_progress)
 
     def __dir__(self) -> list[str]:
         return sorted({*super().__dir__(), *local_tools()})

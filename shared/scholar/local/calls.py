@@ -4,7 +4,8 @@ Every call takes the gateway's path below the MCP layer (``scholar.runtime.calls
 catalogue, the family run, the error envelope). A result is the dict tools/call returns as ``structuredContent``; an
 error envelope is raised as the ``ScholarError`` of its code. A queued answer (``{queued: true, task_id}``) is
 polled through ``get_task_result`` with its server-side wait (no sleeping here) until the task ends, reporting each
-poll to an optional observer (the command line's progress bar).
+poll to an optional observer. Progress (``scholar.runtime.progress``) goes to ``on_progress`` when given (the
+command line's bar, the Python API's callback): each step of the work, and the task's status while it is polled.
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ from scholar.core.config import get_settings
 from scholar.core.content import split_extra_content
 from scholar.core.errors import InternalError, InvalidArgumentError, from_envelope
 from scholar.families import all_tools, get_tool
-from scholar.families.tasks.spec import MAX_WAIT_S
-from scholar.runtime.calls import reachable, run_tool
+from scholar.runtime.calls import POLL_STEP_S, reachable, run_tool
+from scholar.runtime.progress import Reporter, report, reporting
 
 __all__ = ["LOCAL_PRINCIPAL", "POLL_WAIT_S", "Progress", "call", "local_tools"]
 
 LOCAL_PRINCIPAL = "local"  # the one caller of a machine's own entry points (as the local HTTP server without a key)
-POLL_WAIT_S = MAX_WAIT_S  # the longest server-side wait of get_task_result
+POLL_WAIT_S = POLL_STEP_S  # each poll's server-side wait: the task's status at least this often
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 # Told after each poll of a queued task: the task's status answer (status, elapsed_s, hint).
 Progress = Callable[[dict[str, Any]], None]
@@ -36,7 +37,7 @@ def local_tools() -> dict[str, ToolSpec]:
 
 
 def call(name: str, arguments: dict[str, Any] | None = None, *, wait: bool = True,
-         progress: Progress | None = None) -> dict[str, Any]:
+         progress: Progress | None = None, on_progress: Reporter | None = None) -> dict[str, Any]:
     """Run tool ``name`` as ``local`` and return its result dict.
 
     Args:
@@ -44,6 +45,7 @@ def call(name: str, arguments: dict[str, Any] | None = None, *, wait: bool = Tru
         arguments: its arguments, as JSON values.
         wait: poll a queued answer to its end (``False``: return the queued answer itself).
         progress: called with each poll's answer while waiting.
+        on_progress: told each progress step (``scholar.runtime.progress.Step``): the work's, then the task's.
 
     Raises:
         ScholarError: the tool's error envelope, as the error of its code (a failed task's too).
@@ -51,9 +53,17 @@ def call(name: str, arguments: dict[str, Any] | None = None, *, wait: bool = Tru
     spec = get_tool(name)
     if spec is None or name not in local_tools():
         raise InvalidArgumentError(f"unknown tool {name!r}; `scholar --help` lists the tools", field="name")
+    if on_progress is None:
+        return _call(spec, arguments, wait, progress)
+    with reporting(on_progress):
+        return _call(spec, arguments, wait, progress)
+
+
+def _call(spec: ToolSpec, arguments: dict[str, Any] | None, wait: bool, progress: Progress | None) -> dict[str, Any]:
     result = _result(spec, arguments)
     if not (wait and result.get("queued") is True and isinstance(result.get("task_id"), str)):
         return result
+    report(0, None, f"{spec.name}: queued")
     return _wait_for(result["task_id"], progress)
 
 
@@ -72,6 +82,9 @@ def _wait_for(task_id: str, progress: Progress | None) -> dict[str, Any]:
         answer = _result(poll, {"task_id": task_id, "wait_s": POLL_WAIT_S})
         if progress is not None:
             progress(answer)
+        if answer.get("status") not in TERMINAL:
+            report(float(answer.get("elapsed_s") or 0), None,
+                   f"{answer.get('tool', 'task')}: {answer.get('hint') or answer.get('status')}")
         if answer.get("status") not in TERMINAL:
             continue
         if answer.get("status") == "completed" and isinstance(answer.get("result"), dict):

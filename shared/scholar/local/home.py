@@ -37,7 +37,8 @@ def scholar_home() -> Path:
 
 
 def backup(path: Path) -> Path | None:
-    """Copy ``path`` to ``<name>.<UTC time>.bak`` beside it (None when there is no file to keep)."""
+    """Copy ``path`` to ``<name>.<UTC time>.bak`` beside it, with its permissions (a 0600 config may hold tokens; None
+    when there is no file to keep)."""
     if not path.is_file():
         return None
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -46,7 +47,8 @@ def backup(path: Path) -> Path | None:
     while target.exists():  # two runs in one second keep both backups
         target = path.with_name(f"{path.name}.{stamp}-{n}.bak")
         n += 1
-    replace_file(target, path.read_bytes())
+    content, mode = path.read_bytes(), path.stat().st_mode & 0o777
+    atomic_file.replace_file(target, lambda out: out.write(content), prefix=f".{target.name}.", mode=mode)
     return target
 
 

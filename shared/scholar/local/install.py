@@ -4,9 +4,12 @@ A client whose own command is on PATH (``claude``, ``codex``) is asked to add or
 its config file is edited: read and parsed first (a file that does not parse is refused with its path and line and
 never touched), Scholar's one entry set under the client's servers table (every other server and, in TOML, the
 user's formatting kept), a timestamped backup of the old file, then an atomic replace (``scholar.local.home``).
-What was written is recorded in ``<SCHOLAR_HOME>/clients.json``; ``uninstall`` removes exactly that entry, and
-leaves it in place (saying so) when someone changed it since. A second ``install`` with nothing to change writes
-nothing.
+What was written is recorded in ``<SCHOLAR_HOME>/clients.json`` (before the config is touched: a data folder that
+cannot be written stops the install with nothing changed); ``uninstall`` removes exactly that entry, and leaves it
+in place (saying so) when someone changed it since; a file ``install`` created and that holds nothing else is removed
+whole. A second ``install`` with nothing to change writes nothing. A different ``scholar`` entry already there is
+replaced only with ``--force``. A file that is not UTF-8, not a table at the top, or whose servers are not a table is
+refused with its path, and never touched.
 """
 
 from __future__ import annotations
@@ -33,11 +36,16 @@ Which = Callable[[str], str | None]
 Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 
-def server_command(profile: str | None = None) -> list[str]:
+def server_command(profile: str | None = None, toolsets: str | None = None) -> list[str]:
     """How a client starts Scholar: the ``scholar`` script beside this Python, else ``python -m scholar.local``."""
     script = Path(sys.executable).with_name("scholar.exe" if sys.platform == "win32" else "scholar")
     base = [str(script)] if script.is_file() else [sys.executable, "-m", "scholar.local"]
-    return [*base, "mcp", *(["--profile", profile] if profile else [])]
+    return [*base, "mcp", *(["--profile", profile] if profile else []), *(["--toolsets", toolsets] if toolsets else [])]
+
+
+def _refuse(path: Path, problem: str) -> InvalidArgumentError:
+    return InvalidArgumentError(f"{path}: {problem}; Scholar changed nothing", field="config",
+                                hint=f"Fix {path} (or move it away) and run the command again.")
 
 
 def _parse(client: Client, path: Path) -> Any:
@@ -46,16 +54,23 @@ def _parse(client: Client, path: Path) -> Any:
     Raises:
         InvalidArgumentError: the file does not parse (its path and line named; it is left as it is).
     """
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
     try:
-        if client.file_format == "toml":
-            return tomlkit.parse(text)
-        return json.loads(text) if text.strip() else {}
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    except UnicodeDecodeError as exc:
+        raise _refuse(path, "not UTF-8 text (a UTF-16 file?)") from exc
+    try:
+        document = tomlkit.parse(text) if client.file_format == "toml" else json.loads(text) if text.strip() else {}
     except (json.JSONDecodeError, ParseError) as exc:
         line = getattr(exc, "lineno", None) or getattr(exc, "line", "?")
         raise InvalidArgumentError(
             f"{path}:{line}: not valid {client.file_format.upper()} ({exc}); Scholar changed nothing",
             field="config", hint=f"Fix {path} (or move it away) and run the command again.") from exc
+    if not isinstance(document, dict):
+        raise _refuse(path, f"the top level is a {type(_plain(document)).__name__}, not a table of settings")
+    if not isinstance(document.get(client.servers_key, {}), dict):
+        raise _refuse(path, f"{client.servers_key!r} is a {type(_plain(document[client.servers_key])).__name__}, "
+                            "not a table of servers")
+    return document
 
 
 def _dump(client: Client, document: Any) -> bytes:
@@ -95,17 +110,18 @@ def _run(runner: Runner, argv: list[str]) -> None:
                                     "Scholar edit its config file instead.")
 
 
-def install(name: str, *, profile: str | None = None, dry_run: bool = False, home: Path | None = None,
-            system: str = sys.platform, which: Which = shutil.which, runner: Runner = subprocess.run,
-            out: TextIO | None = None) -> int:
+def install(name: str, *, profile: str | None = None, toolsets: str | None = None, dry_run: bool = False,
+            force: bool = False, home: Path | None = None, system: str = sys.platform, which: Which = shutil.which,
+            runner: Runner = subprocess.run, out: TextIO | None = None) -> int:
     """Register ``scholar mcp`` with client ``name``; returns the exit status (0).
 
     Raises:
-        InvalidArgumentError: an unknown client, or a config file that does not parse.
+        InvalidArgumentError: an unknown client, a config file that does not parse or is not shaped as the client
+            reads it, or a different ``scholar`` entry there already (without ``force``).
         UnavailableError: the client's own command refused.
     """
     client, out = _client(name), out or sys.stdout
-    command = server_command(profile)
+    command = server_command(profile, toolsets)
     binary = which(client.binary) if client.binary else None
     if binary:
         argv = client.add_command(binary, command)
@@ -117,23 +133,44 @@ def install(name: str, *, profile: str | None = None, dry_run: bool = False, hom
     path = client.path(system, home or Path.home())
     document = _parse(client, path)
     entry = client.entry(command)
+    earlier = _records()[1].get(name) or {}
+    created = not path.is_file() or (earlier.get("path") == str(path) and bool(earlier.get("created")))
     servers = document.setdefault(client.servers_key, tomlkit.table(is_super_table=True)
                                   if client.file_format == "toml" else {})
-    if _plain(servers.get(SERVER_NAME)) == entry:
+    before = _plain(servers.get(SERVER_NAME))
+    if before == entry:
         out.write(f"{name}: already registered in {path}; nothing changed\n")
         if not dry_run:
-            _remember(name, {"method": "file", "path": str(path), "entry": entry})
+            _remember(name, {**(_records()[1].get(name) or {}), "method": "file", "path": str(path), "entry": entry})
         return 0
+    if before is not None and not force and not _ours(name, path, before):
+        raise InvalidArgumentError(
+            f"{path} already has a different {SERVER_NAME!r} server ({json.dumps(before)[:200]}); Scholar changed "
+            "nothing (--force replaces it)", field="force",
+            hint=f"`scholar install {name} --force` replaces it (the old file is backed up).")
     servers[SERVER_NAME] = entry
     if dry_run:
         out.write(f"would write {path}:\n{_dump(client, document).decode()}")
         return 0
     kept = backup(path)
-    replace_file(path, _dump(client, document))
-    _remember(name, {"method": "file", "path": str(path), "entry": entry, "backup": str(kept) if kept else None})
+    # Recorded first: a data folder that cannot be written stops here, before the client's file is touched.
+    _remember(name, {"method": "file", "path": str(path), "entry": entry, "backup": str(kept) if kept else None,
+                     "created": created})
+    try:
+        replace_file(path, _dump(client, document))
+    except OSError:
+        _remember(name, None)
+        raise
     out.write(f"{name}: registered `{' '.join(command)}` as {SERVER_NAME!r} in {path}"
+              + (f" (replacing a different {SERVER_NAME!r} entry)" if before is not None else "")
               + (f" (backup: {kept})" if kept else "") + "\n")
     return 0
+
+
+def _ours(name: str, path: Path, entry: Any) -> bool:
+    """The entry is one an earlier ``install`` wrote there (an update of Scholar's own command replaces it)."""
+    record = _records()[1].get(name) or {}
+    return record.get("path") == str(path) and record.get("entry") == entry
 
 
 def uninstall(name: str, *, dry_run: bool = False, runner: Runner = subprocess.run, out: TextIO | None = None) -> int:
@@ -167,8 +204,12 @@ def uninstall(name: str, *, dry_run: bool = False, runner: Runner = subprocess.r
     else:
         del servers[SERVER_NAME]
         kept = backup(path)
-        replace_file(path, _dump(client, document))
-        out.write(f"{name}: removed {SERVER_NAME!r} from {path} (backup: {kept})\n")
+        if record.get("created") and not servers and set(document) == {client.servers_key}:
+            path.unlink()  # install created the file and nothing else is in it
+            out.write(f"{name}: removed {path}, which `scholar install` created (backup: {kept})\n")
+        else:
+            replace_file(path, _dump(client, document))
+            out.write(f"{name}: removed {SERVER_NAME!r} from {path} (backup: {kept})\n")
     if not dry_run:
         _remember(name, None)
     return 0

@@ -15,7 +15,7 @@ import json
 import logging
 from typing import Any
 
-from scholar.core.config import get_settings
+from scholar.core.config import get_settings, set_environment
 from scholar.core.errors import ForbiddenError
 from scholar.local import keys
 from scholar.local.backend import AWS, backend_name, entry_backend
@@ -90,6 +90,12 @@ def serve_http(*, host: str | None = None, port: int | None = None) -> None:
         server.serve(host, port)
         return
     sock = listening_socket(host, port)
+    if settings.auth_mode == OAUTH_MODE and not settings.oauth.oidc_issuer:
+        # No sign-in provider configured: the local OpenID stand-in signs the person at this machine in, as on the
+        # AWS stand-in (scholar.local.server).
+        from scholar.local.http_app import oauth_settings  # noqa: PLC0415  # OAuth mode only
+
+        set_environment(oauth_settings(settings.oauth.public_url or f"http://{host}:{port}")[0])
     with sock, entry_backend():  # uvicorn runs its loop in this thread: its requests see the backend entered here
         serve_uploads_at(settings.oauth.public_url or f"http://{host}:{port}")  # upload_pdf's links
         app = gateway_app()

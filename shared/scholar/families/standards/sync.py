@@ -21,6 +21,7 @@ from scholar.families.standards.linking import link
 from scholar.families.standards.records import BODIES, StandardRecord
 from scholar.families.standards.runs import SyncRun, record_run, summarise_errors
 from scholar.families.standards.storage import BodyMeta, BodyState, IndexStore, Pointer, version_key
+from scholar.runtime.progress import report as report_progress
 from scholar.store.cache import Cache
 
 logger = logging.getLogger(__name__)
@@ -143,7 +144,8 @@ async def run_sync(
     report = SyncReport()
     states: dict[str, BodyState | None] = {}
     any_changed = False
-    for body in bodies:
+    for number, body in enumerate(bodies):
+        report_progress(number, len(bodies), f"standards sync: {body}")
         state, run, changed = await _sync_body(body, store, limits, cache)
         states[body] = state
         report.runs.append(run)

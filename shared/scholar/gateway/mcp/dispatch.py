@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 from mcp import types
 
 from scholar.core.catalogue import ALL_PROFILE, Selection, ToolSpec
@@ -16,6 +19,7 @@ from scholar.core.errors import InternalError, InvalidArgumentError, ScholarErro
 from scholar.families.profiles import listing_of, refusal, tool_names
 from scholar.runtime.calls import reachable, run_tool
 from scholar.runtime.invocation import Outcome
+from scholar.runtime.progress import Reporter, Step, reporting
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +65,31 @@ def not_listed(spec: ToolSpec, selection: Selection) -> InvalidArgumentError:
     )
 
 
+# Sends one notifications/progress for the request being served (the SDK's ``ctx.session.report_progress``).
+SendProgress = Callable[[float, float | None, str | None], Coroutine[Any, Any, None]]
+
+
+def thread_reporter(send: SendProgress) -> Reporter:
+    """A progress reporter for a worker thread of this event loop: each step goes out as ``notifications/progress``
+    (in order, progress always increasing, as the protocol asks)."""
+    token = anyio.lowlevel.current_token()
+    last = [0.0]
+
+    def reporter(step: Step) -> None:
+        value = step.done if step.done > last[0] else last[0] + 0.01
+        last[0] = value
+        total = step.total if step.total is not None and value <= step.total else None
+        anyio.from_thread.run(send, value, total, step.message, token=token)
+
+    return reporter
+
+
+def _run_reporting(reporter: Reporter | None, spec: ToolSpec, arguments: dict[str, Any] | None,
+                   principal: str) -> Outcome:
+    with reporting(reporter):
+        return run_tool(spec, arguments, principal)
+
+
 def _block(extra: dict[str, Any]) -> types.TextContent | types.ImageContent | types.ResourceLink:
     if "uri" in extra:
         return types.ResourceLink(uri=extra["uri"], name=extra["name"], title=extra.get("title"),
@@ -78,6 +107,7 @@ async def call_tool(
     selection: Selection | None,
     *,
     one_request_at_a_time: bool = False,
+    progress: SendProgress | None = None,
 ) -> types.CallToolResult:
     """Run one tools/call and return its result (errors as ``isError`` results, never raised).
 
@@ -85,6 +115,8 @@ async def call_tool(
         selection: what the caller's connection lists (``None``: no selection filter, as in-process callers use).
         one_request_at_a_time: the process serves this request alone (a Lambda invocation), so the blocking
             family call may run on the event loop; a shared server (uvicorn) hands it to a worker thread.
+        progress: sends the client a progress notification (it sent a progressToken); a Lambda's buffered answer
+            carries none (tasks show progress there).
     """
     settings = get_settings()
     if spec is None or not reachable(spec, settings):
@@ -99,7 +131,11 @@ async def call_tool(
         if one_request_at_a_time:
             outcome: Outcome = run_tool(spec, arguments, principal)  # a worker thread costs ~1 ms here
         else:
-            outcome = await anyio.to_thread.run_sync(run_tool, spec, arguments, principal)
+            reporter = None
+            if progress is not None:
+                await progress(0, None, f"{spec.name}: started")  # at once: the family's imports may take a second
+                reporter = thread_reporter(progress)
+            outcome = await anyio.to_thread.run_sync(_run_reporting, reporter, spec, arguments, principal)
     except ScholarError as err:
         return error_result(err)
     except Exception:  # the gateway never answers 5xx: a dispatch failure is a tool error

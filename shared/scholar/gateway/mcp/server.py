@@ -100,6 +100,14 @@ def _stored_list_tools(stored: StoredListings) -> Any:
     return on_list_tools_stored
 
 
+def _progress_sender(ctx: Any) -> Any:
+    """The request's progress sender when the client asked for progress (a progressToken in ``_meta``), else None."""
+    meta = getattr(ctx, "meta", None) or {}
+    if meta.get("progress_token") is None and meta.get("progressToken") is None:
+        return None
+    return ctx.session.report_progress
+
+
 def _caller(scope: dict[str, Any]) -> str:
     return principal_from_scope(scope) if scope else LOCAL_PRINCIPAL
 
@@ -115,6 +123,7 @@ async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.C
         requested_selection(scope),
         # Under Mangum (API Gateway event in the scope) one invocation is one request.
         one_request_at_a_time="aws.event" in scope,
+        progress=_progress_sender(ctx),
     )
 
 

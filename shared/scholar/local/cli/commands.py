@@ -51,9 +51,14 @@ def _sync_standards(args: argparse.Namespace) -> int:
     unknown = sorted(set(bodies) - set(BODIES))
     if unknown:
         raise InvalidArgumentError(f"unknown bodies {', '.join(unknown)}; one of {', '.join(BODIES)}", field="bodies")
+    from scholar.local.cli.output import ProgressBar  # noqa: PLC0415  # with this command
+    from scholar.runtime.progress import reporting  # noqa: PLC0415  # with this command
+
     sys.stderr.write(f"syncing the standards catalogue ({', '.join(bodies or BODIES)}) …\n")
-    with entry_backend():
+    bar = ProgressBar()
+    with entry_backend(), reporting(bar):
         summary = handle_sync_event({"bodies": bodies} if bodies else {})
+    bar.clear()
     sys.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
     return 0 if summary.get("published") else 1
 
@@ -61,7 +66,7 @@ def _sync_standards(args: argparse.Namespace) -> int:
 def _install(args: argparse.Namespace) -> int:
     from scholar.local.install import install  # noqa: PLC0415  # tomlkit and the clients' files: only this command
 
-    return install(args.client, profile=args.profile, dry_run=args.dry_run)
+    return install(args.client, profile=args.profile, toolsets=args.toolsets, dry_run=args.dry_run, force=args.force)
 
 
 def _uninstall(args: argparse.Namespace) -> int:
@@ -167,6 +172,9 @@ def add_commands(subcommands: Any) -> None:
         parser.add_argument("--dry-run", action="store_true", help="print what would change, change nothing")
         if name == "install":
             parser.add_argument("--profile", help="the tool profile the client lists (default: 'default')")
+            parser.add_argument("--toolsets", help="only these families, comma-separated (papers,arxiv,…)")
+            parser.add_argument("--force", action="store_true",
+                                help="replace a different 'scholar' server already in the client's config")
         parser.set_defaults(run=run)
     keys = subcommands.add_parser("keys", help="the keys callers of `scholar serve` present (x-api-key)")
     keys.add_argument("action", choices=("add", "list", "remove"))

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from scholar.core.errors import ScholarError
 from scholar.local.cli import commands
 from scholar.local.cli.options import add_parameters, arguments_of, command_name
-from scholar.local.cli.output import EXIT_OK, ProgressLine, answer_stream, exit_code, print_error, render
+from scholar.local.cli.output import EXIT_OK, ProgressBar, answer_stream, error_json, exit_code, print_error, render
 
 if TYPE_CHECKING:
     from scholar.core.catalogue import ToolSpec
@@ -36,8 +36,24 @@ DESCRIPTION = ("Scholarly literature, books, patents and standards from the comm
                "subcommand (scholar <tool> --help), answers print as text or --json.")
 
 
+HELP_CHARS = 100  # a command's one-line help in `scholar --help`: its first sentence, cut at a word beyond this
+
+
 def _first_line(text: str) -> str:
-    return text.split(". ")[0].split("\n")[0][:100]
+    """The description's first sentence, whole; over ``HELP_CHARS`` cut at a word with an ellipsis."""
+    sentence = text.split("\n")[0].split(". ")[0].strip().rstrip(".")
+    if len(sentence) <= HELP_CHARS:
+        return sentence
+    return sentence[:HELP_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415  # only for --version
+
+    try:
+        return version("scholar-mcp-lambda")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
 
 
 def _add_tool(commands_: argparse._SubParsersAction, name: str, spec: ToolSpec) -> None:
@@ -53,6 +69,7 @@ def _add_tool(commands_: argparse._SubParsersAction, name: str, spec: ToolSpec) 
 def _top_level() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION)
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log to stderr (-v info, -vv debug)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     return parser, parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
 
@@ -91,13 +108,19 @@ def _run_tool(args: argparse.Namespace) -> int:
     from scholar.local.calls import call  # noqa: PLC0415  # the catalogue and the runtime: only for a tool
 
     spec: ToolSpec = args.tool
+    # Long work (what the catalogue lets run as a task) says it is working when it has said nothing for a while.
+    bar = ProgressBar(label=spec.name if spec.task_support != "forbidden" else "")
     with answer_stream() as answer:
         try:
             with entry_backend():
-                result = call(spec.name, arguments_of(args, spec), wait=not args.no_wait, progress=ProgressLine())
+                result = call(spec.name, arguments_of(args, spec), wait=not args.no_wait, on_progress=bar)
         except ScholarError as err:
+            bar.clear()
             print_error(err)
+            if args.as_json:  # a script reads the envelope where it reads answers
+                answer.write(error_json(err) + "\n")
             return exit_code(err)
+        bar.clear()
         answer.write(render(result, as_json=args.as_json) + "\n")
     return EXIT_OK
 

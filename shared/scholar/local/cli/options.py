@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 from scholar.core.catalogue import ToolSpec
@@ -20,6 +22,23 @@ __all__ = ["add_parameters", "arguments_of", "command_name", "positional_names"]
 
 QUERY = "query"
 _SCALARS: dict[str, Any] = {"integer": int, "number": float, "string": str}
+# Text parameters too large for a command line (over 128 KiB: "Argument list too long"): the option also takes a
+# file's path, or - for stdin.
+FROM_FILE = {("library_import", "jsonl")}
+STDIN = "-"
+
+
+def _text_or_file(raw: str) -> str:
+    """``-``: stdin; an existing file's path: its text; else the text itself (a JSONL snapshot starts with ``{``)."""
+    if raw == STDIN:
+        return sys.stdin.read()
+    path = Path(raw)
+    if not raw.lstrip().startswith("{") and len(raw) < 4096 and path.is_file():
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise argparse.ArgumentTypeError(f"cannot read {raw}: {exc}") from exc
+    return raw
 
 
 def command_name(tool: str) -> str:
@@ -53,8 +72,10 @@ def _value_type(prop: dict[str, Any]) -> Any:
     return _json_value  # an object, or a union the schema states as anyOf
 
 
-def _help(prop: dict[str, Any]) -> str:
+def _help(prop: dict[str, Any], item: dict[str, Any]) -> str:
     text = prop.get("description", "")
+    if "enum" in item:
+        text += ("; " if text else "") + "one of: " + ", ".join(str(choice) for choice in item["enum"])
     if "default" in prop:
         text += f" (default: {json.dumps(prop['default'])})"
     return text.replace("%", "%%").strip()
@@ -67,11 +88,14 @@ def add_parameters(parser: argparse.ArgumentParser, spec: ToolSpec) -> None:
     for name, prop in schema.get("properties", {}).items():
         is_list = prop.get("type") == "array"
         item = prop.get("items", {}) if is_list else prop
-        kwargs: dict[str, Any] = {"help": _help(prop), "default": argparse.SUPPRESS}
+        kwargs: dict[str, Any] = {"help": _help(prop, item), "default": argparse.SUPPRESS}
         if prop.get("type") == "boolean":
             parser.add_argument(f"--{command_name(name)}", dest=name, action=argparse.BooleanOptionalAction, **kwargs)
             continue
         kwargs["type"] = _value_type(item)
+        if (spec.name, name) in FROM_FILE:
+            kwargs["type"] = _text_or_file
+            kwargs["help"] += " (or a file's path, or - to read it from stdin)"
         if "enum" in item:
             kwargs["choices"] = item["enum"]
         if is_list:

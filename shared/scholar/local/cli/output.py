@@ -1,5 +1,5 @@
 """What the command line prints: readable text (or the result's JSON), errors on stderr with an exit status by
-code, and a progress line on stderr while a queued task runs.
+code, and progress on stderr while the work runs (a bar on a terminal, a plain line per step otherwise).
 
 Exit statuses (docs/local.md lists the same table; a test holds every error code to one distinct status):
 
@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stdout
 from typing import Any, TextIO
@@ -33,8 +35,10 @@ from scholar.core.errors import (
     UPSTREAM_ERROR,
     ScholarError,
 )
+from scholar.runtime.progress import Step
 
-__all__ = ["EXIT_CODES", "EXIT_OK", "ProgressLine", "answer_stream", "exit_code", "print_error", "render"]
+__all__ = ["EXIT_CODES", "EXIT_OK", "ProgressBar", "ProgressLine", "answer_stream", "error_json", "exit_code",
+           "print_error", "render"]
 
 EXIT_OK = 0
 EXIT_CODES: dict[str, int] = {
@@ -70,6 +74,11 @@ def print_error(err: ScholarError, out: TextIO | None = None) -> None:
         out.write(f"hint: {hint}\n")
 
 
+def error_json(err: ScholarError) -> str:
+    """The error envelope ``{"error": {code, message, …}}`` as ``--json`` prints it on stdout."""
+    return json.dumps(err.to_envelope(), ensure_ascii=False, indent=2)
+
+
 @contextmanager
 def answer_stream() -> Iterator[TextIO]:
     """Send whatever writes to stdout meanwhile (a handler's log, a library's print) to stderr; yield the real stdout.
@@ -92,10 +101,19 @@ def answer_stream() -> Iterator[TextIO]:
 
 
 def render(result: dict[str, Any], *, as_json: bool) -> str:
-    """The answer as stdout shows it: the dict's JSON (``--json``), else an indented outline of it."""
+    """The answer as stdout shows it: the dict's JSON (``--json``), else an indented outline of it (fields without a
+    value left out, as the JSON of a tool's answer leaves them out)."""
     if as_json:
         return json.dumps(result, ensure_ascii=False, indent=2)
-    return "\n".join(_lines(result, 0))
+    return "\n".join(_lines(_without_nulls(result), 0))
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _without_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_without_nulls(item) for item in value]
+    return value
 
 
 def _one_line(record: dict[str, Any]) -> str | None:
@@ -163,3 +181,61 @@ class ProgressLine:
             self.out.write(text + "\n")
         self._status = status
         self.out.flush()
+
+
+class ProgressBar:
+    """Progress steps (``scholar.runtime.progress``) on stderr: on a terminal one rewritten line with a bar when the
+    total is known, cleared when the answer comes; otherwise one plain line per new message (a log keeps a trail)."""
+
+    WIDTH = 24
+
+    WORKING_AFTER_S = 0.5  # a call still running this long without a step says it is working (a fast one: nothing)
+
+    def __init__(self, out: TextIO | None = None, *, label: str = "") -> None:
+        self.out = out or sys.stderr
+        self.tty = self.out.isatty()
+        self._began = time.monotonic()
+        self._last = ""
+        self._width = 0
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        if label:
+            self._timer = threading.Timer(self.WORKING_AFTER_S, self._working, args=(label,))
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _working(self, label: str) -> None:
+        with self._lock:
+            if not self._last:
+                self._draw(Step(0, None, f"{label}: working"))
+
+    def __call__(self, step: Step) -> None:
+        with self._lock:
+            self._draw(step)
+
+    def _draw(self, step: Step) -> None:
+        message = str(step.message or "working")
+        if step.total:
+            filled = int(self.WIDTH * min(1.0, step.done / step.total))
+            bar = f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {step.done:g}/{step.total:g} "
+        else:
+            bar = ""
+        if self.tty:
+            text = f"{bar}{message} {time.monotonic() - self._began:.0f} s"[:120]
+            self.out.write("\r" + text.ljust(self._width))
+            self._width = len(text)
+        elif message != self._last:
+            self.out.write(f"{bar}{message}\n")
+        self._last = message
+        self.out.flush()
+
+    def clear(self) -> None:
+        """Stop the working notice; remove the bar's line (on a terminal): the answer follows on a clean screen."""
+        if self._timer is not None:
+            self._timer.cancel()
+        with self._lock:
+            self._last = self._last or "done"  # a notice already due finds the call ended
+        if self.tty and self._width:
+            self.out.write("\r" + " " * self._width + "\r")
+            self.out.flush()
+            self._width = 0

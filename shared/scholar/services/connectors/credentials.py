@@ -48,8 +48,9 @@ class KeyPlace:
 ZOTERO = KeyPlace(
     "zotero", "scholar-mcp/zotero", "zotero_api_key", lambda s: s.zotero_library, "library", None,
     "no Zotero library is connected",
-    f"Set {ZOTERO_LIBRARY_ENV} (users/<id> or groups/<id>) and SCHOLAR_ZOTERO_API_KEY, or store the key in the OS "
-    "keyring (service scholar-mcp/zotero).")
+    f"Set {ZOTERO_LIBRARY_ENV} (users/<id> or groups/<id>) and SCHOLAR_ZOTERO_API_KEY, or store them in the OS "
+    "keyring: keyring set scholar-mcp/zotero library (the library), then keyring set scholar-mcp/zotero <library> "
+    "(its key).")
 NOTION = KeyPlace(
     "notion", "scholar-mcp/notion", "notion_token", lambda s: s.notion_database, "database", "token",
     "no Notion database and integration token are set up",

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from scholar.core.errors import InvalidArgumentError, NotFoundError, TooLargeError, UnavailableError
 from scholar.core.records import Paper
+from scholar.runtime.progress import report
 from scholar.services.library.export import SNAPSHOT_FORMAT, SNAPSHOT_VERSION
 from scholar.services.library.keys import own_export_key
 from scholar.store.blobs import BlobStore
@@ -158,6 +159,7 @@ def import_items(store: ItemWriter, items: Iterable[LibraryItem], collection: st
     pending = [i.model_copy(update={"collection": collection}) if collection else i for i in items]
     for start in range(0, len(pending), chunk):
         _import_chunk(store, pending[start:start + chunk], summary)
+        report(min(start + chunk, len(pending)), len(pending), "library import: items written")
     return summary
 
 

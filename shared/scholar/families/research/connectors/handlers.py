@@ -26,6 +26,7 @@ from scholar.families.research.connectors.spec import (
     LibrarySyncResult,
 )
 from scholar.runtime.invocation import Invocation
+from scholar.runtime.progress import report
 from scholar.runtime.queue import enqueue_retry
 from scholar.services.connectors.base import Abilities, Connector, Progress, PullJob, PushJob
 from scholar.services.connectors.credentials import machine_source
@@ -49,10 +50,10 @@ async def _collection_items(principal: str, collection: str) -> list[LibraryItem
 
 
 def _progress(task_id: str | None) -> Progress | None:
-    if task_id is None:
-        return None
-
     async def note(done: int, total: int) -> None:
+        report(done, total, f"library sync: step {done} of {total} done")
+        if task_id is None:
+            return
         try:
             await off_loop(TaskStore().transition, task_id, "running", allowed_from=("running",),
                            progress=f"push: step {done} of {total} done")

@@ -20,6 +20,7 @@ from typing import TypeVar
 from scholar.core.errors import ScholarError, UpstreamTimeoutError
 from scholar.core.records import Paper
 from scholar.families.research.search.query import prepare
+from scholar.runtime.progress import report
 from scholar.sources.paper_search import ADAPTERS
 from scholar.sources.registry import SOURCES, Source
 
@@ -73,11 +74,13 @@ class FanOut:
         self._tasks: dict[str, asyncio.Task[Answer]] = {}
         self._started = 0.0
         self._sources = list(sources)
+        self._answered = 0
         self.late: list[str] = []
 
     def start(self) -> None:
         """Send every search now."""
         self._started = time.monotonic()
+        report(0, len(self._sources), f"search: asking {len(self._sources)} sources")
         for source in self._sources:
             self._tasks[source.name] = asyncio.create_task(self._ask(source), name=f"search:{source.name}")
 
@@ -88,8 +91,13 @@ class FanOut:
         try:
             papers = await self.queues.call(source.name, lambda: ADAPTERS[source.name](query, limit))
         except ScholarError as err:
-            return Answer(source.name, error=err, elapsed_s=time.monotonic() - began)
-        return Answer(source.name, papers=papers, elapsed_s=time.monotonic() - began)
+            return self._answered_by(Answer(source.name, error=err, elapsed_s=time.monotonic() - began))
+        return self._answered_by(Answer(source.name, papers=papers, elapsed_s=time.monotonic() - began))
+
+    def _answered_by(self, answer: Answer) -> Answer:
+        self._answered += 1
+        report(self._answered, len(self._sources), f"search: {answer.source} answered")
+        return answer
 
     async def on_time(self) -> list[Answer]:
         """The answers that came within each source's budget; the others are marked late and keep running."""
