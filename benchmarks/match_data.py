@@ -199,7 +199,8 @@ def _records_elsewhere(fixtures: Path) -> list[Record]:
 def labelled_set(fixtures: Path) -> list[Labelled]:
     """Every labelled reference, one per DOI, with the hard cases marked (module docstring)."""
     items = _nature(fixtures) + _plos(fixtures) + _physics(fixtures)
-    items += [Labelled(_render(r, i % 4), r.doi, r, "record rendered") for i, r in enumerate(_records_elsewhere(fixtures))]
+    elsewhere = _records_elsewhere(fixtures)
+    items += [Labelled(_render(r, i % 4), r.doi, r, "record rendered") for i, r in enumerate(elsewhere)]
     seen: set[str] = set()
     unique = []
     for item in items:

@@ -7,8 +7,8 @@ a recent search's merged record (``recent``), the cache, then the sources in ord
 """
 
 from scholar.services.paper_lookup.chain import Found, look_up
-from scholar.services.paper_lookup.recent import recall, recall_many, remember
 from scholar.services.paper_lookup.match import MatchOutcome, match_reference
+from scholar.services.paper_lookup.recent import recall, recall_many, remember
 from scholar.services.paper_lookup.reference import match_many, outcome_pid
 from scholar.services.paper_lookup.resolve import (
     free_text,

@@ -21,7 +21,8 @@ import hashlib
 import json
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from scholar.core.errors import InvalidArgumentError, ScholarError
+
+from scholar.core.errors import InvalidArgumentError, RateLimitedError, ScholarError
 from scholar.core.ids import InvalidIdError, parse_paper_id, written_ids
 from scholar.core.matching import Candidate, MatchedBy, MatchOutcome, MatchStatus
 from scholar.core.paper_mapping import from_crossref, from_europepmc, from_openalex, from_s2
@@ -30,6 +31,7 @@ from scholar.services.paper_lookup import chain
 from scholar.services.paper_lookup.match_check import Reference, Verdict, judge, normalise
 from scholar.sources import crossref, europepmc, openalex, s2
 from scholar.store.cache import Cache
+from scholar.store.limiter import PACED_PAST_DEADLINE
 
 WAVES: tuple[tuple[str, ...], ...] = (("crossref",), ("openalex", "europepmc", "s2"))
 ROWS = 5
@@ -198,6 +200,8 @@ async def _ask(ref: Reference, waves: tuple[tuple[str, ...], ...]) -> MatchOutco
         results = await asyncio.gather(*(_ASK[name](ref) for name in wave), return_exceptions=True)
         for name, result in zip(wave, results, strict=True):
             tried.append(name)
+            if isinstance(result, RateLimitedError) and result.reason == PACED_PAST_DEADLINE:
+                raise result  # no slot before the call's deadline: the tool queues the whole call
             if isinstance(result, ScholarError):
                 result.source = result.source or name
                 failures.append(_failed(result))

@@ -73,9 +73,9 @@ class Reference:
 
     def query(self) -> str:
         """The free text to send to a bibliographic search."""
-        if self.text:
-            return self.text
-        parts = [self.title or "", *self.authors[:1], str(self.year or ""), self.venue or ""]
+        if not self.title:
+            return self.text or ""
+        parts = [self.title, *self.authors[:1], str(self.year or ""), self.venue or ""]
         return " ".join(p for p in parts if p)
 
 
@@ -95,17 +95,30 @@ def _similarity(a: str, b: str) -> float:
 
 
 def title_in_text(title: str, text: str) -> float:
-    """The best similarity of the normalised ``title`` with a stretch of the normalised ``text`` of its length."""
+    """The best similarity of the normalised ``title`` with a stretch of the normalised ``text`` of about its length.
+
+    Only stretches that begin with one of the title's first words are compared, and only when most of the title's
+    words are in the text at all (a similarity ≥ ``TITLE_MIN`` needs them): a list of 100 references stays cheap.
+    """
     if not title or not text:
         return 0.0
     if title in text:
         return 1.0
-    words, size = text.split(), len(title.split())
-    best = 0.0
-    for start in range(len(words)):
+    wanted, words = title.split(), text.split()
+    coverage = len(set(wanted) & set(words)) / len(set(wanted))
+    if coverage < 0.6:
+        return round(coverage * 0.8, 3)  # below the bar, in proportion
+    matcher = SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(title)
+    anchors, size, best = set(wanted[:3]), len(wanted), 0.0
+    for start, word in enumerate(words):
+        if word not in anchors:
+            continue
         for width in (size - 1, size, size + 1):
             if width > 0 and start + width <= len(words):
-                best = max(best, _similarity(title, " ".join(words[start : start + width])))
+                matcher.set_seq1(" ".join(words[start : start + width]))
+                if matcher.real_quick_ratio() > best and matcher.quick_ratio() > best:
+                    best = max(best, matcher.ratio())
     return best
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Hashable, Mapping
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from scholar.core.errors import NotFoundError, ScholarError, from_envelope
 from scholar.core.ids import PaperId, parse_paper_id, written_ids
@@ -60,17 +60,25 @@ def outcome_pid(text: str, outcome: MatchOutcome) -> PaperId | ScholarError:
     return pid if pid is not None else refusal(text, outcome)
 
 
-async def match_many(texts: Mapping[Key, str], cache: Cache | None = None, *,
+async def match_many(refs: Mapping[Key, str | Mapping[str, Any]], cache: Cache | None = None, *,
                      waves: tuple[tuple[str, ...], ...] = WAVES) -> dict[Key, MatchOutcome]:
-    """Match many references at once: ``CONCURRENCY`` in flight, each source at its own pace (the shared limiter)."""
+    """Match many references at once: ``CONCURRENCY`` in flight, each source at its own pace (the shared limiter).
+
+    Args:
+        refs: each a citation text, or ``match_reference``'s keyword arguments (title, authors, year, venue, text).
+        cache: the cache to use.
+        waves: the sources to ask (``match_reference``).
+    """
     gate = asyncio.Semaphore(CONCURRENCY)
 
-    async def one(text: str) -> MatchOutcome:
+    async def one(ref: str | Mapping[str, Any]) -> MatchOutcome:
         async with gate:
-            return await match_reference(text, cache=cache, waves=waves)
+            if isinstance(ref, str):
+                return await match_reference(ref, cache=cache, waves=waves)
+            return await match_reference(**ref, cache=cache, waves=waves)
 
-    outcomes = await asyncio.gather(*(one(text) for text in texts.values()))
-    return dict(zip(texts, outcomes, strict=True))
+    outcomes = await asyncio.gather(*(one(ref) for ref in refs.values()))
+    return dict(zip(refs, outcomes, strict=True))
 
 
 async def matched_id(text: str, cache: Cache | None = None) -> PaperId:
