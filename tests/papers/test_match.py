@@ -93,7 +93,7 @@ def test_titles_and_citations_read_as_references(text):
     assert reads_as_reference(text)
 
 
-@pytest.mark.parametrize("text", ["10.1038/", "doi:not a doi", "not-an-id", "PMID 12345", "hep-th 9901001",
+@pytest.mark.parametrize("text", ["10.1038/", "10.1038/nature with a typed space", "doi:not a doi", "not-an-id", "PMID 12345", "hep-th 9901001",
                                   "https://example.org/a b"])
 def test_malformed_identifiers_and_single_words_do_not(text):
     assert not reads_as_reference(text)
