@@ -34,11 +34,16 @@ COPPER_CITATION = f"Skarlinski, M. D. & Quesnel, D. J. {COPPER}. J. Appl. Phys. 
 COPPER_DOI = "10.1063/1.4938384"
 
 
+def second_wave_finds_nothing(upstream, fixture_file) -> None:
+    """OpenAlex and S2 answer "no results" (Europe PMC does through ``no_fallback_source``)."""
+    upstream.get(OPENALEX_WORKS).respond(200, json=EMPTY_OPENALEX)
+    upstream.get(S2_MATCH).respond(404, content=fixture_file("upstream/semantic_scholar/search_match_not_found_404.json"))
+
+
 @pytest.fixture
 def copper(upstream, fixture_file):
     """Crossref's recorded answer for the copper paper's title; the second wave finds nothing more."""
-    upstream.get(OPENALEX_WORKS).respond(200, json=EMPTY_OPENALEX)
-    upstream.get(S2_MATCH).respond(404, content=fixture_file("upstream/semantic_scholar/search_match_not_found_404.json"))
+    second_wave_finds_nothing(upstream, fixture_file)
     return upstream.get(CROSSREF_WORKS).respond(
         200, content=fixture_file("upstream/crossref/works_query_title_rows1.json"), headers=JSON)
 
@@ -93,8 +98,8 @@ def test_titles_and_citations_read_as_references(text):
     assert reads_as_reference(text)
 
 
-@pytest.mark.parametrize("text", ["10.1038/", "10.1038/nature with a typed space", "doi:not a doi", "not-an-id", "PMID 12345", "hep-th 9901001",
-                                  "https://example.org/a b"])
+@pytest.mark.parametrize("text", ["10.1038/", "10.1038/nature with a typed space", "doi:not a doi", "not-an-id",
+                                  "not-an-identifier", "PMID 12345", "hep-th 9901001", "https://example.org/a b"])
 def test_malformed_identifiers_and_single_words_do_not(text):
     assert not reads_as_reference(text)
 
@@ -121,8 +126,7 @@ def test_a_citation_with_the_wrong_year_is_ambiguous_with_ranked_candidates(aws,
 def test_a_title_no_source_knows_is_not_found_naming_what_was_tried(aws, upstream, fixture_file):
     upstream.get(CROSSREF_WORKS).respond(200, content=fixture_file(
         "upstream/crossref/works_query_title_no_results.json"), headers=JSON)
-    upstream.get(OPENALEX_WORKS).respond(200, json=EMPTY_OPENALEX)
-    upstream.get(S2_MATCH).respond(404, content=fixture_file("upstream/semantic_scholar/search_match_not_found_404.json"))
+    second_wave_finds_nothing(upstream, fixture_file)
 
     outcome = match(title="askldjrq3rjaw938h qwerty zxcvb")
 
@@ -133,8 +137,7 @@ def test_a_title_no_source_knows_is_not_found_naming_what_was_tried(aws, upstrea
 def test_a_failing_source_is_named_never_read_as_no_such_paper_and_nothing_is_cached(aws, env, upstream, fixture_file):
     env(SCHOLAR_RETRY_BUDGET_S="0")
     crossref = upstream.get(CROSSREF_WORKS).respond(503, json={"message": "down"})
-    upstream.get(OPENALEX_WORKS).respond(200, json=EMPTY_OPENALEX)
-    upstream.get(S2_MATCH).respond(404, content=fixture_file("upstream/semantic_scholar/search_match_not_found_404.json"))
+    second_wave_finds_nothing(upstream, fixture_file)
 
     outcome = match(COPPER_CITATION)
     again = match(COPPER_CITATION)
@@ -200,8 +203,7 @@ def test_check_references_refuses_more_than_100_references(lambda_context):
 def test_get_paper_with_a_title_nobody_matches_is_not_found(aws, upstream, fixture_file, lambda_context):
     upstream.get(CROSSREF_WORKS).respond(200, content=fixture_file(
         "upstream/crossref/works_query_title_no_results.json"), headers=JSON)
-    upstream.get(OPENALEX_WORKS).respond(200, json=EMPTY_OPENALEX)
-    upstream.get(S2_MATCH).respond(404, content=fixture_file("upstream/semantic_scholar/search_match_not_found_404.json"))
+    second_wave_finds_nothing(upstream, fixture_file)
 
     outcome = invoke("get_paper", {"identifier": "askldjrq3rjaw938h qwerty zxcvb"}, lambda_context)
 

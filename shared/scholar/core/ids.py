@@ -416,7 +416,7 @@ _WORD_RE = re.compile(r"[^\W\d_]{3,}")
 def reads_as_reference(raw: str) -> bool:
     """Whether ``raw``, which no identifier form matches, is a title or citation to match bibliographically.
 
-    At least two words of three or more letters, letters making at least half of it, no control character, and
+    At least two words (apart) of three or more letters, letters making at least half of it, no control character, and
     not the start of an identifier form (a DOI, a known ``prefix:``, a URL, which are refused as malformed).
     """
     text = raw.strip() if isinstance(raw, str) else ""
@@ -425,4 +425,5 @@ def reads_as_reference(raw: str) -> bool:
     if (prefixed := _PREFIX_RE.match(text)) and prefixed.group(1).lower() in _PREFIXES:
         return False
     letters = sum(ch.isalpha() for ch in text)
-    return len(_WORD_RE.findall(text)) >= 2 and letters * 2 >= len(text.replace(" ", ""))
+    words = [w for w in text.split() if _WORD_RE.search(w)]
+    return len(words) >= 2 and letters * 2 >= len(text.replace(" ", ""))
