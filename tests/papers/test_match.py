@@ -27,6 +27,7 @@ pytestmark = pytest.mark.usefixtures("no_fallback_source")
 JSON = {"Content-Type": "application/json"}
 CROSSREF_WORKS = "/crossref/works"
 S2_MATCH = "/s2/graph/v1/paper/search/match"
+S2_NO_MATCH = "upstream/semantic_scholar/search_match_not_found_404.json"
 OPENALEX_WORKS = "/openalex/works"
 EMPTY_OPENALEX = {"meta": {"count": 0, "page": 1, "per_page": 5}, "results": []}  # SYNTHETIC, OpenAlex's list shape
 COPPER = "Effect of native oxide layers on copper thin-film tensile properties: A reactive molecular dynamics study"
@@ -37,7 +38,7 @@ COPPER_DOI = "10.1063/1.4938384"
 def second_wave_finds_nothing(upstream, fixture_file) -> None:
     """OpenAlex and S2 answer "no results" (Europe PMC does through ``no_fallback_source``)."""
     upstream.get(OPENALEX_WORKS).respond(200, json=EMPTY_OPENALEX)
-    upstream.get(S2_MATCH).respond(404, content=fixture_file("upstream/semantic_scholar/search_match_not_found_404.json"))
+    upstream.get(S2_MATCH).respond(404, content=fixture_file(S2_NO_MATCH))
 
 
 @pytest.fixture
