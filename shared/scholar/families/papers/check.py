@@ -26,6 +26,8 @@ from scholar.services.paper_lookup.match import WAVES
 S2_MAX_ITEMS = 10
 _WITHOUT_S2 = tuple(tuple(s for s in wave if s != "s2") for wave in WAVES)
 _SHOWN = 300
+_STUB_INPUT = 120
+LEFT_OUT = "details left out to keep the answer under the size budget; check this reference alone"
 _ENTRY_RE = re.compile(r"^\s*@\w+\s*\{", re.IGNORECASE)
 _FIELD_RE = re.compile(r"(\w+)\s*=\s*(\{(?:[^{}]|\{[^{}]*\})*\}|\"[^\"]*\"|\d+)", re.DOTALL)
 
@@ -73,14 +75,29 @@ def _item(raw: str, outcome: MatchOutcome) -> CheckedReference:
 
 
 def _fit(result: CheckReferencesResult) -> CheckReferencesResult:
-    """Within the size budget: candidates go first, then the BibTeX (``truncated`` says so)."""
-    if json_chars(result) <= MAX_RESULT_CHARS - RESERVE:
+    """Within the size budget (``truncated`` says when something was left out): candidates go first, then the
+    BibTeX; then each item counts as its stub (input, status, first identifier, why its details are left out) and,
+    in order, every item whose whole form still fits takes its stub's place. The stubs of 100 inputs fit."""
+    budget = MAX_RESULT_CHARS - RESERVE
+    if json_chars(result) <= budget:
         return result
-    items = [i.model_copy(update={"candidates": None}) for i in result.items]
-    result = result.model_copy(update={"items": items, "truncated": True})
-    if json_chars(result) > MAX_RESULT_CHARS - RESERVE:
-        result = result.model_copy(update={"bibtex": None})
-    return result
+    result = result.model_copy(update={"items": [i.model_copy(update={"candidates": None}) for i in result.items],
+                                       "truncated": True})
+    if json_chars(result) <= budget:
+        return result
+    result = result.model_copy(update={"bibtex": None})
+    stubs = [CheckedReference(input=i.input[:_STUB_INPUT], status=i.status, identifiers=(i.identifiers or [])[:1]
+                              or None, confidence=i.confidence, error=LEFT_OUT) for i in result.items]
+    used = json_chars(result.model_copy(update={"items": stubs}))
+    fitted = []
+    for item, stub in zip(result.items, stubs, strict=True):
+        more = json_chars(item) - json_chars(stub)
+        if used + more <= budget:
+            used += more
+            fitted.append(item)
+        else:
+            fitted.append(stub)
+    return result.model_copy(update={"items": fitted})
 
 
 async def check_references(args: CheckReferencesInput) -> CheckReferencesResult:
