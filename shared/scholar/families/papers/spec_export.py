@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.ids import PaperIdentifier
@@ -150,6 +150,11 @@ class ResolvedItem(BaseModel):
     confidence: float | None = None
     candidates: list[Candidate] | None = Field(default=None, description="Ranked, when ambiguous")
     error: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _drop_nulls(self, handler: Any) -> dict[str, Any]:
+        """Optional fields without a value are left out (DESIGN §4), so a stub costs only what it says."""
+        return {k: v for k, v in handler(self).items() if v is not None}
 
 
 class BatchResolveResult(BaseModel):
