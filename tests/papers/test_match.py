@@ -210,3 +210,9 @@ def test_get_paper_with_a_title_nobody_matches_is_not_found(aws, upstream, fixtu
 
     assert outcome["ok"] is False and outcome["error"]["code"] == NOT_FOUND
     assert outcome["error"]["details"]["tried"] == ["crossref", "openalex", "europepmc", "s2"]
+
+
+def test_read_and_download_take_a_citation_as_the_doi_it_matched(aws, copper):
+    written = aio.run(paper_lookup.paper_identifier(COPPER_CITATION, "alice", tool="read_paper"))
+
+    assert written == COPPER_DOI
