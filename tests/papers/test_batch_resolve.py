@@ -48,7 +48,7 @@ def test_mixed_identifiers_each_get_a_status_from_one_s2_batch_request(aws, upst
         headers=JSON,
     )
     ids = [*RECORDED_IDS[:2], f"{RECORDED_IDS[2]}, ch. 3, pp. 45-67", RECORDED_IDS[3],
-           "ISBN:0060273224", "EP1234567A1", "not an identifier", "https://example.org/paper.pdf"]
+           "ISBN:0060273224", "EP1234567A1", "10.1234/", "https://example.org/paper.pdf"]
 
     result = run(ids)
 

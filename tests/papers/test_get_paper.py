@@ -186,7 +186,7 @@ def test_an_identifier_of_something_else_is_an_invalid_argument(identifier):
 
 def test_gibberish_is_an_invalid_argument_naming_the_identifier():
     with pytest.raises(InvalidArgumentError) as info:
-        get_paper("not an identifier at all")
+        get_paper("not-an-identifier")
     assert info.value.field == "identifier"
 
 

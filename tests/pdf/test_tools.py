@@ -102,7 +102,7 @@ def test_fetch_by_url_refuses_other_schemes_and_literal_private_addresses(aws: A
 
 
 def test_an_unparsable_identifier_is_an_invalid_argument(aws: AwsResources) -> None:
-    assert refused("fetch_paper_pdf", {"identifier": "not an id at all"}).code == INVALID_ARGUMENT
+    assert refused("fetch_paper_pdf", {"identifier": "not-an-id"}).code == INVALID_ARGUMENT
 
 
 def test_a_stored_paper_answers_at_once_with_paged_markdown(aws: AwsResources) -> None:

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from scholar.core.budget import RESERVE, fit, fit_field, fit_paper, fit_papers, shorten_for_list
 from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.errors import TooLargeError
+from scholar.core.matching import Candidate, MatchedBy
 from scholar.core.paper_mapping import from_s2
 from scholar.core.records import Author
 from scholar.families import all_tools, result_size_hint
@@ -37,9 +38,11 @@ from scholar.families.books.records import from_edition, from_search_doc
 from scholar.families.papers import enrich, graph_formats
 from scholar.families.papers.batch import _fit as batch_fit
 from scholar.families.papers.bridge import fit_path
+from scholar.families.papers.check import _fit as check_fit
 from scholar.families.papers.fields import FULL
 from scholar.families.papers.graph import _fit as graph_fit
 from scholar.families.papers.spec import PaperResult, SearchPapersResult
+from scholar.families.papers.spec_check import CheckedReference, CheckReferencesResult
 from scholar.families.papers.spec_export import (
     BatchResolveResult,
     Concept,
@@ -225,6 +228,22 @@ def batch_resolve() -> BaseModel:
     return BatchResolveResult(items=kept, counts={"ok": 100}, failed_sources=[], truncated=truncated)
 
 
+def check_references() -> BaseModel:
+    """100 matched references at their longest: the input cut to its 300 shown characters, the recorded PNAS
+    record's title stretched to 2,000 characters, every disagreement and five candidates each, and the BibTeX."""
+    record = paper(3_000)
+    title = stretched(record.title or "", 2_000)
+    candidate = Candidate(title=title, year=2014, first_author="a" * 300, venue="v" * 300,
+                          identifiers=["10.1073/pnas." + "1" * 280] * 7, source="crossref", confidence=0.81)
+    item = CheckedReference(input="r" * 300, status="matched", identifiers=["10.1073/pnas." + "1" * 280] * 7,
+                            title=title, year=2014, authors=["a" * 300] * 3, venue="v" * 300,
+                            matched_by=MatchedBy(source="crossref", check="title"), confidence=0.95,
+                            disagreements={k: "d" * 600 for k in ("year", "authors", "venue", "title")},
+                            candidates=[candidate] * 5)
+    return check_fit(CheckReferencesResult(items=[item] * 100, summary={"matched": 100}, bibtex="b" * 200_000,
+                                           failed_sources=[]))
+
+
 def enrich_paper() -> BaseModel:
     """Every list at MAX_ITEMS from the recorded OpenAlex work, funders in OpenAlex's current shape (as
     tests/papers/test_enrich_paper.py fills them) with MAX_ITEMS award ids each."""
@@ -399,6 +418,7 @@ LARGEST: dict[str, Callable[[], BaseModel | dict[str, Any]]] = {
                                                       unresolved=[stretched("10.1073/", 300)] * 10, truncated=True),
     "get_author": lambda: GetAuthorResult(mode="profile", papers=fit(many([shorten_for_list(paper())], 100))[0]),
     "batch_resolve": batch_resolve,
+    "check_references": check_references,
     "enrich_paper": enrich_paper,
     "get_citation_graph": lambda: graph("graphml"),
     "find_bridge_papers": lambda: bridge("graphml"),
@@ -547,8 +567,8 @@ def test_these_answers_pass_twenty_thousand_characters_so_need_their_hint(tool):
     assert result_size_hint(all_tools()[tool]) == MAX_RESULT_CHARS
 
 
-@pytest.mark.parametrize("tool", ["batch_resolve", "library_add", "get_citation_graph", "find_bridge_papers",
-                                  "library_collections", "enrich_paper", "get_book"])
+@pytest.mark.parametrize("tool", ["batch_resolve", "check_references", "library_add", "get_citation_graph",
+                                  "find_bridge_papers", "library_collections", "enrich_paper", "get_book"])
 def test_their_largest_answers_pass_twenty_thousand_characters_too(tool):
     assert sent_chars(_answer(tool)) > LONG
 

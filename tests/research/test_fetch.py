@@ -127,7 +127,7 @@ def test_a_long_paper_is_cut_at_a_page_boundary_and_says_how_to_read_on(pnas, mo
     assert "read_paper" in answer["metadata"]["note"]
 
 
-@pytest.mark.parametrize("identifier", ["978-3-16-148410-0", "not an identifier at all"])
+@pytest.mark.parametrize("identifier", ["978-3-16-148410-0", "not-an-identifier"])
 def test_an_id_that_names_no_paper_is_an_invalid_argument_naming_id(aws, identifier):
     with pytest.raises(ScholarError) as caught:
         call("fetch", {"id": identifier})

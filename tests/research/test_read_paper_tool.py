@@ -256,7 +256,7 @@ def test_asking_for_two_views_at_once_is_refused(aws: AwsResources) -> None:
 
 
 def test_an_unparsable_identifier_is_an_invalid_argument_naming_identifier(aws: AwsResources) -> None:
-    err = refused({"identifier": "not an id at all"})
+    err = refused({"identifier": "not-an-id"})
     assert err.code == INVALID_ARGUMENT and err.details["field"] == "identifier"
 
 

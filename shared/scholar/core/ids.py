@@ -415,3 +415,26 @@ def record_keys(paper_id: str | None, external: Mapping[str, str]) -> set[str]:
             except InvalidIdError:
                 continue
     return keys
+
+
+# Free text (seed 003: "an exact title works in every other tool"; "bare citation text through a checked
+# bibliographic match"): what is no identifier form but reads as words. A string that starts like an identifier
+# (``10.1038/…``, ``doi:…``, ``arXiv:…``, a URL) is a malformed identifier and stays refused.
+_URL_SCHEME_RE = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+_WORD_RE = re.compile(r"[^\W\d_]{3,}")
+
+
+def reads_as_reference(raw: str) -> bool:
+    """Whether ``raw``, which no identifier form matches, is a title or citation to match bibliographically.
+
+    At least two words (apart) of three or more letters, letters making at least half of it, no control character, and
+    not the start of an identifier form (a DOI, a known ``prefix:``, a URL, which are refused as malformed).
+    """
+    text = raw.strip() if isinstance(raw, str) else ""
+    if not text or has_control_characters(text) or _URL_SCHEME_RE.match(text) or _DOI_START_RE.match(unquote(text)):
+        return False
+    if (prefixed := _PREFIX_RE.match(text)) and prefixed.group(1).lower() in _PREFIXES:
+        return False
+    letters = sum(ch.isalpha() for ch in text)
+    words = [w for w in text.split() if _WORD_RE.search(w)]
+    return len(words) >= 2 and letters * 2 >= len(text.replace(" ", ""))

@@ -35,3 +35,21 @@ async def search_works(query: str, *, rows: int) -> list[dict[str, Any]]:
     data = await http.get_json(SOURCE, "/works", what="work search", params=params)
     items = ((data.get("message") or {}).get("items") if isinstance(data, dict) else None) or []
     return [item for item in items if isinstance(item, dict)]
+
+
+# The fields a bibliographic match reads: enough to check a candidate and to cite it.
+MATCH_SELECT = "DOI,title,author,issued,published,container-title,short-container-title,volume,page,type"
+
+
+async def search_bibliographic(citation: str, *, rows: int) -> list[dict[str, Any]]:
+    """The first ``rows`` works for a citation string or title (``/works?query.bibliographic=``), best first.
+
+    Raises:
+        RateLimitedError / UpstreamError: the request failed.
+    """
+    params: dict[str, Any] = {"query.bibliographic": citation, "rows": str(rows), "select": MATCH_SELECT}
+    if email := get_settings().contact_email:
+        params["mailto"] = email
+    data = await http.get_json(SOURCE, "/works", what="bibliographic match", params=params)
+    items = ((data.get("message") or {}).get("items") if isinstance(data, dict) else None) or []
+    return [item for item in items if isinstance(item, dict)]

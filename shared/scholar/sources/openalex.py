@@ -68,3 +68,15 @@ async def search_works(query: str, *, limit: int) -> list[dict[str, Any]]:
         SOURCE, "/works", what="work search", params=_params({"search": query, "per-page": str(limit)})
     )
     return [w for w in (data.get("results") or []) if isinstance(w, dict)] if isinstance(data, dict) else []
+
+
+async def search_titles(title: str, *, limit: int) -> list[dict[str, Any]]:
+    """Works whose title matches ``title`` (``/works?filter=title.search:``), OpenAlex's relevance order.
+
+    Raises:
+        RateLimitedError / UpstreamError: the request failed.
+    """
+    # A comma would split the filter value into another filter: OpenAlex reads "," as the filter separator.
+    extra = {"filter": f"title.search:{title.replace(',', ' ')}", "per-page": str(limit)}
+    data = await http.get_json(SOURCE, "/works", what="title search", params=_params(extra))
+    return [w for w in (data.get("results") or []) if isinstance(w, dict)] if isinstance(data, dict) else []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scholar.core.errors import UpstreamError
+from scholar.core.errors import NotFoundError, UpstreamError
 from scholar.core.urlpath import segment
 from scholar.sources import http
 from scholar.store.secrets import get_secret
@@ -57,6 +57,20 @@ async def search_papers(params: Mapping[str, Any], *, bulk: bool) -> dict[str, A
     """Relevance search (``/paper/search``) or bulk search with sort (``/paper/search/bulk``)."""
     path = f"{GRAPH}/paper/search/bulk" if bulk else f"{GRAPH}/paper/search"
     return await _get(path, what="search results", params=params)
+
+
+async def match_title(title: str, fields: Sequence[str]) -> list[dict[str, Any]]:
+    """S2's best title match (``/paper/search/match``): one paper, or none (S2 answers 404 "Title match not found").
+
+    Raises:
+        RateLimitedError / UpstreamError: the request failed.
+    """
+    try:
+        data = await _get(f"{GRAPH}/paper/search/match", what="title match",
+                          params={"query": title, "fields": ",".join(fields)})
+    except NotFoundError:
+        return []
+    return [row for row in (data.get("data") or []) if isinstance(row, dict)] if isinstance(data, dict) else []
 
 
 RECOMMENDATIONS = "/recommendations/v1"

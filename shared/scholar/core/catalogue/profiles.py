@@ -36,8 +36,8 @@ PROFILES: dict[str, Profile] = {
         Profile(
             DEFAULT_PROFILE,
             "The research workflow: find, read, cite and keep papers, and poll queued work",
-            tools=("search", "fetch", "get_paper", "read_paper", "generate_citations", "download_paper",
-                   "library_add", "library_get", "library_list", "library_search", "library_update",
+            tools=("search", "fetch", "get_paper", "read_paper", "generate_citations", "check_references",
+                   "download_paper", "library_add", "library_get", "library_list", "library_search", "library_update",
                    "library_remove", "library_export", "upload_pdf", POLL_TOOL, "get_server_info"),
         ),
         Profile(ALL_PROFILE, "Every tool of every family", every_tool=True),

@@ -14,7 +14,7 @@ from collections import Counter
 from scholar.core.budget import RESERVE, json_chars, shorten_for_list
 from scholar.core.errors import InvalidArgumentError, ScholarError
 from scholar.core.id_forms import wrong_form
-from scholar.core.ids import PAPER_KINDS, InvalidIdError, PaperId, parse_paper_id
+from scholar.core.ids import PAPER_KINDS, InvalidIdError, PaperId, parse_paper_id, reads_as_reference
 from scholar.core.patent_numbers import PatentNumber, parse_patent_number
 from scholar.core.records import FailedSource
 from scholar.families.papers import autoenrich
@@ -23,6 +23,7 @@ from scholar.families.papers.chapters import split_citation
 from scholar.families.papers.fields import FIELDS
 from scholar.families.papers.resolve import resolve_papers
 from scholar.families.papers.spec_export import BatchResolveInput, BatchResolveResult, ResolvedItem
+from scholar.services.paper_lookup import match_many, outcome_pid
 from scholar.sources import epo_ops_auth, epo_ops_biblio
 from scholar.sources.epo_ops_numbers import standardise
 from scholar.store.cache import Cache
@@ -37,6 +38,8 @@ def _parse(raw: str) -> tuple[PaperId | None, ResolvedItem]:
     try:
         pid = parse_paper_id(ident)
     except InvalidIdError as exc:
+        if reads_as_reference(ident):  # a title or citation: matched first (_match)
+            return None, item.model_copy(update={"source_type": "paper", "status": "not_found"})
         return None, item.model_copy(update={"status": "invalid_id", "error": exc.message})
     if pid.kind not in PAPER_KINDS and pid.kind not in ("isbn", "patent"):
         refusal = wrong_form(ident, pid.kind, tool="batch_resolve", field="identifiers",
@@ -102,23 +105,48 @@ def _status(err: ScholarError) -> str:
     return "rate_limited" if err.code == "rate_limited" else "upstream_error"
 
 
+async def _match(parsed: list[tuple[PaperId | None, ResolvedItem]]) -> list[FailedSource]:
+    """The titles and citations among the items, matched: a match becomes the item's identifier (resolved with the
+    others), else the item says ambiguous (with candidates), not_found (naming the sources asked) or the failure."""
+    texts = {i: split_citation(item.input)[0] for i, (pid, item) in enumerate(parsed)
+             if pid is None and item.source_type == "paper"}
+    outcomes = await match_many(texts)
+    failures: dict[tuple[str, str], FailedSource] = {}
+    for index, outcome in outcomes.items():
+        item = parsed[index][1]
+        found = outcome_pid(texts[index], outcome)
+        for failure in outcome.failed_sources:
+            failures.setdefault((failure.source, failure.code), failure)
+        if isinstance(found, PaperId):
+            update: dict[str, object] = {"matched_by": outcome.matched_by, "confidence": outcome.confidence}
+            parsed[index] = (found, item.model_copy(update=update))
+            continue
+        status = "ambiguous" if outcome.status == "ambiguous" else (
+            _status(found) if outcome.failed_sources else "not_found")
+        parsed[index] = (None, item.model_copy(update={"status": status, "error": found.message,
+                                                       "candidates": outcome.candidates or None}))
+    return list(failures.values())
+
+
 async def batch_resolve(args: BatchResolveInput, cache: Cache | None = None) -> BatchResolveResult:
     """Resolve every identifier; never raises for one item's failure."""
     cache = cache or Cache()
     parsed = [_parse(raw) for raw in args.identifiers]
+    matching_failures = await _match(parsed)
     items = [item for _, item in parsed]
     papers = {str(i): pid for i, (pid, _) in enumerate(parsed) if pid and pid.kind not in ("isbn", "patent")}
     books = {i: (pid, item) for i, (pid, item) in enumerate(parsed) if pid and pid.kind == "isbn"}
     patents = {i: (pid, item) for i, (pid, item) in enumerate(parsed) if pid and pid.kind == "patent"}
     fields = FIELDS[args.fields]
     resolved, failures = await resolve_papers(papers, fields)
+    failures += matching_failures
     failures += await _books(books, cache)
     failures += await _patents(patents)
     for key, outcome in resolved.items():
         paper = outcome.paper
         if paper is not None and args.fields != "full":
             paper = shorten_for_list(paper)
-        items[int(key)] = items[int(key)].model_copy(
+        items[int(key)] = parsed[int(key)][1].model_copy(
             update={"status": outcome.status, "paper": paper, "source": outcome.source, "error": outcome.error}
         )
     for index, (_, item) in (books | patents).items():

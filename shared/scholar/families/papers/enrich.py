@@ -14,7 +14,7 @@ from scholar.core.errors import NotFoundError, ScholarError
 from scholar.core.records import FailedSource
 from scholar.families.papers.budget import failed
 from scholar.families.papers.spec_export import Concept, EnrichPaperInput, EnrichPaperResult, Funder, OpenAccess, Topic
-from scholar.services.paper_lookup import explain_missing, get_paper, parse_identifier
+from scholar.services.paper_lookup import explain_missing, get_paper, identify
 from scholar.sources import openalex, unpaywall
 from scholar.store.cache import DAY, Cache
 
@@ -95,7 +95,7 @@ def fit(result: EnrichPaperResult) -> EnrichPaperResult:
 
 async def _locate(raw: str) -> tuple[str | None, str | None]:
     """(DOI, OpenAlex id) of a paper: straight from the identifier when it holds one, else via get_paper."""
-    pid = parse_identifier(raw, tool="enrich_paper")
+    pid = await identify(raw, tool="enrich_paper")
     if pid.kind == "doi":
         return pid.value, None
     if pid.kind == "openalex":

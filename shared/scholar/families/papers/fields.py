@@ -18,8 +18,8 @@ papers_tool = spec_maker("papers", annotations=READ_ONLY_OPEN, queue_on_rate_lim
 # forms are spelled out once, on get_paper (PAPER_ID_FORMS); every other tool says "any paper identifier"
 # (scholar.core.ids.PaperIdentifier, shared with the other families).
 PAPER_ID_FORMS = (
-    "DOI (bare, doi:, doi.org or publisher URL), S2 paper id, ARXIV:id or arXiv URL, PMID:id, PMCID:PMCid, "
-    "CorpusId:id, ACM:id, ACL:id or MAG:id; any id another tool returned works too"
+    "DOI (bare, doi:, doi.org or publisher URL), S2 id, arXiv id or URL, PMID:, PMCID:, CorpusId:, ACM:, ACL: or "
+    "MAG:, any id a tool returned, or an exact title or citation"
 )
 Year = Annotated[int, Field(ge=1000, le=2100)]
 FieldOfStudy = Annotated[str, Field(min_length=1, max_length=60)]

@@ -34,7 +34,7 @@ from scholar.families.papers.budget import MAX_RESULT_CHARS, failed
 from scholar.families.papers.resolve import resolve_papers
 from scholar.families.papers.spec_export import CitationError, GenerateCitationsInput, GenerateCitationsResult
 from scholar.services.cite import Entry, build_entries, to_bibtex, to_csl, to_ris
-from scholar.services.paper_lookup import item_paper
+from scholar.services.paper_lookup import free_text, item_paper, match_many, outcome_pid
 from scholar.sources import openalex
 from scholar.store.cache import Cache
 
@@ -151,8 +151,11 @@ async def _look_up(raw_ids: list[str], cache: Cache, principal: str | None) -> _
     items: dict[int, PaperId] = {}
     books: dict[int, PaperId] = {}
     papers: dict[int, PaperId] = {}
+    matched = await match_many({i: raw for i, raw in enumerate(raw_ids) if free_text(raw)}, cache)
     for index, raw in enumerate(raw_ids):
-        parsed = _parse(raw, index)
+        parsed = _parse(raw, index) if index not in matched else outcome_pid(raw, matched[index])
+        if isinstance(parsed, ScholarError):
+            parsed = CitationError(id=raw, code=parsed.code, message=parsed.message)
         if isinstance(parsed, CitationError):
             found.errors.append(parsed)
         else:

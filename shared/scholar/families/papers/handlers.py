@@ -8,6 +8,7 @@ from scholar.families.papers import (
     author,
     autoenrich,
     batch,
+    check,
     citations,
     enrich,
     generate,
@@ -41,4 +42,5 @@ HANDLERS: dict[str, Handler] = {
     "enrich_paper": args_only(enrich.enrich_paper),
     "generate_citations": generate.generate_citations_for,
     "batch_resolve": args_only(batch.batch_resolve),
+    "check_references": args_only(check.check_references),
 }

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from scholar.core.catalogue import MAX_RESULT_CHARS, ToolInput
 from scholar.core.records import FailedSource, Paper
-from scholar.families.papers import spec_export, spec_graph
+from scholar.families.papers import spec_check, spec_export, spec_graph
 from scholar.families.papers.fields import PAPER_ID_FORMS, FieldOfStudy, FieldSet, Year, papers_tool, s2_only
 
 
@@ -20,20 +20,19 @@ class SearchPapersInput(ToolInput):
     query: Annotated[str, Field(min_length=1, max_length=500)]
     fields: FieldSet = Field(
         default="compact",
-        description="compact: paperId, title, year, venue, citationCount; standard: + authors, externalIds, "
-        "abstract; full: + tldr, openAccessPdf, fieldsOfStudy, referenceCount and the rest",
+        description="compact: id, title, year, venue, citations; standard: + authors, ids, abstract; full: all",
     )
     limit: Annotated[int, Field(ge=1, le=100)] = 10
     offset: Annotated[int, Field(ge=0, le=999, description="offset + limit <= 1000")] = 0
     year_start: Year | None = None
     year_end: Year | None = None
     fields_of_study: list[FieldOfStudy] | None = Field(
-        default=None, max_length=10, description='S2 fields of study, e.g. ["Computer Science", "Physics"]'
+        default=None, max_length=10, description='e.g. ["Physics"]'
     )
     venue: Annotated[str, Field(min_length=1, max_length=200)] | None = None
     min_citations: Annotated[int, Field(ge=0, le=10_000_000)] | None = None
     sort: Literal["relevance", "citations", "year"] = Field(
-        default="relevance", description="citations and year sort descending"
+        default="relevance", description="descending"
     )
 
 
@@ -56,13 +55,13 @@ class SearchPapersResult(BaseModel):
 
 _BASE_TOOLS = (
     papers_tool("get_paper", "Get paper",
-                "Full metadata of one paper (all authors, abstract, ids, venue, counts, open-access link). Semantic "
-                "Scholar first, then OpenAlex, then Crossref; sources says which answered.",
+                "Full metadata of one paper (all authors, abstract, ids, venue, counts, open-access link); a title or "
+                "citation goes through a checked match. sources says which answered.",
                 GetPaperInput, PaperResult, max_result_chars=MAX_RESULT_CHARS),  # handlers.get_paper shortens
     papers_tool("search_papers", "Search papers",
-                "Semantic Scholar keyword search with filters and sorting; page with next_offset. For one ranked "
-                "list from every source, use search.",
+                "Semantic Scholar keyword search with filters and sort; page with next_offset. search ranks every "
+                "source.",
                 SearchPapersInput, SearchPapersResult, max_result_chars=MAX_RESULT_CHARS),  # core.budget.fit
 )
 
-TOOLS = (*_BASE_TOOLS, *spec_graph.TOOLS, *spec_export.TOOLS)
+TOOLS = (*_BASE_TOOLS, *spec_graph.TOOLS, *spec_export.TOOLS, *spec_check.TOOLS)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.ids import PaperIdentifier
+from scholar.core.matching import Candidate, MatchedBy
 from scholar.core.records import FailedSources, Paper, PatentRecord
 from scholar.families.papers.fields import FieldSet, papers_tool
 
@@ -26,8 +27,8 @@ class EnrichPaperInput(BaseModel):
     fields: list[EnrichField] = Field(
         min_length=1,
         max_length=5,
-        description="affiliations: institutions; funders: with award ids; oa_status: is_oa, status, best URL; "
-        "topics: with field and domain; concepts: legacy, where OpenAlex serves them",
+        description="affiliations, funders (with awards), oa_status (is_oa, status, URL), topics (field, domain), "
+        "concepts (legacy)",
     )
 
 
@@ -86,8 +87,8 @@ class GenerateCitationsInput(BaseModel):
     citation_format: CitationFormat = "bibtex"
     enrich: bool = Field(
         default=True,
-        description="Complete volume, issue, pages, publisher, ISSN/ISBN and month from Crossref, venue from "
-        "OpenAlex, books from Open Library",
+        description="Complete volume, issue, pages, publisher, ISSN and venue (Crossref, OpenAlex), books (Open "
+        "Library)",
     )
 
 
@@ -113,7 +114,7 @@ class GenerateCitationsResult(BaseModel):
 
 # ---------------------------------------------------------------- batch_resolve
 
-ItemStatus = Literal["ok", "not_found", "invalid_id", "upstream_error", "rate_limited", "unavailable"]
+ItemStatus = Literal["ok", "ambiguous", "not_found", "invalid_id", "upstream_error", "rate_limited", "unavailable"]
 
 
 class BatchResolveInput(BaseModel):
@@ -121,10 +122,9 @@ class BatchResolveInput(BaseModel):
     identifiers: list[Annotated[str, Field(min_length=1, max_length=500)]] = Field(
         min_length=1,
         max_length=100,
-        description="Paper ids, OpenAlex W-ids, ISBN:..., patent numbers (EP1234567A1); a trailing chapter or page "
-        "reference (', ch. 3, pp. 45-67') goes to chapter_info",
+        description="Paper ids, titles, ISBN:…, patent numbers; a trailing ', ch. 3, pp. 45-67' goes to chapter_info",
     )
-    fields: FieldSet = Field(default="standard", description="Field set of the papers (as in search_papers)")
+    fields: FieldSet = Field(default="standard", description="As in search_papers")
 
 
 class ChapterInfo(BaseModel):
@@ -146,7 +146,15 @@ class ResolvedItem(BaseModel):
     patent: PatentRecord | None = Field(default=None, description="EPO OPS biblio of a patent number")
     chapter_info: ChapterInfo | None = None
     source: str | None = Field(default=None, description="Which upstream answered")
+    matched_by: MatchedBy | None = Field(default=None, description="A title or citation: the check that matched it")
+    confidence: float | None = None
+    candidates: list[Candidate] | None = Field(default=None, description="Ranked, when ambiguous")
     error: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _drop_nulls(self, handler: Any) -> dict[str, Any]:
+        """Optional fields without a value are left out (DESIGN §4), so a stub costs only what it says."""
+        return {k: v for k, v in handler(self).items() if v is not None}
 
 
 class BatchResolveResult(BaseModel):
@@ -160,18 +168,16 @@ class BatchResolveResult(BaseModel):
 
 TOOLS = (
     papers_tool("enrich_paper", "Enrich paper",
-                "OpenAlex data for a paper: its authors' institutions, funders and awards, open-access status "
-                "(Unpaywall when OpenAlex lacks it), topics and legacy concepts.",
+                "OpenAlex data for a paper: institutions, funders and awards, open-access status (else Unpaywall), "
+                "topics, legacy concepts.",
                 EnrichPaperInput, EnrichPaperResult, max_result_chars=MAX_RESULT_CHARS),  # enrich.fit
     papers_tool("generate_citations", "Generate citations",
-                "BibTeX, CSL-JSON or RIS for up to 100 papers (conference papers as @inproceedings / "
-                "paper-conference / CONF, preprints as @misc with eprint, books as @book). Ids that fail are listed "
-                "in errors, never in the text.",
+                "BibTeX, CSL-JSON or RIS for up to 100 papers (conference papers, preprints, books each typed). "
+                "Ids that fail go to errors, never into the text.",
                 GenerateCitationsInput, GenerateCitationsResult,
                 max_result_chars=MAX_RESULT_CHARS),  # papers.generate._fit
     papers_tool("batch_resolve", "Batch resolve",
-                "Resolve up to 100 mixed identifiers at once: papers (Semantic Scholar in one batch, then OpenAlex "
-                "and Crossref), books (ISBN, Open Library), patent numbers (EPO OPS; unavailable without EPO "
-                "credentials). Each item has its own status.",
+                "Up to 100 mixed paper ids, titles or citations (checked match), ISBNs and patent numbers (EPO OPS, "
+                "needs credentials), each with its own status.",
                 BatchResolveInput, BatchResolveResult, max_result_chars=MAX_RESULT_CHARS),  # papers.batch._fit
 )

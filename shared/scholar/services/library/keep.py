@@ -15,7 +15,7 @@ from scholar.core.aio import in_this_context, off_loop
 from scholar.core.errors import NotFoundError
 from scholar.core.ids import InvalidIdError, PaperId, parse_paper_id, written_ids
 from scholar.core.records import Paper
-from scholar.services.paper_lookup import parse_identifier, resolve
+from scholar.services.paper_lookup import identify, resolve
 from scholar.store.blobs import BlobStore
 from scholar.store.library.models import DEFAULT_COLLECTION, LibraryItem, PdfVersion, is_item_id, item_id_for
 from scholar.store.library.table import ItemExistsError, LibraryStore, now_iso
@@ -49,7 +49,7 @@ async def resolve_item(identifier: str) -> tuple[str, Paper]:
         NotFoundError: no source holds it.
         RateLimitedError / UpstreamError: a source failed (nothing is stored then).
     """
-    asked = parse_identifier(identifier, tool="library_add")
+    asked = await identify(identifier, tool="library_add")
     paper = await resolve(asked)
     return item_id_for(identity_of(paper, asked)), paper
 

@@ -7,16 +7,32 @@ a recent search's merged record (``recent``), the cache, then the sources in ord
 """
 
 from scholar.services.paper_lookup.chain import Found, look_up
+from scholar.services.paper_lookup.match import MatchOutcome, match_reference
 from scholar.services.paper_lookup.recent import recall, recall_many, remember
-from scholar.services.paper_lookup.resolve import get_paper, item_paper, paper_identifier, parse_identifier, resolve
+from scholar.services.paper_lookup.reference import match_many, outcome_pid
+from scholar.services.paper_lookup.resolve import (
+    free_text,
+    get_paper,
+    identify,
+    item_paper,
+    paper_identifier,
+    parse_identifier,
+    resolve,
+)
 from scholar.services.paper_lookup.s2_forms import explain_missing, s2_form_of, s2_key_of
 
 __all__ = [
     "Found",
+    "MatchOutcome",
     "explain_missing",
+    "free_text",
     "get_paper",
+    "identify",
     "item_paper",
     "look_up",
+    "match_many",
+    "match_reference",
+    "outcome_pid",
     "paper_identifier",
     "parse_identifier",
     "recall",

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from scholar.core.errors import InvalidArgumentError, NotFoundError
 from scholar.core.id_forms import wrong_form
-from scholar.core.ids import PAPER_KINDS, InvalidIdError, PaperId, parse_paper_id, written_ids
+from scholar.core.ids import PAPER_KINDS, InvalidIdError, PaperId, parse_paper_id, reads_as_reference, written_ids
 from scholar.core.records import Paper
 from scholar.services.paper_lookup import chain, recent
+from scholar.services.paper_lookup.reference import matched_id, written_form
 from scholar.store.cache import Cache
 from scholar.store.library.table import LibraryStore
 
@@ -45,6 +46,31 @@ def parse_identifier(raw: str, field: str = "identifier", *, tool: str = "this t
     raise wrong_form(raw, pid.kind, tool=tool, field=field)
 
 
+async def identify(raw: str, field: str = "identifier", *, tool: str = "this tool", library: bool = False,
+                   cache: Cache | None = None) -> PaperId:
+    """``parse_identifier``, and for a title or citation text the identifier of the one paper it matches.
+
+    Every tool that takes a paper identifier resolves it here (scholar.services.paper_lookup.reference).
+
+    Raises:
+        InvalidArgumentError: neither an identifier nor free text (a malformed DOI, a single word).
+        NotFoundError: the text matches no paper, or several (reason ``ambiguous_reference``, with candidates).
+        RateLimitedError / UpstreamError: a source failed before any candidate passed the check.
+    """
+    if free_text(raw):
+        return await matched_id(raw, cache)
+    return parse_identifier(raw, field, tool=tool, library=library)
+
+
+def free_text(raw: str) -> bool:
+    """Whether ``raw`` is no identifier form but a title or citation (scholar.core.ids ``reads_as_reference``)."""
+    try:
+        parse_paper_id(raw)
+    except InvalidIdError:
+        return reads_as_reference(raw)
+    return False
+
+
 async def item_paper(principal: str, item_id: str) -> Paper:
     """The paper record of one of the caller's library items.
 
@@ -65,9 +91,9 @@ async def paper_identifier(raw: str, principal: str, *, tool: str, field: str = 
         InvalidArgumentError: not a paper identifier nor a library item id.
         NotFoundError: the caller's library has no such item.
     """
-    pid = parse_identifier(raw, field, tool=tool, library=True)
+    pid = await identify(raw, field, tool=tool, library=True)
     if pid.kind != "library_item":
-        return raw
+        return written_form(pid) if free_text(raw) else raw
     paper = await item_paper(principal, pid.value)
     ids = [paper.paperId, *written_ids(paper.externalIds or {})]
     return next((i for i in ids if i), None) or raw
@@ -89,7 +115,7 @@ async def get_paper(raw: str, cache: Cache | None = None, *, principal: str | No
         NotFoundError: no source holds it (every source that can look it up answered so).
         RateLimitedError / UpstreamError: no source found it while one failed (nothing is cached then).
     """
-    pid = parse_identifier(raw, field, tool=tool, library=principal is not None)
+    pid = await identify(raw, field, tool=tool, library=principal is not None, cache=cache)
     if pid.kind == "library_item":
         return await item_paper(principal or "", pid.value)
     return await resolve(pid, cache)

@@ -14,7 +14,7 @@ from scholar.core.errors import NotFoundError, ScholarError, UnavailableError
 from scholar.core.ids import PAPER_KINDS, S2_KINDS, InvalidIdError, parse_paper_id
 from scholar.core.records import Paper
 from scholar.services.paper_lookup import chain, recent
-from scholar.services.paper_lookup.resolve import item_paper, parse_identifier, resolve
+from scholar.services.paper_lookup.resolve import identify, item_paper, resolve
 from scholar.store.cache import Cache
 
 DATA_NOT_IN_SOURCES = "data_not_in_sources"
@@ -43,7 +43,7 @@ async def s2_key_of(raw: str, field: str, *, tool: str, principal: str | None = 
             can look up.
         NotFoundError / RateLimitedError / UpstreamError: resolving an OpenAlex or INSPIRE id failed.
     """
-    pid = parse_identifier(raw, field, tool=tool, library=principal is not None)
+    pid = await identify(raw, field, tool=tool, library=principal is not None, cache=cache)
     if pid.kind in S2_KINDS:
         return pid.s2_key()
     paper = await (item_paper(principal or "", pid.value) if pid.kind == "library_item" else resolve(pid, cache))

@@ -18,7 +18,7 @@ from scholar.families.research.fetch.spec import FETCH_MAX_CHARS, FETCH_TOOL, Fe
 from scholar.services.fulltext import jobs
 from scholar.services.fulltext.read_options import READ_TOOL, ReadOptions
 from scholar.services.fulltext.read_result import ReadPaperResult
-from scholar.services.paper_lookup import get_paper, parse_identifier
+from scholar.services.paper_lookup import free_text, get_paper, identify
 
 ID_FIELD = "id"
 _AUTHORS = 10
@@ -60,10 +60,11 @@ def _ids(paper: Paper) -> list[str]:
 
 async def fetch(args: FetchInput, ctx: CallContext) -> FetchResult:
     identifier = args.id.strip()
-    pid = parse_identifier(identifier, field=ID_FIELD, tool=FETCH_TOOL, library=True)
+    pid = await identify(identifier, field=ID_FIELD, tool=FETCH_TOOL, library=True)
     paper = await get_paper(identifier, principal=ctx.principal, tool=FETCH_TOOL, field=ID_FIELD)
-    # A library item's text is stored under the paper's own ids.
-    stored_as = identifier if pid.kind != "library_item" else next(iter(_ids(paper)), identifier)
+    # A library item's (or a matched title's) text is stored under the paper's own ids.
+    named = pid.kind == "library_item" or free_text(identifier)
+    stored_as = next(iter(_ids(paper)), identifier) if named else identifier
     read = await off_loop(_converted, stored_as)
     title = paper.title or identifier
     names = [a.name for a in paper.authors or [] if a.name]
