@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -24,6 +25,8 @@ from pydantic import BaseModel
 from scholar.core import aio
 from scholar.core.config import get_settings
 from scholar.core.errors import (
+    FORBIDDEN,
+    NOT_FOUND,
     RATE_LIMITED,
     TIMEOUT,
     UPSTREAM_ERROR,
@@ -36,7 +39,7 @@ from scholar.core.errors import (
 )
 from scholar.core.records import FailedSource
 from scholar.runtime.outcome import StepError, finish_task, step_failure
-from scholar.services.fulltext import answer_builder, artifacts, docling, keep_step
+from scholar.services.fulltext import answer_builder, artifacts, docling, keep_step, licensed
 from scholar.services.fulltext.jobs import PDF_TASK_TTL_S
 from scholar.services.fulltext.locate import resolve_paper
 from scholar.services.fulltext.models import Attempt, Candidate, Job, PaperSummary, StoredPdf
@@ -44,6 +47,7 @@ from scholar.services.fulltext.verify import check_readable, rejected
 from scholar.services.library import kept
 from scholar.services.pdftext.convert import convert_pdf
 from scholar.services.pdftext.lock import PDFIUM
+from scholar.store.owned_pdfs import OWNED_REF, get_owned_pdf
 from scholar.store.tasks import ACTIVE, TaskStore, TaskTransitionError
 from scholar.web.fetch import fetch_candidate
 
@@ -93,6 +97,8 @@ def resolve(event: dict[str, Any]) -> dict[str, Any]:
         }
     # download_paper looks at every location again: the cached PDF does not say which version it is.
     found = artifacts.recall(artifacts.paper_cache_key(job.identifier or "")) if job.keep is None else None
+    if found is None and job.keep is None:  # the caller's own licensed copy (theirs alone: their principal's record)
+        found = artifacts.recall_owned(str(event.get("principal") or ""), job.identifier or "")
     if found is not None:
         return {
             "metadata": found[0].model_dump() if found[0] else None,
@@ -187,10 +193,20 @@ def download(event: dict[str, Any]) -> dict[str, Any]:
     elif candidates:
         with tempfile.TemporaryDirectory(prefix="scholar-pdf-") as dest:
             stored, attempts = aio.run(_first_pdf(candidates, event, dest))
+    proxy_error = None
+    if stored is None and job.kind == "paper" and job.keep is None:  # no open copy: the caller's library proxy
+        stored, attempts, proxy_error = _through_proxy(event, resolved, candidates, attempts)
     dumped = [a.model_dump() for a in attempts]
     if stored is None:
-        return {"pdf": None, "attempts": dumped, "error": _no_pdf(job, attempts, failed).envelope_body()}
-    if job.kind == "paper" and resolved.get("metadata"):
+        error = _no_pdf(job, attempts, failed)
+        # The proxy's refusal says what to do (sign in again); its not_found only when the open copies' is one too.
+        if proxy_error is not None and (proxy_error.code == FORBIDDEN or error.code == NOT_FOUND):
+            error = proxy_error
+        return {"pdf": None, "attempts": dumped, "error": error.envelope_body()}
+    if stored.pdf_source == "library_proxy":
+        artifacts.remember_owned(str(event.get("principal") or ""), job.identifier or "",
+                                 PaperSummary.model_validate(resolved.get("metadata") or {}), stored)
+    elif job.kind == "paper" and resolved.get("metadata"):
         artifacts.remember_paper(job.identifier or "", PaperSummary.model_validate(resolved["metadata"]), stored)
     elif job.kind == "url":
         artifacts.remember_url(job.url or "", stored)
@@ -199,9 +215,26 @@ def download(event: dict[str, Any]) -> dict[str, Any]:
     return {"pdf": stored.model_dump(), "attempts": dumped, **(find.step_fields() if find else {})}
 
 
-def _convert_builtin(pdf_path: str) -> str:
+def _through_proxy(event: dict[str, Any], resolved: dict[str, Any], candidates: list[Candidate],
+                   attempts: list[Attempt]) -> tuple[StoredPdf | None, list[Attempt], ScholarError | None]:
+    """The publisher's version through the caller's library proxy, for a caller who has one (else nothing)."""
+    principal = str(event.get("principal") or "")
+    access = licensed.proxy_access(principal)
+    if access is None:
+        return None, attempts, None
+    _progress(event, "no open copy: fetching the publisher's version through your library proxy")
+    metadata = PaperSummary.model_validate(resolved.get("metadata") or {})
+    stored, more, error = aio.run(licensed.licensed_pdf(principal, access, metadata, candidates))
+    return stored, [*attempts, *more], error
+
+
+def _convert_builtin(pdf_path: str, principal: str) -> str:
     with tempfile.TemporaryDirectory(prefix="scholar-convert-") as dest:
-        local = artifacts.pdf_to_file(pdf_path, dest)
+        if OWNED_REF.match(pdf_path):  # the caller's own (licensed) PDF, read as theirs
+            local = Path(dest) / "owned.pdf"
+            local.write_bytes(get_owned_pdf(principal, pdf_path))
+        else:
+            local = artifacts.pdf_to_file(pdf_path, dest)
         with PDFIUM:
             return convert_pdf(local).markdown
 
@@ -211,14 +244,15 @@ def convert(event: dict[str, Any]) -> dict[str, Any]:
     job = Job.model_validate(event["job"])
     pdf_path = ((event.get("downloaded") or {}).get("pdf") or {}).get("pdf_path") or job.pdf_path or ""
     settings = get_settings()
-    converter = answer_builder.converter_for(job.use_vlm, settings)
-    md_path = artifacts.md_key(artifacts.sha_of(pdf_path), converter)
+    principal = str(event.get("principal") or "")
+    converter = answer_builder.converter_of(job.use_vlm, pdf_path, settings)
+    md_path = artifacts.md_key_of(pdf_path, converter, principal)
     if artifacts.exists(md_path):
         return {"md_path": md_path, "converter": converter}
     _progress(event, f"converting the PDF to Markdown ({converter}); usually 5-60 s")
     try:
         if converter == "builtin":
-            markdown = _convert_builtin(pdf_path)
+            markdown = _convert_builtin(pdf_path, principal)
         else:
             vlm = docling.vlm_from_settings(settings) if converter == "docling_vlm" else None
             done = aio.run(docling.convert(settings, url=artifacts.presign(pdf_path), vlm=vlm))

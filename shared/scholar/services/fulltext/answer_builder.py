@@ -24,6 +24,7 @@ from scholar.services.fulltext.pdf_results import (
     Outcome,
     fit_outcome,
 )
+from scholar.store.owned_pdfs import OWNED_REF
 
 _PAGE_MARKER = re.compile(r"<!-- page (\d+) -->")
 OUTPUT_MODELS: dict[str, type[Outcome]] = {
@@ -41,6 +42,11 @@ def converter_for(use_vlm: bool, settings: Settings) -> Converter:
     return "docling_vlm" if use_vlm and settings.vlm_api_url else "docling"
 
 
+def converter_of(use_vlm: bool, pdf_path: str, settings: Settings) -> Converter:
+    """The converter for one stored PDF: a caller's own (licensed) PDF is converted here, never sent to docling."""
+    return "builtin" if OWNED_REF.match(pdf_path) else converter_for(use_vlm, settings)
+
+
 def vlm_skip_reason(use_vlm: bool, converter: Converter) -> str | None:
     """Why a requested VLM enrichment did not run (seed 000 ``vlm_skip_reason``), or None."""
     return docling.VLM_NOT_CONFIGURED if use_vlm and converter != "docling_vlm" else None
@@ -49,6 +55,8 @@ def vlm_skip_reason(use_vlm: bool, converter: Converter) -> str | None:
 def pdf_fields(pdf: StoredPdf | None) -> dict[str, object]:
     if pdf is None:
         return {}
+    if OWNED_REF.match(pdf.pdf_path):  # the caller's own (licensed) copy: no link another hand could open
+        return pdf.model_dump()
     return {
         **pdf.model_dump(),
         "pdf_url": artifacts.presign(pdf.pdf_path),

@@ -16,8 +16,10 @@ from pathlib import Path
 from scholar.core.errors import InvalidArgumentError, NotFoundError
 from scholar.core.ids import InvalidIdError, parse_paper_id
 from scholar.services.fulltext.models import Converter, PaperSummary, StoredPdf
+from scholar.store.base import token_hash
 from scholar.store.blobs import BlobStore
 from scholar.store.cache import Cache
+from scholar.store.owned_pdfs import OWNED_REF
 
 PDF_KEY = re.compile(r"^pdfs/([0-9a-f]{64})\.pdf$")
 PRESIGN_S = 900
@@ -31,6 +33,21 @@ def pdf_key(sha256: str) -> str:
 def md_key(sha256: str, converter: Converter) -> str:
     """``md/<sha256>.md`` for the built-in converter, ``md/<sha256>.<converter>.md`` otherwise."""
     return f"md/{sha256}.md" if converter == "builtin" else f"md/{sha256}.{converter}.md"
+
+
+def owned_md_key(principal: str, sha256: str, converter: Converter) -> str:
+    """The Markdown of a caller's own PDF (licensed through their proxy): under a key of theirs, never ``md/``."""
+    return f"mine-md/{_scope(principal)}/{md_key(sha256, converter).removeprefix('md/')}"
+
+
+def md_key_of(pdf_path: str, converter: Converter, principal: str) -> str:
+    """Where the Markdown of ``pdf_path`` goes: the shared ``md/`` key, or the caller's own for a ``mine/`` PDF."""
+    owned = OWNED_REF.match(pdf_path)
+    return owned_md_key(principal, owned.group(1), converter) if owned else md_key(sha_of(pdf_path), converter)
+
+
+def _scope(principal: str) -> str:
+    return token_hash(principal)[:32]
 
 
 def sha_of(pdf_path: str) -> str:
@@ -138,6 +155,27 @@ def remember_paper(identifier: str, metadata: PaperSummary, pdf: StoredPdf) -> N
     record = {"metadata": metadata.model_dump(), "pdf": pdf.model_dump()}
     for key in paper_aliases(identifier, metadata):
         cache.put(_NAMESPACE, paper_cache_key(key), record)
+
+
+def owned_cache_key(principal: str, identifier: str) -> str:
+    return f"pdf:mine:{_scope(principal)}:{identifier}"
+
+
+def remember_owned(principal: str, identifier: str, metadata: PaperSummary, pdf: StoredPdf) -> None:
+    """File a caller's licensed PDF under their own record, by every id of the paper (never the shared record)."""
+    cache = Cache()
+    record = {"metadata": metadata.model_dump(), "pdf": pdf.model_dump()}
+    for key in paper_aliases(identifier, metadata):
+        cache.put(_NAMESPACE, owned_cache_key(principal, key), record)
+
+
+def recall_owned(principal: str, identifier: str) -> tuple[PaperSummary | None, StoredPdf] | None:
+    """The caller's own record of a paper (a PDF licensed to them), or None."""
+    value = Cache().get(_NAMESPACE, owned_cache_key(principal, identifier))
+    if not isinstance(value, dict) or "pdf" not in value:
+        return None
+    metadata = PaperSummary.model_validate(value["metadata"]) if value.get("metadata") else None
+    return metadata, StoredPdf.model_validate(value["pdf"])
 
 
 def remember_url(url: str, pdf: StoredPdf) -> None:

@@ -49,7 +49,7 @@ async def _job(identifier: str, options: ReadOptions, principal: str) -> Job:
 
 
 def _answer(job: Job, ctx: CallContext) -> BaseModel:
-    return jobs.cached_answer(job) or jobs.queue(job, ctx)
+    return jobs.cached_answer(job, ctx.principal) or jobs.queue(job, ctx)
 
 
 async def read_paper(args: ReadPaperInput, ctx: CallContext) -> BaseModel:
