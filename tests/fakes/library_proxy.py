@@ -65,6 +65,7 @@ class FakeLibraryProxy:
     users: dict[str, str] = field(default_factory=lambda: {"alice": "correct horse"})
     licensed: frozenset[str] = frozenset({"10.5555/licensed.1"})
     no_pdf: frozenset[str] = frozenset({"10.5555/landing.only"})
+    offsite: frozenset[str] = frozenset({"10.5555/offsite"})  # the DOI resolves off the proxy (not rewritten)
     sessions: set[str] = field(default_factory=set)
     requests: list[str] = field(default_factory=list)  # "METHOD host/path" in order
     sign_ins: int = 0
@@ -117,6 +118,8 @@ class FakeLibraryProxy:
     def _remote(self, remote: str, path: str) -> Response:
         if remote == "doi.org":
             doi = path.lstrip("/")
+            if doi in self.offsite:
+                return RedirectResponse(f"https://{PUBLISHER}/article/{doi}", status_code=302)
             if doi not in self.licensed | self.no_pdf:
                 return Response("DOI not found", status_code=404)
             return RedirectResponse(proxied(f"https://{PUBLISHER}/article/{doi}"), status_code=302)
