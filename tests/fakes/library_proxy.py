@@ -66,6 +66,7 @@ class FakeLibraryProxy:
     licensed: frozenset[str] = frozenset({"10.5555/licensed.1"})
     no_pdf: frozenset[str] = frozenset({"10.5555/landing.only"})
     offsite: frozenset[str] = frozenset({"10.5555/offsite"})  # the DOI resolves off the proxy (not rewritten)
+    looping: frozenset[str] = frozenset({"10.5555/looping"})  # its "PDF" link is one more landing, and so on
     sessions: set[str] = field(default_factory=set)
     requests: list[str] = field(default_factory=list)  # "METHOD host/path" in order
     sign_ins: int = 0
@@ -120,11 +121,14 @@ class FakeLibraryProxy:
             doi = path.lstrip("/")
             if doi in self.offsite:
                 return RedirectResponse(f"https://{PUBLISHER}/article/{doi}", status_code=302)
-            if doi not in self.licensed | self.no_pdf:
+            if doi not in self.licensed | self.no_pdf | self.looping:
                 return Response("DOI not found", status_code=404)
             return RedirectResponse(proxied(f"https://{PUBLISHER}/article/{doi}"), status_code=302)
         if remote == PUBLISHER and path.startswith("/article/"):
             doi = path.removeprefix("/article/").removesuffix(".pdf")
+            if doi.startswith(tuple(self.looping)):
+                meta = f'<meta name="citation_pdf_url" content="{proxied(f"https://{PUBLISHER}{path}.pdf")}">'
+                return HTMLResponse(LANDING.format(title=doi, meta=meta))
             if path.endswith(".pdf") and doi in self.licensed:
                 return Response(self.pdf, media_type="application/pdf")
             if doi in self.licensed:

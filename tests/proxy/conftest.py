@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cache
 
 import pytest
 
-from tests.fakes.library_proxy import FakeLibraryProxy
+from scholar.web import fetch
+from tests.connectors.conftest import MemoryKeyring
+from tests.fakes.library_proxy import FakeLibraryProxy, public_resolver
 from tests.fixtures_dir import fixtures_dir
 
 PDF_NAME = "arxiv_2305.03393v1_page9_only.pdf"  # one page: the licensed paper's "publisher version"
@@ -20,3 +23,22 @@ def pdf_bytes() -> bytes:
 @pytest.fixture
 def ezproxy() -> FakeLibraryProxy:
     return FakeLibraryProxy(pdf=pdf_bytes())
+
+
+@pytest.fixture
+def memory_keyring(monkeypatch: pytest.MonkeyPatch) -> MemoryKeyring:
+    """This machine's keyring, in memory (no test reads or writes the real one)."""
+    import keyring  # the local extra's package, only where a test needs it
+
+    backend = MemoryKeyring()
+    for name in ("get_password", "set_password", "delete_password"):
+        monkeypatch.setattr(keyring, name, getattr(backend, name))
+    return backend
+
+
+@pytest.fixture
+def web(ezproxy: FakeLibraryProxy) -> Iterator[FakeLibraryProxy]:
+    """Every host outside our sources answered by the fake proxy (the SSRF guard still vets each hop)."""
+    fetch.set_web_access(fetch.WebAccess(resolver=public_resolver, transport=ezproxy.transport))
+    yield ezproxy
+    fetch.set_web_access(None)

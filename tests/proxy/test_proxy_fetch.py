@@ -79,6 +79,12 @@ def test_a_landing_without_citation_pdf_url_is_a_typed_not_found_naming_the_prox
     assert (err.code, err.reason, err.source) == (NOT_FOUND, PROXY_NO_PDF, "library_proxy")
 
 
+def test_the_citation_pdf_url_is_followed_once_only(ezproxy: FakeLibraryProxy) -> None:
+    err = refused(ezproxy, "https://doi.org/10.5555/looping", cookies={COOKIE: ezproxy.session()})
+    assert (err.code, err.reason) == (NOT_FOUND, PROXY_NO_PDF)
+    assert sum("www-pub-example" in r for r in ezproxy.requests) == 2  # the landing, then its link: no third
+
+
 def test_a_hop_off_the_proxy_is_not_followed_and_the_cookie_never_leaves_it(ezproxy: FakeLibraryProxy) -> None:
     err = refused(ezproxy, "https://doi.org/10.5555/offsite", cookies={COOKIE: ezproxy.session()})
     assert (err.code, err.reason) == (FORBIDDEN, LEFT_PROXY)
