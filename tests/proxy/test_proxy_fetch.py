@@ -19,7 +19,7 @@ from scholar.web.proxy_fetch import (
     ProxySignIn,
     fetch_via_proxy,
 )
-from scholar.web.ssrf import BLOCKED_ADDRESS
+from scholar.web.ssrf import BLOCKED_ADDRESS, Resolver
 from tests.fakes.library_proxy import COOKIE, NAME, PREFIX, FakeLibraryProxy, public_resolver
 from tests.proxy.conftest import pdf_bytes
 
@@ -28,7 +28,7 @@ ALICE = ProxySignIn("alice", SecretStr("correct horse"))
 
 
 def fetch(ezproxy: FakeLibraryProxy, url: str = LICENSED, *, written: str = NAME, cookies: dict[str, str] | None = None,
-          sign_in: ProxySignIn | None = None, resolver=public_resolver) -> ProxiedPdf:  # noqa: ANN001  # a Resolver
+          sign_in: ProxySignIn | None = None, resolver: Resolver = public_resolver) -> ProxiedPdf:
     return asyncio.run(fetch_via_proxy(
         parse_proxy(written), url, cookies=cookies or {}, sign_in=sign_in, max_bytes=10_000_000, timeout_s=10,
         resolver=resolver, transport=ezproxy.transport(), user_agent="scholar-tests"))
