@@ -25,7 +25,6 @@ from scholar.store.owned_pdfs import get_owned_pdf
 from scholar.store.tasks import TaskItem, TaskStore
 from tests.connectors.conftest import MemoryKeyring
 from tests.fakes.library_proxy import COOKIE, NAME, FakeLibraryProxy
-from tests.fixtures.aws import AwsResources
 from tests.fixtures.env import Env
 from tests.proxy.conftest import pdf_bytes
 
@@ -37,18 +36,6 @@ JOB = Job(kind="paper", tool="read_paper", identifier=IDENTIFIER, s2_key=f"DOI:{
 # An open location that turns out to have nothing (tried first, as every open copy is).
 RESOLVED = {"metadata": {"title": "A licensed paper", "doi": DOI}, "error": None, "failed_sources": [],
             "candidates": [{"source": "unpaywall", "url": "https://repository.example/licensed.pdf"}]}
-MACHINE_DEFINITION = {"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}
-
-
-@pytest.fixture
-def proxied(aws: AwsResources, env: Env, web: FakeLibraryProxy, memory_keyring: MemoryKeyring) -> FakeLibraryProxy:
-    """This machine's proxy and sign-in set (the password in the environment), and a PDF pipeline to queue on."""
-    env(SCHOLAR_LIBRARY_PROXY=NAME, SCHOLAR_LIBRARY_PROXY_USER="alice", SCHOLAR_LIBRARY_PROXY_PASSWORD="correct horse")
-    arn = aws.client("stepfunctions").create_state_machine(
-        name="pdf-pipeline", definition=json.dumps(MACHINE_DEFINITION),
-        roleArn="arn:aws:iam::123456789012:role/x")["stateMachineArn"]
-    env(SCHOLAR_PDF_STATE_MACHINE_ARN=arn)
-    return web
 
 
 def run_pipeline(principal: str, resolved: dict[str, Any] | None = None) -> TaskItem:

@@ -230,6 +230,43 @@ async def fetch_via_proxy(
         ) from exc
 
 
+async def open_session(
+    proxy: LibraryProxy,
+    sign_in: ProxySignIn,
+    *,
+    timeout_s: float,
+    resolver: Resolver | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    allow_hosts: Collection[str] = frozenset(),
+    user_agent: str,
+) -> dict[str, str]:
+    """Sign in with the proxy's form once (``scholar library proxy login``); the session cookies it set.
+
+    Raises:
+        ForbiddenError: the proxy refused the sign-in (its form again, no cookie: ``proxy_session_expired``), or
+            resolves to a refused address.
+        UpstreamError, UpstreamTimeoutError: the proxy could not be reached.
+    """
+    timeout = httpx.Timeout(timeout_s, connect=min(10.0, timeout_s))
+    form = {"user": sign_in.user, "pass": sign_in.password.get_secret_value(), "url": f"https://{proxy.domain}/"}
+    try:
+        async with asyncio.timeout(timeout_s), guarded_client(timeout=timeout, headers={"User-Agent": user_agent},
+                                                                  transport=transport) as client:
+            walk = _Walk(proxy, client, {}, resolver, allow_hosts, max_bytes=0)
+            _at, response = await walk.send(proxy.login_url, form=form)
+            await response.aclose()
+    except TimeoutError as exc:
+        raise UpstreamTimeoutError(f"the library proxy did not answer within {timeout_s:g} s", source=SOURCE,
+                                   retryable=True) from exc
+    except httpx.TransportError as exc:
+        raise UpstreamError(f"the library proxy could not be reached ({type(exc).__name__})", source=SOURCE,
+                            reason="connect_failed") from exc
+    if response.status_code not in _REDIRECTS or not walk.cookies:
+        raise ForbiddenError(f"the library proxy ({proxy.domain}) refused the sign-in: check the name and password",
+                             source=SOURCE, reason=PROXY_SESSION_EXPIRED)
+    return walk.cookies
+
+
 async def _walk(walk: _Walk, url: str, sign_in: ProxySignIn | None) -> ProxiedPdf:
     proxy = walk.proxy
     start = proxy.proxied(url)

@@ -43,6 +43,9 @@ from scholar.web.proxy_fetch import PROXY_SESSION_EXPIRED, ProxiedPdf, ProxySign
 
 __all__ = [
     "KEYRING_SERVICE",
+    "PROXY_ENTRY",
+    "SESSION_ENTRY",
+    "USER_ENTRY",
     "MACHINE_PRINCIPAL",
     "PROXY_TARGET",
     "ProxyAccess",
@@ -56,6 +59,8 @@ logger = logging.getLogger(__name__)
 PROXY_TARGET = "proxy"  # the connection's target (ConnectionsTable ``conn#proxy``) and its connect page
 KEYRING_SERVICE = "scholar-mcp/library-proxy"
 SESSION_ENTRY = "session"
+PROXY_ENTRY = "proxy"
+USER_ENTRY = "user"
 # The machine's own caller (scholar.local.calls.LOCAL_PRINCIPAL, a floor above): a machine's proxy is one person's.
 MACHINE_PRINCIPAL = "local"
 DOI_URL = "https://doi.org/{doi}"
@@ -95,15 +100,17 @@ def _cookies(stored: str | None) -> dict[str, str]:
 
 def _machine_access() -> ProxyAccess | None:
     settings = get_settings()
-    if not settings.library_proxy:
+    # The settings win; else what ``scholar library proxy login`` kept in the keyring.
+    written = settings.library_proxy or get_entry(KEYRING_SERVICE, PROXY_ENTRY)
+    if not written:
         return None
     try:
-        proxy = parse_proxy(settings.library_proxy)
+        proxy = parse_proxy(written)
     except ValueError as exc:
         raise ForbiddenError(
             f"{LIBRARY_PROXY_ENV} is not a library proxy: {exc}", source=PROXY_TARGET, reason="proxy_misconfigured"
         ) from exc
-    user = settings.library_proxy_user
+    user = settings.library_proxy_user or get_entry(KEYRING_SERVICE, USER_ENTRY)
     password = settings.secrets.values.get("library_proxy_password")
     if user and password is None and (stored := get_entry(KEYRING_SERVICE, user)):
         password = SecretStr(stored)
