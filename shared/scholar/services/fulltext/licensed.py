@@ -138,6 +138,8 @@ def proxy_access(principal: str) -> ProxyAccess | None:
     """
     settings = get_settings()
     access = None
+    if not principal:  # a step run without its task's caller: nobody's licence
+        return None
     if not settings.in_lambda and principal == MACHINE_PRINCIPAL:
         access = _machine_access()
     elif settings.resources.connections_table:
