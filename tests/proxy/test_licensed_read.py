@@ -115,3 +115,10 @@ def test_a_publisher_page_without_a_pdf_is_a_not_found_naming_the_proxy(proxied:
     task = run_pipeline(A, resolved)
     assert task.error is not None and (task.error["code"], task.error["reason"]) == (NOT_FOUND, "proxy_no_pdf")
     assert "library proxy" in task.error["message"]
+
+
+def test_a_table_of_the_licensed_copy_is_rendered_from_the_holder_s_own_pdf(proxied: FakeLibraryProxy) -> None:
+    assert run_pipeline(A).status == "completed"
+    arguments = {"identifier": f"DOI:{DOI}", "table": "Table 1"}
+    answer = asyncio.run(run_tool("research", Invocation(tool="read_paper", arguments=arguments, principal=A)))
+    assert answer["figure"]["label"] == "Table 1" and answer["pdf_source"] == "library_proxy"

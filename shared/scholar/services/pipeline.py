@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -47,7 +46,6 @@ from scholar.services.fulltext.verify import check_readable, rejected
 from scholar.services.library import kept
 from scholar.services.pdftext.convert import convert_pdf
 from scholar.services.pdftext.lock import PDFIUM
-from scholar.store.owned_pdfs import OWNED_REF, get_owned_pdf
 from scholar.store.tasks import ACTIVE, TaskStore, TaskTransitionError
 from scholar.web.fetch import fetch_candidate
 
@@ -230,11 +228,7 @@ def _through_proxy(event: dict[str, Any], resolved: dict[str, Any], candidates: 
 
 def _convert_builtin(pdf_path: str, principal: str) -> str:
     with tempfile.TemporaryDirectory(prefix="scholar-convert-") as dest:
-        if OWNED_REF.match(pdf_path):  # the caller's own (licensed) PDF, read as theirs
-            local = Path(dest) / "owned.pdf"
-            local.write_bytes(get_owned_pdf(principal, pdf_path))
-        else:
-            local = artifacts.pdf_to_file(pdf_path, dest)
+        local = artifacts.pdf_to_file(pdf_path, dest, principal=principal)  # a mine/ PDF: read as the caller's
         with PDFIUM:
             return convert_pdf(local).markdown
 
@@ -302,6 +296,7 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
                 )
             else:
                 result = answer_builder.build(job, metadata=metadata, pdf=pdf, md=md, attempts=attempts,
+                                              principal=str(event.get("principal") or ""),
                                        failed_sources=failed)
         except ScholarError as err:  # keeping failed, or read_paper's section, figure or pages are not there
             error = err.envelope_body()

@@ -98,6 +98,7 @@ def build(
     attempts: list[Attempt] | None = None,
     failed_sources: list[FailedSource] | None = None,
     cached: bool = False,
+    principal: str = "",
 ) -> BaseModel:
     """The tool's answer for a job from what is stored (a failed job has no answer: see scholar.runtime.outcome)."""
     fields: dict[str, object] = {
@@ -113,7 +114,7 @@ def build(
     if job.kind == "paper":
         fields["metadata"] = metadata
     if job.read is not None:  # read_paper: whole pages, outline, section or figure (scholar.services.fulltext.reading)
-        return reading.build_answer(job, fields, md)
+        return reading.build_answer(job, fields, md, principal)
     if md is not None:
         fields.update(markdown_fields(job, *md))
     if job.filename:

@@ -19,7 +19,7 @@ from scholar.services.fulltext.models import Converter, PaperSummary, StoredPdf
 from scholar.store.base import token_hash
 from scholar.store.blobs import BlobStore
 from scholar.store.cache import Cache
-from scholar.store.owned_pdfs import OWNED_REF
+from scholar.store.owned_pdfs import OWNED_REF, get_owned_pdf
 
 PDF_KEY = re.compile(r"^pdfs/([0-9a-f]{64})\.pdf$")
 PRESIGN_S = 900
@@ -75,12 +75,17 @@ def store_pdf(path: Path, sha256: str, blobs: BlobStore | None = None) -> str:
     return key
 
 
-def pdf_to_file(key: str, dest_dir: str | os.PathLike[str], blobs: BlobStore | None = None) -> Path:
-    """Download a stored PDF to a file in ``dest_dir``.
+def pdf_to_file(key: str, dest_dir: str | os.PathLike[str], blobs: BlobStore | None = None, *,
+                principal: str = "") -> Path:
+    """Download a stored PDF to a file in ``dest_dir`` (a ``mine/`` PDF only as ``principal``'s own).
 
     Raises:
-        NotFoundError: no such artifact (expired, or never stored).
+        NotFoundError: no such artifact (expired, or never stored), or a ``mine/`` PDF that is not ``principal``'s.
     """
+    if OWNED_REF.match(key):
+        target = Path(dest_dir) / key.replace("/", "_")
+        target.write_bytes(get_owned_pdf(principal, key))
+        return target
     blobs = blobs or BlobStore()
     if not blobs.exists(key):
         raise NotFoundError(

@@ -99,7 +99,8 @@ def cached_answer(job: Job, principal: str | None = None) -> BaseModel | None:
     md_path = artifacts.md_key_of(pdf.pdf_path, converter, principal or "")
     if not artifacts.exists(md_path):
         return None
-    return answer_builder.build(job, metadata=metadata, pdf=pdf, md=(md_path, converter), cached=True)
+    return answer_builder.build(job, metadata=metadata, pdf=pdf, md=(md_path, converter), cached=True,
+                                principal=principal or "")
 
 
 def converted_markdown(identifier: str) -> str | None:
