@@ -47,10 +47,19 @@ def _run(ezproxy, latency_s: float, *, signed_in: bool) -> tuple[float, int]:  #
 
     cookies = {COOKIE: ezproxy.session()} if signed_in else {}
     start = time.perf_counter()
-    got = asyncio.run(fetch_via_proxy(
-        parse_proxy(NAME), URL, cookies=cookies, sign_in=ProxySignIn("alice", SecretStr("correct horse")),
-        max_bytes=50_000_000, timeout_s=30, resolver=public_resolver, transport=_Slow(ezproxy.transport(), latency_s),
-        user_agent="scholar-bench"))
+    got = asyncio.run(
+        fetch_via_proxy(
+            parse_proxy(NAME),
+            URL,
+            cookies=cookies,
+            sign_in=ProxySignIn("alice", SecretStr("correct horse")),
+            max_bytes=50_000_000,
+            timeout_s=30,
+            resolver=public_resolver,
+            transport=_Slow(ezproxy.transport(), latency_s),
+            user_agent="scholar-bench",
+        )
+    )
     return (time.perf_counter() - start) * 1000, got.requests
 
 

@@ -47,11 +47,13 @@ __all__ = ["PASTE_TIMEOUT_S", "login", "logout"]
 
 PASTE_TIMEOUT_S = 300.0
 Browser = Callable[[str], Any]
-PASTE_PAGE = ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Scholar MCP: library proxy</title></head>"
-              "<body><h1>Library proxy session</h1><p>Sign in at <a href=\"{login}\">{login}</a>, then copy the value "
-              "of its session cookie (<code>ezproxy</code>) from your browser's developer tools and paste it here. "
-              "It is kept in this machine's keyring.</p><form method=\"post\"><input name=\"cookie\" type=\"password\" "
-              "size=\"60\" required><button>Keep</button></form></body></html>")
+PASTE_PAGE = (
+    '<!DOCTYPE html><html><head><meta charset="utf-8"><title>Scholar MCP: library proxy</title></head>'
+    '<body><h1>Library proxy session</h1><p>Sign in at <a href="{login}">{login}</a>, then copy the value '
+    "of its session cookie (<code>ezproxy</code>) from your browser's developer tools and paste it here. "
+    'It is kept in this machine\'s keyring.</p><form method="post"><input name="cookie" type="password" '
+    'size="60" required><button>Keep</button></form></body></html>'
+)
 
 
 def _proxy(written: str | None) -> LibraryProxy:
@@ -64,8 +66,14 @@ def _proxy(written: str | None) -> LibraryProxy:
         raise InvalidArgumentError(str(exc), field="proxy") from exc
 
 
-def login(written: str | None = None, *, user: str | None = None, password: str | None = None,
-          browser: Browser | None = None, timeout_s: float = PASTE_TIMEOUT_S) -> dict[str, Any]:
+def login(
+    written: str | None = None,
+    *,
+    user: str | None = None,
+    password: str | None = None,
+    browser: Browser | None = None,
+    timeout_s: float = PASTE_TIMEOUT_S,
+) -> dict[str, Any]:
     """Sign in to the library proxy and keep the session (and, with ``user``, the password) in the keyring.
 
     Raises:
@@ -78,10 +86,17 @@ def login(written: str | None = None, *, user: str | None = None, password: str 
     if user:
         sign_in = ProxySignIn(user, SecretStr(password or ""))
         web = web_access()
-        cookies = aio.run(open_session(
-            proxy, sign_in, timeout_s=settings.pdf_timeout_s, resolver=web.resolver,
-            transport=web.transport() if web.transport else None, allow_hosts=settings.test_allow_hosts,
-            user_agent=settings.user_agent))
+        cookies = aio.run(
+            open_session(
+                proxy,
+                sign_in,
+                timeout_s=settings.pdf_timeout_s,
+                resolver=web.resolver,
+                transport=web.transport() if web.transport else None,
+                allow_hosts=settings.test_allow_hosts,
+                user_agent=settings.user_agent,
+            )
+        )
         set_entry(KEYRING_SERVICE, user, password or "")
         set_entry(KEYRING_SERVICE, USER_ENTRY, user)
         how = "sign-in form"
@@ -96,8 +111,11 @@ def login(written: str | None = None, *, user: str | None = None, password: str 
 def logout() -> dict[str, Any]:
     """Forget this machine's proxy session, sign-in name and password (the setting, if any, stays)."""
     user = get_entry(KEYRING_SERVICE, USER_ENTRY)
-    removed = [entry for entry in (SESSION_ENTRY, USER_ENTRY, PROXY_ENTRY, user) if entry
-               and delete_entry(KEYRING_SERVICE, entry)]
+    removed = [
+        entry
+        for entry in (SESSION_ENTRY, USER_ENTRY, PROXY_ENTRY, user)
+        if entry and delete_entry(KEYRING_SERVICE, entry)
+    ]
     return {"removed": len(removed)}
 
 
@@ -108,8 +126,9 @@ def _pasted(proxy: LibraryProxy, browser: Browser, timeout_s: float) -> dict[str
 
     class Page(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # http.server's name
-            self._answer(200 if self.path == secret_path else 404, PASTE_PAGE.format(login=html.escape(
-                proxy.login_url)))
+            self._answer(
+                200 if self.path == secret_path else 404, PASTE_PAGE.format(login=html.escape(proxy.login_url))
+            )
 
         def do_POST(self) -> None:  # http.server's name
             if self.path != secret_path:

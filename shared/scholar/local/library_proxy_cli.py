@@ -26,8 +26,11 @@ def _run(args: argparse.Namespace) -> int:
         else:
             password = None
             if args.user:
-                password = sys.stdin.readline().rstrip("\n") if args.password_stdin else getpass.getpass(
-                    f"Password of {args.user} at the library proxy: ")
+                password = (
+                    sys.stdin.readline().rstrip("\n")
+                    if args.password_stdin
+                    else getpass.getpass(f"Password of {args.user} at the library proxy: ")
+                )
             answer = login(args.proxy, user=args.user, password=password)
     except ScholarError as err:
         print_error(err)
@@ -38,9 +41,12 @@ def _run(args: argparse.Namespace) -> int:
 
 def add_proxy_commands(library: Any) -> None:
     """Add ``proxy login`` and ``proxy logout`` to the ``library`` group's subcommands."""
-    group = library.add_parser("proxy", help="this machine's library proxy (licensed full text)",
-                               description="Sign in to your library's proxy (EZproxy-style) so read_paper can fetch "
-                               "licensed papers that have no open copy; the session is kept in the OS keyring.")
+    group = library.add_parser(
+        "proxy",
+        help="this machine's library proxy (licensed full text)",
+        description="Sign in to your library's proxy (EZproxy-style) so read_paper can fetch "
+        "licensed papers that have no open copy; the session is kept in the OS keyring.",
+    )
     actions = group.add_subparsers(dest="action", required=True, metavar="ACTION")
     sign = actions.add_parser("login", help="sign in (the proxy's form with --user, else a browser)")
     sign.add_argument("--proxy", help=f"the proxy: a prefix with {{url}} or its name (default: {LIBRARY_PROXY_ENV})")

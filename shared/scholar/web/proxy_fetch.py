@@ -250,20 +250,27 @@ async def open_session(
     timeout = httpx.Timeout(timeout_s, connect=min(10.0, timeout_s))
     form = {"user": sign_in.user, "pass": sign_in.password.get_secret_value(), "url": f"https://{proxy.domain}/"}
     try:
-        async with asyncio.timeout(timeout_s), guarded_client(timeout=timeout, headers={"User-Agent": user_agent},
-                                                                  transport=transport) as client:
+        async with (
+            asyncio.timeout(timeout_s),
+            guarded_client(timeout=timeout, headers={"User-Agent": user_agent}, transport=transport) as client,
+        ):
             walk = _Walk(proxy, client, {}, resolver, allow_hosts, max_bytes=0)
             _at, response = await walk.send(proxy.login_url, form=form)
             await response.aclose()
     except TimeoutError as exc:
-        raise UpstreamTimeoutError(f"the library proxy did not answer within {timeout_s:g} s", source=SOURCE,
-                                   retryable=True) from exc
+        raise UpstreamTimeoutError(
+            f"the library proxy did not answer within {timeout_s:g} s", source=SOURCE, retryable=True
+        ) from exc
     except httpx.TransportError as exc:
-        raise UpstreamError(f"the library proxy could not be reached ({type(exc).__name__})", source=SOURCE,
-                            reason="connect_failed") from exc
+        raise UpstreamError(
+            f"the library proxy could not be reached ({type(exc).__name__})", source=SOURCE, reason="connect_failed"
+        ) from exc
     if response.status_code not in _REDIRECTS or not walk.cookies:
-        raise ForbiddenError(f"the library proxy ({proxy.domain}) refused the sign-in: check the name and password",
-                             source=SOURCE, reason=PROXY_SESSION_EXPIRED)
+        raise ForbiddenError(
+            f"the library proxy ({proxy.domain}) refused the sign-in: check the name and password",
+            source=SOURCE,
+            reason=PROXY_SESSION_EXPIRED,
+        )
     return walk.cookies
 
 

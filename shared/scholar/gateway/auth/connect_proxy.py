@@ -30,9 +30,12 @@ TARGET = "proxy"
 PROXY_PATH = connect_path(TARGET)
 DEFAULT_COOKIE = "ezproxy"
 _COOKIE = re.compile(r"^(?:([A-Za-z0-9_.-]{1,64})=)?([\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]{8,1900})$")
-_REFUSAL = ("Not a library proxy and sign-in", "The proxy is its link prefix with {url} (for example "
-            "https://login.ezproxy.example.edu/login?url={url}) or its name (ezproxy.example.edu); then either a "
-            "sign-in name and password, or the session cookie (ezproxy=…). Go back and correct it.")
+_REFUSAL = (
+    "Not a library proxy and sign-in",
+    "The proxy is its link prefix with {url} (for example "
+    "https://login.ezproxy.example.edu/login?url={url}) or its name (ezproxy.example.edu); then either a "
+    "sign-in name and password, or the session cookie (ezproxy=…). Go back and correct it.",
+)
 
 
 def sealed_session(user: str, password: str, cookie: str) -> str | None:
@@ -56,8 +59,9 @@ async def proxy_form(request: Request) -> Response:
 async def proxy_submit(request: Request) -> Response:
     """POST: check the proxy and the sign-in, take the token once (for this target), seal them for its principal."""
     form = await request.form()
-    token, typed, user, password, cookie = (str(form.get(name, "")).strip()
-                                            for name in ("t", "library", "user", "password", "cookie"))
+    token, typed, user, password, cookie = (
+        str(form.get(name, "")).strip() for name in ("t", "library", "user", "password", "cookie")
+    )
     for secret in (password, cookie):
         if secret:
             redaction.remember(secret)
