@@ -151,7 +151,7 @@ def _pasted(proxy: LibraryProxy, browser: Browser, timeout_s: float) -> dict[str
             return  # nothing of the request (the cookie) is logged
 
     server = HTTPServer(("127.0.0.1", 0), Page)
-    server.timeout = 1.0
+    server.timeout = min(1.0, timeout_s)  # how long one wait for the page blocks before the deadline is looked at
     deadline = threading.Event()
     timer = threading.Timer(timeout_s, deadline.set)
     timer.start()
