@@ -34,7 +34,9 @@ def test_library_syncs_target_enum_and_library_connections_removals_are_the_regi
     assert tuple(sync["enum"]) == TARGETS
     connections = get_tool("library_connections").input_schema()["properties"]
     pages = [r.name for r in REGISTRATIONS if r.abilities.connect_page]
-    assert connections["remove"]["enum"] == connections["connect"]["enum"] == pages == ["zotero", "notion"]
+    assert pages == ["zotero", "notion"]
+    # ... and the library proxy (licensed full text), connected on its own page (scholar.gateway.auth.connect_proxy)
+    assert connections["remove"]["enum"] == connections["connect"]["enum"] == [*pages, "proxy"]
     assert list(FORMS) == pages  # each has its page on the authorization server (scholar.gateway.auth.connect)
 
 

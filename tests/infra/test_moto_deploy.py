@@ -163,9 +163,10 @@ def test_the_api_serves_post_mcp_and_get_root_with_access_logs(deployed):
     (api,) = deployed.resources_of("AWS::ApiGateway::RestApi").values()
     paths = api["Properties"]["Body"]["paths"]
     # The OAuth routes are Fn::If [UseOAuth, …, NoValue]: CloudFormation drops them in this (ApiKey) deployment.
-    assert set(paths) == {"/", "/mcp", "/.well-known/{proxy+}", "/oauth/{proxy+}", "/connect/zotero", "/connect/notion"}
+    assert set(paths) == {"/", "/mcp", "/.well-known/{proxy+}", "/oauth/{proxy+}", "/connect/zotero", "/connect/notion",
+                          "/connect/proxy"}
     assert "post" in paths["/mcp"] and "get" in paths["/"]
-    for path in ("/oauth/{proxy+}", "/connect/zotero", "/connect/notion"):
+    for path in ("/oauth/{proxy+}", "/connect/zotero", "/connect/notion", "/connect/proxy"):
         assert paths[path]["Fn::If"][0] == "UseOAuth"
     (stage,) = deployed.resources_of("AWS::ApiGateway::Stage").values()
     assert stage["Properties"]["AccessLogSetting"]["DestinationArn"] == {"Fn::GetAtt": ["ApiAccessLogGroup", "Arn"]}

@@ -74,6 +74,7 @@ def test_cfn_lint_reports_nothing() -> None:
 
 def test_the_only_routes_are_post_mcp_and_the_public_landing_page() -> None:
     from scholar.gateway.auth.connect import FORMS
+    from scholar.gateway.auth.connect_proxy import TARGET as PROXY
     from scholar.store.connections import connect_path
 
     apis = _resources("AWS::Serverless::Api")
@@ -81,7 +82,7 @@ def test_the_only_routes_are_post_mcp_and_the_public_landing_page() -> None:
     assert not _resources("AWS::Serverless::HttpApi")
     paths = apis["Api"]["Properties"]["DefinitionBody"]["paths"]
     # The connect page of each connector that has one: exactly its path, GET the form and POST it.
-    connect = {connect_path(target): paths.pop(connect_path(target)) for target in FORMS}
+    connect = {connect_path(target): paths.pop(connect_path(target)) for target in (*FORMS, PROXY)}
     assert not [path for path in paths if path.startswith("/connect")]
     oauth = {path: paths.pop(path) for path in ("/.well-known/{proxy+}", "/oauth/{proxy+}")}
     assert {path: set(methods) for path, methods in paths.items()} == {"/mcp": {"post"}, "/": {"get"}}

@@ -115,6 +115,10 @@ BIBTEX_DIR_ENV = "SCHOLAR_BIBTEX_DIR"
 OBSIDIAN_VAULT_ENV = "SCHOLAR_OBSIDIAN_VAULT"
 # The Notion connector: the database library_sync keeps in step on one machine (its token: SCHOLAR_NOTION_TOKEN).
 NOTION_DATABASE_ENV = "SCHOLAR_NOTION_DATABASE"
+# The library proxy for licensed full text on one machine (issue 38): an EZproxy-style prefix with {url} or a
+# proxy-by-hostname suffix, and the sign-in name (its password: SCHOLAR_LIBRARY_PROXY_PASSWORD or the OS keyring).
+LIBRARY_PROXY_ENV = "SCHOLAR_LIBRARY_PROXY"
+LIBRARY_PROXY_USER_ENV = "SCHOLAR_LIBRARY_PROXY_USER"
 # What a Zotero library and a Notion database id look like (here and on the hosted connect page).
 ZOTERO_LIBRARY_PATTERN = r"^(users|groups)/[0-9]{1,12}$"
 NOTION_DATABASE_PATTERN = r"^[0-9a-f]{8}(?:-?[0-9a-f]{4}){3}-?[0-9a-f]{12}$"
@@ -184,6 +188,8 @@ class Settings(BaseModel):
     bibtex_dir: str | None = None
     obsidian_vault: str | None = None
     notion_database: str | None = Field(default=None, pattern=NOTION_DATABASE_PATTERN)
+    library_proxy: str | None = None
+    library_proxy_user: str | None = None
     # Inside a Lambda execution environment (LAMBDA_TASK_ROOT): what only the local stack may do is off.
     in_lambda: bool = False
 
@@ -252,6 +258,8 @@ _SETTINGS: Readings = {
     "bibtex_dir": (BIBTEX_DIR_ENV, str),
     "obsidian_vault": (OBSIDIAN_VAULT_ENV, str),
     "notion_database": (NOTION_DATABASE_ENV, str),
+    "library_proxy": (LIBRARY_PROXY_ENV, stripped),
+    "library_proxy_user": (LIBRARY_PROXY_USER_ENV, stripped),
 }
 _RESOURCES: Readings = {
     "cache_table": (CACHE_TABLE_ENV, str),

@@ -24,6 +24,7 @@ SECRET_NAMES = (
     "OIDC_CLIENT_SECRET",
     "ZOTERO_API_KEY",
     "NOTION_TOKEN",
+    "LIBRARY_PROXY_PASSWORD",
 )
 
 _TRUE = {"1", "true", "yes", "on"}

@@ -24,6 +24,8 @@ from pydantic import BaseModel
 from scholar.core import aio
 from scholar.core.config import get_settings
 from scholar.core.errors import (
+    FORBIDDEN,
+    NOT_FOUND,
     RATE_LIMITED,
     TIMEOUT,
     UPSTREAM_ERROR,
@@ -36,7 +38,7 @@ from scholar.core.errors import (
 )
 from scholar.core.records import FailedSource
 from scholar.runtime.outcome import StepError, finish_task, step_failure
-from scholar.services.fulltext import answer_builder, artifacts, docling, keep_step
+from scholar.services.fulltext import answer_builder, artifacts, docling, keep_step, licensed
 from scholar.services.fulltext.jobs import PDF_TASK_TTL_S
 from scholar.services.fulltext.locate import resolve_paper
 from scholar.services.fulltext.models import Attempt, Candidate, Job, PaperSummary, StoredPdf
@@ -93,6 +95,8 @@ def resolve(event: dict[str, Any]) -> dict[str, Any]:
         }
     # download_paper looks at every location again: the cached PDF does not say which version it is.
     found = artifacts.recall(artifacts.paper_cache_key(job.identifier or "")) if job.keep is None else None
+    if found is None and job.keep is None:  # the caller's own licensed copy (theirs alone: their principal's record)
+        found = artifacts.recall_owned(str(event.get("principal") or ""), job.identifier or "")
     if found is not None:
         return {
             "metadata": found[0].model_dump() if found[0] else None,
@@ -187,10 +191,20 @@ def download(event: dict[str, Any]) -> dict[str, Any]:
     elif candidates:
         with tempfile.TemporaryDirectory(prefix="scholar-pdf-") as dest:
             stored, attempts = aio.run(_first_pdf(candidates, event, dest))
+    proxy_error = None
+    if stored is None and job.kind == "paper" and job.keep is None:  # no open copy: the caller's library proxy
+        stored, attempts, proxy_error = _through_proxy(event, resolved, candidates, attempts)
     dumped = [a.model_dump() for a in attempts]
     if stored is None:
-        return {"pdf": None, "attempts": dumped, "error": _no_pdf(job, attempts, failed).envelope_body()}
-    if job.kind == "paper" and resolved.get("metadata"):
+        error = _no_pdf(job, attempts, failed)
+        # The proxy's refusal says what to do (sign in again); its not_found only when the open copies' is one too.
+        if proxy_error is not None and (proxy_error.code == FORBIDDEN or error.code == NOT_FOUND):
+            error = proxy_error
+        return {"pdf": None, "attempts": dumped, "error": error.envelope_body()}
+    if stored.pdf_source == "library_proxy":
+        artifacts.remember_owned(str(event.get("principal") or ""), job.identifier or "",
+                                 PaperSummary.model_validate(resolved.get("metadata") or {}), stored)
+    elif job.kind == "paper" and resolved.get("metadata"):
         artifacts.remember_paper(job.identifier or "", PaperSummary.model_validate(resolved["metadata"]), stored)
     elif job.kind == "url":
         artifacts.remember_url(job.url or "", stored)
@@ -199,9 +213,22 @@ def download(event: dict[str, Any]) -> dict[str, Any]:
     return {"pdf": stored.model_dump(), "attempts": dumped, **(find.step_fields() if find else {})}
 
 
-def _convert_builtin(pdf_path: str) -> str:
+def _through_proxy(event: dict[str, Any], resolved: dict[str, Any], candidates: list[Candidate],
+                   attempts: list[Attempt]) -> tuple[StoredPdf | None, list[Attempt], ScholarError | None]:
+    """The publisher's version through the caller's library proxy, for a caller who has one (else nothing)."""
+    principal = str(event.get("principal") or "")
+    access = licensed.proxy_access(principal)
+    if access is None:
+        return None, attempts, None
+    _progress(event, "no open copy: fetching the publisher's version through your library proxy")
+    metadata = PaperSummary.model_validate(resolved.get("metadata") or {})
+    stored, more, error = aio.run(licensed.licensed_pdf(principal, access, metadata, candidates))
+    return stored, [*attempts, *more], error
+
+
+def _convert_builtin(pdf_path: str, principal: str) -> str:
     with tempfile.TemporaryDirectory(prefix="scholar-convert-") as dest:
-        local = artifacts.pdf_to_file(pdf_path, dest)
+        local = artifacts.pdf_to_file(pdf_path, dest, principal=principal)  # a mine/ PDF: read as the caller's
         with PDFIUM:
             return convert_pdf(local, ocr_languages=get_settings().ocr_languages).markdown
 
@@ -211,14 +238,15 @@ def convert(event: dict[str, Any]) -> dict[str, Any]:
     job = Job.model_validate(event["job"])
     pdf_path = ((event.get("downloaded") or {}).get("pdf") or {}).get("pdf_path") or job.pdf_path or ""
     settings = get_settings()
-    converter = answer_builder.converter_for(job.use_vlm, settings)
-    md_path = artifacts.md_key_of(pdf_path, converter)
+    principal = str(event.get("principal") or "")
+    converter = answer_builder.converter_of(job.use_vlm, pdf_path, settings)
+    md_path = artifacts.md_key_of(pdf_path, converter, principal)
     if artifacts.exists(md_path):
         return {"md_path": md_path, "converter": converter}
     _progress(event, f"converting the PDF to Markdown ({converter}); usually 5-60 s")
     try:
         if converter == "builtin":
-            markdown = _convert_builtin(pdf_path)
+            markdown = _convert_builtin(pdf_path, principal)
         else:
             vlm = docling.vlm_from_settings(settings) if converter == "docling_vlm" else None
             done = aio.run(docling.convert(settings, url=artifacts.presign(pdf_path), vlm=vlm))
@@ -268,6 +296,7 @@ def finish(event: dict[str, Any]) -> dict[str, Any]:
                 )
             else:
                 result = answer_builder.build(job, metadata=metadata, pdf=pdf, md=md, attempts=attempts,
+                                              principal=str(event.get("principal") or ""),
                                        failed_sources=failed)
         except ScholarError as err:  # keeping failed, or read_paper's section, figure or pages are not there
             error = err.envelope_body()

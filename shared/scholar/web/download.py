@@ -172,10 +172,14 @@ async def send_vetted(
     resolver: Resolver | None,
     allow_hosts: Collection[str],
     allow_private: bool = False,
+    method: str = "GET",
+    headers: dict[str, str] | None = None,
+    form: dict[str, str] | None = None,
 ) -> tuple[VettedTarget, httpx.Response]:
     """One hop of a guarded fetch: vet ``url``, then GET the vetted address (Host and SNI keep the name).
 
-    The response is streamed: the caller reads it within its own caps and closes it.
+    The response is streamed: the caller reads it within its own caps and closes it. ``method``, ``headers`` and
+    ``form`` (a urlencoded body) serve a library proxy's sign-in and session cookie (scholar.web.proxy_fetch).
 
     Raises:
         InvalidArgumentError: not an http(s) URL.
@@ -184,8 +188,8 @@ async def send_vetted(
     """
     target = await vet_url(url, resolver=resolver, allow_hosts=allow_hosts, allow_private=allow_private)
     extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
-    request = client.build_request("GET", target.pinned_url(), headers={"Host": target.host_header},
-                                   extensions=extensions)
+    request = client.build_request(method, target.pinned_url(), headers={**(headers or {}), "Host": target.host_header},
+                                   data=form, extensions=extensions)
     return target, await client.send(request, stream=True)
 
 

@@ -35,7 +35,7 @@ _WEB = re.compile(r"^https?://", re.IGNORECASE)
 
 async def _answer(job: Job, ctx: CallContext) -> BaseModel:
     # Both read and write the TaskTable and the bucket (boto3): off the event loop.
-    stored = await off_loop(jobs.cached_answer, job)
+    stored = await off_loop(jobs.cached_answer, job, ctx.principal)
     return stored if stored is not None else await off_loop(jobs.queue, job, ctx)
 
 

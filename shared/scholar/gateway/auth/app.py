@@ -19,7 +19,7 @@ from starlette.routing import Route
 from scholar.core.aio import off_loop
 from scholar.core.config import get_settings
 from scholar.core.errors import ScholarError, UnavailableError
-from scholar.gateway.auth import authorize, connect, register, revoke, token
+from scholar.gateway.auth import authorize, connect, connect_proxy, register, revoke, token
 from scholar.gateway.auth.errors import SERVER_ERROR, TEMPORARILY_UNAVAILABLE, OAuthError
 from scholar.gateway.auth.metadata import (
     AUTHORIZE_PATH,
@@ -102,6 +102,9 @@ def routes(*, local: bool = False) -> list[Route]:
         *(Route(connect.connect_path(target), _guarded(partial(handler, target=target)), methods=[method])
           for target in connect.FORMS
           for handler, method in ((connect.connect_form, "GET"), (connect.connect_submit, "POST"))),
+        # The library proxy's page: the caller's proxy and sign-in for licensed full text (issue 38).
+        Route(connect_proxy.PROXY_PATH, _guarded(connect_proxy.proxy_form), methods=["GET"]),
+        Route(connect_proxy.PROXY_PATH, _guarded(connect_proxy.proxy_submit), methods=["POST"]),
     ]
 
 

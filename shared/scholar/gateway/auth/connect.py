@@ -28,11 +28,12 @@ from scholar.core.config import NOTION_DATABASE_PATTERN, ZOTERO_LIBRARY_PATTERN
 from scholar.gateway.auth.pages import error_page, page
 from scholar.store.connections import ConnectionStore, connect_path
 
-__all__ = ["FORMS", "ConnectForm", "connect_form", "connect_path", "connect_submit", "notion_database"]
+__all__ = ["EXPIRED", "FORMS", "TOKEN", "ConnectForm", "connect_form", "connect_path", "connect_submit",
+           "notion_database"]
 
-_TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,100}$")
+TOKEN = re.compile(r"^[A-Za-z0-9_-]{20,100}$")
 _PLACE_MAX = 500  # the longest place (a Notion link) looked at
-_EXPIRED = ("This link does not work", "The link is unknown, expired, was used already or is for another "
+EXPIRED = ("This link does not work", "The link is unknown, expired, was used already or is for another "
             "service. Ask your assistant for your connections (library_connections) to get a new one.")
 _ZOTERO_LIBRARY = re.compile(ZOTERO_LIBRARY_PATTERN)
 _NOTION_ID = re.compile(NOTION_DATABASE_PATTERN)
@@ -90,8 +91,8 @@ FORMS: dict[str, ConnectForm] = {
 async def connect_form(request: Request, *, target: str) -> Response:
     """GET: the form, for a well-formed token (whether it is still valid is checked when the form is posted)."""
     token = request.query_params.get("t", "")
-    if not _TOKEN.fullmatch(token):
-        return error_page(*_EXPIRED, status=400)
+    if not TOKEN.fullmatch(token):
+        return error_page(*EXPIRED, status=400)
     return page(FORMS[target].template, action=str(request.url.path), token=token)
 
 
@@ -102,8 +103,8 @@ async def connect_submit(request: Request, *, target: str) -> Response:
     token, typed, key = (str(form.get(name, "")).strip() for name in ("t", "library", "key"))
     if key:
         redaction.remember(key)
-    if not _TOKEN.fullmatch(token):
-        return error_page(*_EXPIRED, status=400)
+    if not TOKEN.fullmatch(token):
+        return error_page(*EXPIRED, status=400)
     place = spec.place(typed) if len(typed) <= _PLACE_MAX else None
     if place is None or not spec.key.fullmatch(key):
         # Checked before the token is taken: a typo does not use up the link.
@@ -111,6 +112,6 @@ async def connect_submit(request: Request, *, target: str) -> Response:
         return error_page(title, f"{text} Go back and correct it.", status=400)
     principal = await off_loop(ConnectionStore.redeem_link, token, target)
     if principal is None:
-        return error_page(*_EXPIRED, status=400)
+        return error_page(*EXPIRED, status=400)
     await ConnectionStore(principal).aconnect(target, place, SecretStr(key))
     return page("connected.html", name=spec.name, noun=spec.noun, place=place)

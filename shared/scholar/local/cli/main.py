@@ -22,6 +22,7 @@ from scholar.core.errors import ScholarError
 from scholar.local.cli import commands
 from scholar.local.cli.options import add_parameters, arguments_of, command_name
 from scholar.local.cli.output import EXIT_OK, ProgressBar, answer_stream, error_json, exit_code, print_error, render
+from scholar.local.library_proxy_cli import add_proxy_commands
 
 if TYPE_CHECKING:
     from scholar.core.catalogue import ToolSpec
@@ -90,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_tool(groups[prefix], command_name(name[len(prefix):]), spec)
     if "library_" in groups:
         commands.add_library_commands(groups["library_"])
+        add_proxy_commands(groups["library_"])
     commands.add_commands(subcommands)
     return parser
 

@@ -25,6 +25,7 @@ from scholar.core.aio import off_loop
 from scholar.core.config import NOTION_DATABASE_ENV, ZOTERO_LIBRARY_ENV, Settings, get_settings
 from scholar.core.errors import ForbiddenError
 from scholar.store.connections import ConnectionStore
+from scholar.store.machine_keyring import get_entry as _keyring_get
 
 __all__ = ["NOTION", "ZOTERO", "KeyPlace", "credentials", "machine_source"]
 
@@ -56,18 +57,6 @@ NOTION = KeyPlace(
     "no Notion database and integration token are set up",
     f"Set SCHOLAR_NOTION_TOKEN (the integration's secret) and {NOTION_DATABASE_ENV} (the database id), or store "
     "them in the OS keyring: keyring set scholar-mcp/notion token (and keyring set scholar-mcp/notion database).")
-
-
-def _keyring_get(service: str, user: str) -> str | None:
-    try:
-        import keyring  # noqa: PLC0415  # one machine only: the Lambda layer does not ship it
-        from keyring.errors import KeyringError  # noqa: PLC0415  # with the package above
-    except ImportError:
-        return None
-    try:
-        return keyring.get_password(service, user)
-    except KeyringError:
-        return None  # no usable keyring backend on this machine: as if nothing were stored
 
 
 async def _machine_place(spec: KeyPlace) -> str | None:

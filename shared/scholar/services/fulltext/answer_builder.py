@@ -24,6 +24,7 @@ from scholar.services.fulltext.pdf_results import (
     Outcome,
     fit_outcome,
 )
+from scholar.store.owned_pdfs import OWNED_REF
 
 _PAGE_MARKER = re.compile(r"<!-- page (\d+) -->")
 OUTPUT_MODELS: dict[str, type[Outcome]] = {
@@ -41,6 +42,11 @@ def converter_for(use_vlm: bool, settings: Settings) -> Converter:
     return "docling_vlm" if use_vlm and settings.vlm_api_url else "docling"
 
 
+def converter_of(use_vlm: bool, pdf_path: str, settings: Settings) -> Converter:
+    """The converter for one stored PDF: a caller's own (licensed) PDF is converted here, never sent to docling."""
+    return "builtin" if OWNED_REF.match(pdf_path) else converter_for(use_vlm, settings)
+
+
 def vlm_skip_reason(use_vlm: bool, converter: Converter) -> str | None:
     """Why a requested VLM enrichment did not run (seed 000 ``vlm_skip_reason``), or None."""
     return docling.VLM_NOT_CONFIGURED if use_vlm and converter != "docling_vlm" else None
@@ -49,6 +55,8 @@ def vlm_skip_reason(use_vlm: bool, converter: Converter) -> str | None:
 def pdf_fields(pdf: StoredPdf | None) -> dict[str, object]:
     if pdf is None:
         return {}
+    if OWNED_REF.match(pdf.pdf_path):  # the caller's own (licensed) copy: no link another hand could open
+        return pdf.model_dump()
     return {
         **pdf.model_dump(),
         "pdf_url": artifacts.presign(pdf.pdf_path),
@@ -90,6 +98,7 @@ def build(
     attempts: list[Attempt] | None = None,
     failed_sources: list[FailedSource] | None = None,
     cached: bool = False,
+    principal: str = "",
 ) -> BaseModel:
     """The tool's answer for a job from what is stored (a failed job has no answer: see scholar.runtime.outcome)."""
     fields: dict[str, object] = {
@@ -105,7 +114,7 @@ def build(
     if job.kind == "paper":
         fields["metadata"] = metadata
     if job.read is not None:  # read_paper: whole pages, outline, section or figure (scholar.services.fulltext.reading)
-        return reading.build_answer(job, fields, md)
+        return reading.build_answer(job, fields, md, principal)
     if md is not None:
         fields.update(markdown_fields(job, *md))
     if job.filename:

@@ -16,8 +16,10 @@ from pathlib import Path
 from scholar.core.errors import InvalidArgumentError, NotFoundError
 from scholar.core.ids import InvalidIdError, parse_paper_id
 from scholar.services.fulltext.models import Converter, PaperSummary, StoredPdf
+from scholar.store.base import token_hash
 from scholar.store.blobs import BlobStore
 from scholar.store.cache import Cache
+from scholar.store.owned_pdfs import OWNED_REF, get_owned_pdf, owned_folder
 
 PDF_KEY = re.compile(r"^pdfs/([0-9a-f]{64})\.pdf$")
 # A caller's own PDF (scholar.store.owned_pdfs): its Markdown stays in the caller's folder, never in the shared md/.
@@ -35,10 +37,13 @@ def md_key(sha256: str, converter: Converter) -> str:
     return f"md/{sha256}.md" if converter == "builtin" else f"md/{sha256}.{converter}.md"
 
 
-def md_key_of(pdf_path: str, converter: Converter) -> str:
-    """The Markdown key of a stored PDF: ``md_key`` for a shared one, the owner's folder for a caller's own."""
+def md_key_of(pdf_path: str, converter: Converter, principal: str = "") -> str:
+    """Where the Markdown of a stored PDF goes: the shared ``md/`` key, or the owner's folder for a caller's own PDF
+    (its stored key ``owned/<hash>/…``, or ``mine/<sha256>.pdf`` read as ``principal``'s), never the shared ``md/``."""
     if owned := OWNED_KEY.match(pdf_path):
         return f"{owned.group(1)}/md/{md_key(owned.group(2), converter).removeprefix('md/')}"
+    if mine := OWNED_REF.match(pdf_path):
+        return f"{owned_folder(principal)}/md/{md_key(mine.group(1), converter).removeprefix('md/')}"
     return md_key(sha_of(pdf_path), converter)
 
 
@@ -75,12 +80,17 @@ def store_pdf(path: Path, sha256: str, blobs: BlobStore | None = None) -> str:
     return key
 
 
-def pdf_to_file(key: str, dest_dir: str | os.PathLike[str], blobs: BlobStore | None = None) -> Path:
-    """Download a stored PDF to a file in ``dest_dir``.
+def pdf_to_file(key: str, dest_dir: str | os.PathLike[str], blobs: BlobStore | None = None, *,
+                principal: str = "") -> Path:
+    """Download a stored PDF to a file in ``dest_dir`` (a ``mine/`` PDF only as ``principal``'s own).
 
     Raises:
-        NotFoundError: no such artifact (expired, or never stored).
+        NotFoundError: no such artifact (expired, or never stored), or a ``mine/`` PDF that is not ``principal``'s.
     """
+    if OWNED_REF.match(key):
+        target = Path(dest_dir) / key.replace("/", "_")
+        target.write_bytes(get_owned_pdf(principal, key))
+        return target
     blobs = blobs or BlobStore()
     if not blobs.exists(key):
         raise NotFoundError(
@@ -155,6 +165,27 @@ def remember_paper(identifier: str, metadata: PaperSummary, pdf: StoredPdf) -> N
     record = {"metadata": metadata.model_dump(), "pdf": pdf.model_dump()}
     for key in paper_aliases(identifier, metadata):
         cache.put(_NAMESPACE, paper_cache_key(key), record)
+
+
+def owned_cache_key(principal: str, identifier: str) -> str:
+    return f"pdf:mine:{token_hash(principal)[:32]}:{identifier}"
+
+
+def remember_owned(principal: str, identifier: str, metadata: PaperSummary, pdf: StoredPdf) -> None:
+    """File a caller's licensed PDF under their own record, by every id of the paper (never the shared record)."""
+    cache = Cache()
+    record = {"metadata": metadata.model_dump(), "pdf": pdf.model_dump()}
+    for key in paper_aliases(identifier, metadata):
+        cache.put(_NAMESPACE, owned_cache_key(principal, key), record)
+
+
+def recall_owned(principal: str, identifier: str) -> tuple[PaperSummary | None, StoredPdf] | None:
+    """The caller's own record of a paper (a PDF licensed to them), or None."""
+    value = Cache().get(_NAMESPACE, owned_cache_key(principal, identifier))
+    if not isinstance(value, dict) or "pdf" not in value:
+        return None
+    metadata = PaperSummary.model_validate(value["metadata"]) if value.get("metadata") else None
+    return metadata, StoredPdf.model_validate(value["pdf"])
 
 
 def remember_url(url: str, pdf: StoredPdf) -> None:

@@ -66,8 +66,12 @@ def _converter(job: Job) -> answer_builder.Converter:
     return answer_builder.converter_for(job.use_vlm, get_settings())
 
 
-def cached_answer(job: Job) -> BaseModel | None:
-    """The answer from stored artifacts, or None when work is needed."""
+def cached_answer(job: Job, principal: str | None = None) -> BaseModel | None:
+    """The answer from stored artifacts, or None when work is needed.
+
+    A paper is looked up in the shared record first (open copies), then in ``principal``'s own (a PDF licensed to
+    them through their library proxy: scholar.services.fulltext.licensed); no other caller's own record is read.
+    """
     if job.kind == "convert":
         if not artifacts.exists(job.pdf_path or ""):
             raise NotFoundError(
@@ -83,15 +87,19 @@ def cached_answer(job: Job) -> BaseModel | None:
     else:
         key = artifacts.url_cache_key(job.url or "")
     found = artifacts.recall(key)
+    if found is None and job.kind == "paper" and principal:
+        found = artifacts.recall_owned(principal, job.identifier or "")
     if found is None:
         return None
     metadata, pdf = found
     if job.tool == "fetch_paper_pdf" or not job.convert:
         return answer_builder.build(job, metadata=metadata, pdf=pdf, cached=True)
-    md_path = artifacts.md_key(pdf.sha256, _converter(job))
+    converter = answer_builder.converter_of(job.use_vlm, pdf.pdf_path, get_settings())
+    md_path = artifacts.md_key_of(pdf.pdf_path, converter, principal or "")
     if not artifacts.exists(md_path):
         return None
-    return answer_builder.build(job, metadata=metadata, pdf=pdf, md=(md_path, _converter(job)), cached=True)
+    return answer_builder.build(job, metadata=metadata, pdf=pdf, md=(md_path, converter), cached=True,
+                                principal=principal or "")
 
 
 def converted_markdown(identifier: str) -> str | None:

@@ -12,7 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from scholar.services.fulltext.read_options import ReadOptions
 from scholar.store.library.models import COLLECTION_PATTERN, DEFAULT_COLLECTION, PdfVersionKind
 
-PdfSource = Literal["s2_oa", "arxiv", "pmc", "unpaywall", "openalex", "publisher", "url", "local", "upload"]
+# local / upload: a PDF the caller brought (a path on this machine, an upload); library_proxy: the publisher's version
+# through the caller's library proxy, licensed to that caller alone.
+PdfSource = Literal["s2_oa", "arxiv", "pmc", "unpaywall", "openalex", "publisher", "url", "local", "upload",
+                    "library_proxy"]
 Converter = Literal["builtin", "docling", "docling_vlm"]
 JobKind = Literal["paper", "url", "convert"]
 
@@ -63,7 +66,7 @@ class PaperSummary(BaseModel):
 class StoredPdf(BaseModel):
     """A PDF in the artifact bucket (content-addressed) and where it came from."""
 
-    pdf_path: str = Field(description="Artifact reference: pdfs/<sha256>.pdf")
+    pdf_path: str = Field(description="Artifact reference: pdfs/<sha256>.pdf (mine/<sha256>.pdf: the caller's own)")
     sha256: str
     size_bytes: int
     pdf_source: PdfSource

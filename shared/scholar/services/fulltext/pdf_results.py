@@ -21,7 +21,7 @@ class PdfFields(BaseModel):
     pdf_url: str | None = Field(default=None, description="Short-lived download URL of the PDF")
     pdf_url_expires_s: int | None = None
     pdf_source: PdfSource | None = Field(
-        default=None, description="s2_oa, arxiv, pmc, unpaywall, openalex, publisher or url"
+        default=None, description="s2_oa, arxiv, pmc, unpaywall, openalex, publisher, url or library_proxy"
     )
     source_url: str | None = Field(default=None, description="The URL the PDF was downloaded from")
     sha256: str | None = None

@@ -95,7 +95,8 @@ def _last(parts: list[str]) -> int:
     return int(parts[-1].split("-")[-1])
 
 
-def build_answer(job: Job, fields: dict[str, Any], md: tuple[str, Converter] | None) -> ReadPaperResult:
+def build_answer(job: Job, fields: dict[str, Any], md: tuple[str, Converter] | None,
+                 principal: str = "") -> ReadPaperResult:
     """read_paper's answer for a job whose Markdown is stored.
 
     Args:
@@ -103,6 +104,7 @@ def build_answer(job: Job, fields: dict[str, Any], md: tuple[str, Converter] | N
         fields: the answer's PDF and paper fields, as scholar.services.fulltext.answer_builder gathers them for every
         tool.
         md: the stored Markdown's key and converter.
+        principal: the caller (a figure of a PDF licensed to them is rendered from their own copy).
 
     Raises:
         NotFoundError: the Markdown or PDF artifact is gone, or no heading / figure matches what was asked.
@@ -123,7 +125,7 @@ def build_answer(job: Job, fields: dict[str, Any], md: tuple[str, Converter] | N
         note = None if entries else "the converter found no headings in this paper; read it by pages"
         return ReadPaperResult.model_validate({**base, "outline": entries, "note": note})
     if options.figure or options.table:
-        return _figure_answer(options, base, markdown, all_pages, job.pdf_path)
+        return _figure_answer(options, base, markdown, all_pages, principal, job.pdf_path)
     if options.section:
         return _section_answer(options, base, markdown, all_pages)
     answer = _pages_answer(options, base, markdown, all_pages)
@@ -231,7 +233,7 @@ def _section_answer(options: ReadOptions, base: dict[str, Any], markdown: str,
 
 
 def _figure_answer(options: ReadOptions, base: dict[str, Any], markdown: str,
-                   all_pages: list[outline.Page], key: str | None = None) -> ReadPaperResult:
+                   all_pages: list[outline.Page], principal: str, key: str | None = None) -> ReadPaperResult:
     from scholar.services.pdftext import figures  # noqa: PLC0415  # pdfium's figure finder, Pillow: for a figure only
 
     label = asked_label(options)
@@ -239,7 +241,7 @@ def _figure_answer(options: ReadOptions, base: dict[str, Any], markdown: str,
         raise InvalidArgumentError("neither figure nor table was asked for", field="figure")
     pdf_path = key or str(base.get("pdf_path") or "")  # a caller's own PDF: the job holds its key, base its ref
     with tempfile.TemporaryDirectory(prefix="scholar-read-") as dest:
-        local = artifacts.pdf_to_file(pdf_path, dest)
+        local = artifacts.pdf_to_file(pdf_path, dest, principal=principal)  # a licensed copy: the caller's own
         found = figures.find_figure(local, label)
     if found is None:
         raise NotFoundError(

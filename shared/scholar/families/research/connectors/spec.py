@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     Connectable = str
 else:
     Target = Literal[TARGETS]
-    Connectable = Literal[tuple(r.name for r in REGISTRATIONS if r.abilities.connect_page)]
+    # ... and the library proxy (licensed full text, scholar.gateway.auth.connect_proxy): connected the same way.
+    Connectable = Literal[(*(r.name for r in REGISTRATIONS if r.abilities.connect_page), "proxy")]
 
 _COLLECTION = re.compile(COLLECTION_PATTERN)
 _SYNC = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
@@ -82,8 +83,8 @@ class LibraryConnectionsResult(BaseModel):
 
 SYNC_SPEC = ToolSpec(
     name=SYNC_TOOL, family="research", title="Sync library with Zotero",
-    description="Push a collection to Zotero (items, notes, PDFs), Notion, a .bib or Obsidian: changes only, their "
-    "edits kept as conflicts; pull from Zotero, Notion (none: all) or a .bib. Per-item outcome.",
+    description="Push a collection to Zotero (items, notes, PDFs), Notion, a .bib or Obsidian: changes only, edits "
+    "kept as conflicts; pull from Zotero, Notion (none: all) or a .bib. Per-item outcome.",
     input_model=LibrarySyncInput, output_model=LibrarySyncResult, annotations=_SYNC, task_support="optional",
     max_result_chars=MAX_RESULT_CHARS,  # handlers._answer: core.budget.fit_field
 )

@@ -66,7 +66,7 @@ async def _document_pdf(item_id: str, principal: str) -> str | None:
 
 
 def _answer(job: Job, ctx: CallContext) -> BaseModel:
-    return jobs.cached_answer(job) or jobs.queue(job, ctx)
+    return jobs.cached_answer(job, ctx.principal) or jobs.queue(job, ctx)
 
 
 async def read_paper(args: ReadPaperInput, ctx: CallContext) -> BaseModel:

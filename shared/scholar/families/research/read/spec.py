@@ -53,10 +53,10 @@ TOOLS = (
         title="Read paper",
         description="A paper as Markdown: whole pages, each after a <!-- page N --> marker, up to max_chars; "
         "next_pages is the rest of the range (pass it as pages). outline=true gives the headings with their pages, "
-        "section one section, figure / table that region as a PNG plus its caption (a table also as Markdown). A "
-        "paper not converted yet answers {queued: true, task_id}: poll get_task_result (usually 5-60 s) or call "
-        "again. Scanned and password-protected PDFs fail with reason pdf_extraction_failed. Reading does not add "
-        "the paper to your library.",
+        "section one section, figure / table that region as a PNG plus its caption (a table also as Markdown). Not "
+        "converted yet: {queued: true, task_id}; poll get_task_result (5-60 s). Scanned and encrypted PDFs "
+        "fail: pdf_extraction_failed. Open copies first, then your library proxy. Reading does not add the paper "
+        "to your library.",
         input_model=ReadPaperInput,
         output_model=ReadPaperResult,
         annotations=READ_ONLY_OPEN,
