@@ -16,8 +16,7 @@ import pytest
 
 from scholar.services.connectors.zotero_map import scholar_id
 from scholar.services.connectors.zotero_push import push
-from tests.connectors.conftest import (  # noqa: F401  # fixtures the tests name
-    client, connections_table, fake, run, store, waits)
+from tests.connectors.conftest import run
 from tests.connectors.items import epmc_items, many_items
 from tests.fakes.zotero import PUBLIC_LIBRARY, FakeZotero
 
@@ -45,14 +44,16 @@ def _kill_after(fake: FakeZotero, writes: int, *, answered: bool) -> None:
 def _copies(fake: FakeZotero) -> Counter[tuple[str | None, str]]:
     """(our Scholar id or parent key, item type) → how many objects Zotero holds for it."""
     objects: list[dict[str, Any]] = [o["data"] for o in fake.libraries[PUBLIC_LIBRARY].items.values()]
-    return Counter((scholar_id(d) or d.get("parentItem"), d["itemType"]) for d in objects
-                   if scholar_id(d) or d.get("parentItem"))
+    return Counter(
+        (scholar_id(d) or d.get("parentItem"), d["itemType"]) for d in objects if scholar_id(d) or d.get("parentItem")
+    )
 
 
 @pytest.mark.parametrize("answered", [True, False], ids=["answer-lost", "before-write"])
 @pytest.mark.parametrize("cut", [1, 2, 3])
 def test_a_push_killed_after_some_confirmed_writes_then_pushed_again_writes_each_item_once(
-        fake, client, store, cut, answered):
+    fake, client, store, cut, answered
+):
     items = many_items(120, "reading")
     _kill_after(fake, cut, answered=answered)
     with pytest.raises(Killed):
@@ -77,7 +78,10 @@ def test_a_push_killed_between_the_items_and_their_notes_writes_each_note_once(f
         run(push(client, store, items, "reading"))
     fake.handle = FakeZotero.handle.__get__(fake)  # type: ignore[method-assign]  # the next run lives
     report = run(push(client, store, items, "reading"))
-    notes = [d for o in fake.libraries[PUBLIC_LIBRARY].items.values() if (d := o["data"])["itemType"] == "note"
-             and d.get("parentItem")]
+    notes = [
+        d
+        for o in fake.libraries[PUBLIC_LIBRARY].items.values()
+        if (d := o["data"])["itemType"] == "note" and d.get("parentItem")
+    ]
     assert len(notes) == 3 and report.notes.created == 0 and report.notes.unchanged == 3
     assert sorted(_copies(fake).values()) == [1] * 6
