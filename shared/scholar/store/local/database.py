@@ -55,6 +55,10 @@ def describe(exc: BaseException, path: Path) -> UnavailableError:
     if "readonly" in text or "read-only" in text or number in (errno.EROFS, errno.EACCES, errno.EPERM):
         return UnavailableError(f"{path} is not writable", retryable=False, reason="store_read_only",
                                 hint=f"Make {path} writable by this user, or set SCHOLAR_HOME to a writable folder.")
+    if number in (errno.EEXIST, errno.ENOTDIR):
+        return UnavailableError(f"{path} or a folder above it is a file where a folder should be", retryable=False,
+                                reason="store_not_a_folder",
+                                hint=f"Move the file aside, or set SCHOLAR_HOME to a folder; {path} is not usable.")
     if "not a database" in text or "malformed" in text or "corrupt" in text:
         return UnavailableError(f"the database {path} is corrupt", retryable=False, reason="store_corrupt",
                                 hint=f"Move {path} aside (keep it: it may be recoverable with sqlite3 .recover) "
