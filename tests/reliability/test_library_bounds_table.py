@@ -64,8 +64,9 @@ def grown(item: LibraryItem, field: str, size: int) -> LibraryItem:
         listed, inner = field.split("[].")
         entries = list(_get(item, listed.split(".")))
         first = entries[0]
-        entries[0] = (first | {inner: "a" * size} if isinstance(first, dict)
-                      else first.model_copy(update={inner: "a" * size}))
+        entries[0] = (
+            first | {inner: "a" * size} if isinstance(first, dict) else first.model_copy(update={inner: "a" * size})
+        )
         return _set(item, listed.split("."), entries)
     if field.endswith("[]"):
         path = field[:-2].split(".")
@@ -87,3 +88,24 @@ def test_each_bound_accepts_its_limit_and_refuses_one_past_it_naming_the_field(f
     error = oversized(grown(_base(), field, limit + 1))
     assert isinstance(error, TooLargeError) and error.reason == REASON
     assert (error.details["field"], error.details["limit"], error.details["size"]) == (field, limit, limit + 1)
+
+
+def test_no_bound_is_ever_dropped_from_the_table():
+    # a floor: a new entry is tested by the generated test above the day it is added; removing one is red here
+    assert set(LIMITS) >= {
+        "paper.title",
+        "paper.abstract",
+        "paper.tldr",
+        "paper.venue",
+        "paper.authors",
+        "paper.authors[].name",
+        "ids",
+        "ids[]",
+        "paper.externalIds",
+        "paper.externalIds[]",
+        "notes",
+        "tags",
+        "pdfs",
+        "pdfs[].source_url",
+        "record",
+    }
