@@ -1,0 +1,108 @@
+"""A full disk on one machine (issue #40 item 3): a write that fails says exactly what was stored, a PDF write is
+a typed error naming the path, and reads keep working while the disk stays full.
+
+Through the Python API on the local backend (SQLite + files under a fresh data folder). The full disk is simulated
+deterministically: from the K-th write transaction on, SQLite answers "database or disk is full" (the error
+SQLite gives for ENOSPC) at COMMIT, so the transaction rolls back as it would; file writes get
+``OSError(ENOSPC)``. No tmpfs is mounted. The items are real recorded S2 records (tests/connectors/items.py).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from scholar.core.errors import UNAVAILABLE, UnavailableError
+from scholar.services.library.export import to_jsonl
+from scholar.store.local import database as database_module
+from tests.connectors.items import many_items
+
+DISK_FULL = "store_disk_full"
+
+
+class Disk:
+    """Fills after ``free`` more write transactions (None: never)."""
+
+    def __init__(self) -> None:
+        self.free: int | None = None
+
+    def full(self) -> bool:
+        if self.free is None:
+            return False
+        self.free -= 1
+        return self.free < 0
+
+
+@pytest.fixture
+def disk(monkeypatch: pytest.MonkeyPatch) -> Disk:
+    state = Disk()
+    real = database_module.Database.write
+
+    @contextmanager
+    def write(self: database_module.Database) -> Iterator[sqlite3.Connection]:
+        with real(self) as db:
+            yield db
+            if state.full():
+                raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(database_module.Database, "write", write)
+    return state
+
+
+@pytest.fixture
+def api(tmp_path, env):
+    from scholar import Scholar
+
+    env(SCHOLAR_BACKEND="local", SCHOLAR_HOME=str(tmp_path / "home"), SCHOLAR_UPSTREAM_PROXY_BASE="http://127.0.0.1:9")
+    with Scholar(tmp_path / "home") as scholar:
+        yield scholar
+
+
+def _count(api) -> int:
+    listed = api.library_list(limit=100)
+    total = len(listed["items"])
+    while listed.get("next_cursor"):
+        listed = api.library_list(limit=100, cursor=listed["next_cursor"])
+        total += len(listed["items"])
+    return total
+
+
+@pytest.mark.parametrize("free", [0, 1, 2, 5])
+def test_an_import_cut_by_a_full_disk_says_exactly_how_many_items_were_stored_and_reads_keep_working(
+    api, disk, free
+):
+    snapshot = to_jsonl(many_items(200, "reading"))
+    assert _count(api) == 0
+    disk.free = free
+    with pytest.raises(UnavailableError) as caught:
+        api.library_import(jsonl=snapshot)
+    error = caught.value
+    stored = _count(api)  # the disk is still full: reads work
+    assert error.code == UNAVAILABLE and error.reason == DISK_FULL and "is full" in error.message
+    assert str(api_home(api)) in error.message
+    assert f"this import stored {stored} of its 200 items" in error.message, error.message
+    assert error.details["stored"] == stored and stored < 200
+    assert "nothing was written" not in error.message
+    disk.free = None
+    again = api.library_import(jsonl=snapshot)
+    assert (again["added"], again["skipped"]) == (200 - stored, stored) and _count(api) == 200
+
+
+def api_home(api) -> object:
+    return api._home  # the data folder the instance was opened on
+
+
+def test_while_the_disk_is_full_the_library_is_still_read_and_searched(api, disk):
+    snapshot = to_jsonl(many_items(40, "reading"))
+    api.library_import(jsonl=snapshot)
+    disk.free = 0
+    item_id = api.library_list(limit=1)["items"][0]["item_id"]
+    with pytest.raises(UnavailableError):
+        api.library_update(id=item_id, add_tags=["later"])
+    title = many_items(1)[0].paper["title"]
+    found = api.library_search(query=title)
+    assert found["hits"] and found["hits"][0]["title"] == title
+    assert _count(api) == 40
