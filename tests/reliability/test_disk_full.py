@@ -9,6 +9,7 @@ SQLite gives for ENOSPC) at COMMIT, so the transaction rolls back as it would; f
 
 from __future__ import annotations
 
+import errno
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -106,3 +107,36 @@ def test_while_the_disk_is_full_the_library_is_still_read_and_searched(api, disk
     found = api.library_search(query=title)
     assert found["hits"] and found["hits"][0]["title"] == title
     assert _count(api) == 40
+
+
+def test_a_pdf_whose_file_cannot_be_written_for_a_full_disk_is_a_typed_error_naming_the_path(tmp_path, monkeypatch):
+    import asyncio
+    import tempfile
+
+    import httpx
+
+    from scholar.web import download
+
+    real = tempfile.NamedTemporaryFile
+
+    def full_disk(*args, **kwargs):
+        handle = real(*args, **kwargs)
+
+        def write(data: bytes) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        handle.write = write
+        return handle
+
+    async def resolve(host: str, port: int) -> list[str]:
+        return ["93.184.216.34"]  # a fake resolver: no socket opens (MockTransport answers)
+
+    monkeypatch.setattr(download.tempfile, "NamedTemporaryFile", full_disk)
+    pdf = b"%PDF-1.7\n" + b"0" * 5000 + b"\n%%EOF\n"
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=pdf,
+                                                                    headers={"content-type": "application/pdf"}))
+    with pytest.raises(UnavailableError) as caught:
+        asyncio.run(download.download_pdf("https://papers.example.org/a.pdf", resolver=resolve, transport=transport,
+                                          dest_dir=tmp_path))
+    assert caught.value.reason == DISK_FULL and "the disk is full" in caught.value.message
+    assert str(tmp_path) in caught.value.message and list(tmp_path.iterdir()) == []
