@@ -72,9 +72,7 @@ def _count(api) -> int:
 
 
 @pytest.mark.parametrize("free", [0, 1, 2, 5])
-def test_an_import_cut_by_a_full_disk_says_exactly_how_many_items_were_stored_and_reads_keep_working(
-    api, disk, free
-):
+def test_an_import_cut_by_a_full_disk_says_exactly_how_many_items_were_stored_and_reads_keep_working(api, disk, free):
     snapshot = to_jsonl(many_items(200, "reading"))
     assert _count(api) == 0
     disk.free = free
@@ -133,10 +131,34 @@ def test_a_pdf_whose_file_cannot_be_written_for_a_full_disk_is_a_typed_error_nam
 
     monkeypatch.setattr(download.tempfile, "NamedTemporaryFile", full_disk)
     pdf = b"%PDF-1.7\n" + b"0" * 5000 + b"\n%%EOF\n"
-    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=pdf,
-                                                                    headers={"content-type": "application/pdf"}))
+    transport = httpx.MockTransport(
+        lambda request: httpx.Response(200, content=pdf, headers={"content-type": "application/pdf"})
+    )
     with pytest.raises(UnavailableError) as caught:
-        asyncio.run(download.download_pdf("https://papers.example.org/a.pdf", resolver=resolve, transport=transport,
-                                          dest_dir=tmp_path))
+        asyncio.run(
+            download.download_pdf(
+                "https://papers.example.org/a.pdf", resolver=resolve, transport=transport, dest_dir=tmp_path
+            )
+        )
     assert caught.value.reason == DISK_FULL and "the disk is full" in caught.value.message
     assert str(tmp_path) in caught.value.message and list(tmp_path.iterdir()) == []
+
+
+def test_a_task_whose_end_cannot_be_written_for_a_full_disk_still_ends_failed(tmp_path, disk):
+    import json
+
+    from scholar.runtime.local_executions import LocalStepFunctions
+    from scholar.store.local.database import Database
+
+    database = Database(tmp_path)
+    try:
+        executions = LocalStepFunctions(database, tmp_path, "owner-1")
+        failing = {"StartAt": "Fail", "States": {"Fail": {"Type": "Fail", "Error": "UnavailableError", "Cause": "x"}}}
+        arn = executions.create_state_machine(name="failing", definition=json.dumps(failing))["stateMachineArn"]
+        disk.free = 1  # the start is written; the end is not
+        started = executions.start_execution(stateMachineArn=arn, name="one", input="{}")
+        executions.join(30)
+        described = executions.describe_execution(executionArn=started["executionArn"])
+    finally:
+        database.close()
+    assert (described["status"], described["error"]) == ("FAILED", "UnavailableError")
