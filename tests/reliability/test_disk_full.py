@@ -162,3 +162,29 @@ def test_a_task_whose_end_cannot_be_written_for_a_full_disk_still_ends_failed(tm
     finally:
         database.close()
     assert (described["status"], described["error"]) == ("FAILED", "UnavailableError")
+
+
+def test_a_running_task_whose_execution_ended_is_answered_failed_even_when_that_cannot_be_written(monkeypatch):
+    from scholar.runtime import reconcile as reconcile_module
+    from scholar.store.tasks import TaskItem
+
+    class FullStore:
+        def transition(self, *args, **kwargs):
+            raise UnavailableError("the disk holding /home/u/.scholar/scholar.sqlite3 is full", reason=DISK_FULL)
+
+        def get(self, *args):
+            raise AssertionError("the failed answer does not depend on a write that could not be made")
+
+    monkeypatch.setattr(reconcile_module, "describe_execution", lambda arn: {"status": "FAILED"})
+    task = TaskItem.model_validate(
+        {
+            "task_id": "t1",
+            "principal": "local",
+            "status": "running",
+            "tool": "download_paper",
+            "expires_at": 2_000_000_000,
+            "execution_arn": "arn:aws:states:local:0:execution:m:one",
+        }
+    )
+    answered = reconcile_module.reconcile(FullStore(), task)
+    assert answered.status == "failed" and answered.error and answered.error["code"] == "internal"
