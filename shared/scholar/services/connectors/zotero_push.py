@@ -103,18 +103,18 @@ def _attachment_write(item: LibraryItem, link: Link) -> _Write | None:
     return _Write(item, body, pdf.sha256, "attachment", update=False)
 
 
-def _incomplete(item: LibraryItem, link: Link | None, versions: dict[str, int]) -> bool:
+def _incomplete(item: LibraryItem, link: Link | None, versions: dict[str, int], files: bool) -> bool:
     """Whether ``item`` still has an object to create (itself, its note or its attachment item)."""
     return (link is None or link.key not in versions or (not link.note_key and bool(note_html(item)))
-            or (not link.attachment_key and bool(item.pdfs)))
+            or (files and not link.attachment_key and bool(item.pdfs)))
 
 
 async def _adopt(client: ZoteroClient, items: list[LibraryItem], links: dict[str, Link],
-                 versions: dict[str, int]) -> None:
+                 versions: dict[str, int], *, files: bool) -> None:
     """Link the objects an earlier, cut-off push created but did not live to record (found by our Scholar id)."""
     known = {k for link in links.values() for k in (link.key, link.note_key, link.attachment_key) if k}
     strangers = sorted(k for k in versions if k not in known)
-    if not strangers or not any(_incomplete(i, links.get(i.item_id), versions) for i in items):
+    if not strangers or not any(_incomplete(i, links.get(i.item_id), versions, files) for i in items):
         return
     found = await client.items(keys=strangers)
     ours = {i.item_id for i in items}
@@ -265,7 +265,7 @@ async def push(client: ZoteroClient, store: ConnectionStore, items: list[Library
 
     ckey = await _collection_key(client, store, collection, dry_run=dry_run)
     versions = await client.versions(ckey) if ckey else {}
-    await _adopt(client, items, links, versions)
+    await _adopt(client, items, links, versions, files=read_file is not None)
     item_writes: list[_Write] = []
     for item in items:
         write = _item_write(item, links.get(item.item_id), versions, ckey or "")
