@@ -85,3 +85,28 @@ def test_a_push_killed_between_the_items_and_their_notes_writes_each_note_once(f
     ]
     assert len(notes) == 3 and report.notes.created == 0 and report.notes.unchanged == 3
     assert sorted(_copies(fake).values()) == [1] * 6
+
+
+def test_a_push_killed_after_writing_the_attachment_item_attaches_the_pdf_once(fake, client, store, fixture_file):
+    import hashlib
+
+    from tests.connectors.items import with_pdf
+
+    data = fixture_file("pdfs/arxiv_2305.03393v1_page9_only.pdf")  # real recorded bytes; only carried here
+    (item,) = epmc_items(1)
+    item = with_pdf(item, data, hashlib.sha256(data).hexdigest())
+
+    async def read(reference: str) -> bytes | None:
+        return data if reference == item.pdfs[0].pdf_path else None
+
+    _kill_after(fake, 2, answered=True)  # write 1: the item, write 2: its attachment item (answer lost)
+    with pytest.raises(Killed):
+        run(push(client, store, [item], "reading", read_file=read))
+    fake.handle = FakeZotero.handle.__get__(fake)  # type: ignore[method-assign]  # the next run lives
+    report = run(push(client, store, [item], "reading", read_file=read))
+    library = fake.libraries[PUBLIC_LIBRARY]
+    attachments = [
+        o for o in library.items.values() if o["data"]["itemType"] == "attachment" and o["data"].get("parentItem")
+    ]
+    assert len(attachments) == 1 and report.files == {"uploaded": 1}
+    assert library.files[attachments[0]["key"]] == hashlib.md5(data, usedforsecurity=False).hexdigest()
