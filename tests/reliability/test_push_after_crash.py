@@ -110,3 +110,22 @@ def test_a_push_killed_after_writing_the_attachment_item_attaches_the_pdf_once(f
     ]
     assert len(attachments) == 1 and report.files == {"uploaded": 1}
     assert library.files[attachments[0]["key"]] == hashlib.md5(data, usedforsecurity=False).hexdigest()
+
+
+def test_a_resumed_push_and_a_new_one_side_by_side_write_each_item_once(fake, client, store):
+    import asyncio
+
+    from scholar.services.connectors.zotero_push import push as zotero_push
+
+    items = many_items(120, "reading")
+
+    async def both() -> list:
+        return list(
+            await asyncio.gather(
+                zotero_push(client, store, items, "reading"), zotero_push(client, store, items, "reading")
+            )
+        )
+
+    first, second = run(both())
+    assert sorted(_copies(fake).values()) == [1] * 120
+    assert sorted([first.items.created, second.items.created]) == [0, 120]

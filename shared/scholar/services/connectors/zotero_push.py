@@ -16,12 +16,17 @@ A push cut off mid-way (a crash, a kill) never writes an item twice: each batch'
 Zotero confirms it, and before creating, a push that has items to create reads the collection's objects it has no
 link for (1 read per 50) and adopts those whose ``extra`` carries one of our Scholar ids (and their child note and
 attachment), so what a cut-off push wrote between its last confirmed write and its link is found, not written again.
+Two pushes to one Zotero library in one process (a push resumed after a crash, and the user's new one) run one
+after the other, so the second reads the links the first stored.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
-from collections.abc import Awaitable, Callable
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +41,22 @@ __all__ = ["ReadFile", "push"]
 ReadFile = Callable[[str], Awaitable[bytes | None]]
 Progress = Callable[[int, int], Awaitable[None]]
 _ATTACHMENT_TITLE = "Full Text PDF"
+# One push at a time per (caller, target, library) in this process: threads (a resumed task) and loops alike.
+_PUSHING: dict[tuple[str, str, str], threading.Lock] = {}
+_PUSHING_GUARD = threading.Lock()
+_WAIT_S = 0.05
+
+
+@asynccontextmanager
+async def _one_at_a_time(key: tuple[str, str, str]) -> AsyncIterator[None]:
+    with _PUSHING_GUARD:
+        lock = _PUSHING.setdefault(key, threading.Lock())
+    while not lock.acquire(blocking=False):  # polled, so a cancelled wait never leaves the lock taken
+        await asyncio.sleep(_WAIT_S)
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 @dataclass
@@ -254,6 +275,15 @@ async def push(client: ZoteroClient, store: ConnectionStore, items: list[Library
     Raises:
         ForbiddenError: the key is refused. RateLimitedError / UpstreamError: Zotero kept failing.
     """
+    target, library = client.target.source, client.target.library
+    if dry_run:
+        return await _push(client, store, items, collection, read_file=read_file, dry_run=True, progress=progress)
+    async with _one_at_a_time((store.principal, target, library)):
+        return await _push(client, store, items, collection, read_file=read_file, dry_run=False, progress=progress)
+
+
+async def _push(client: ZoteroClient, store: ConnectionStore, items: list[LibraryItem], collection: str, *,
+                read_file: ReadFile | None, dry_run: bool, progress: Progress | None) -> SyncReport:
     target, library = client.target.source, client.target.library
     report = SyncReport(target=target, direction="push", library=library, collection=collection, dry_run=dry_run)
     links = await store.alinks(target, library)
