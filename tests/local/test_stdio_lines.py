@@ -13,10 +13,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from scholar.core.errors import UNAVAILABLE
 
@@ -29,6 +28,7 @@ INITIALIZE = {
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 CALL = {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "library_list", "arguments": {}}}
 
+ANSWER_TIMEOUT_S = 60
 # line sent → (code, id) of the error it must get
 INVALID = [
     ('{"jsonrpc": "2.0", "id": 11, "method": "ping", "params": "x"}', -32600, 11),
@@ -40,32 +40,35 @@ INVALID = [
 ]
 
 
-def _session(home: Path, lines: list[str]) -> list[dict[str, Any]]:
+def _session(home: Path, lines: list[str], answers: int) -> list[dict[str, Any]]:
+    """Send the handshake and ``lines``, read ``answers`` answers after the handshake's, then close stdin (closing
+    it first would end the session before the last requests are answered)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCHOLAR_") and k != "PYTHONPATH"}
     env.update(SCHOLAR_HOME=str(home), SCHOLAR_BACKEND="local")
-    sent = [
-        json.dumps(INITIALIZE),
-        json.dumps(INITIALIZED),
-        *lines,
-        json.dumps({"jsonrpc": "2.0", "id": 99, "method": "ping"}),
-    ]
-    done = subprocess.run(
+    sent = [json.dumps(INITIALIZE), json.dumps(INITIALIZED), *lines]
+    server = subprocess.Popen(
         [sys.executable, "-m", "scholar.local", "mcp"],
-        input="\n".join(sent) + "\n",
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         text=True,
         env=env,
-        timeout=120,
-        check=True,
     )
-    return [json.loads(line) for line in done.stdout.splitlines()]
-
-
-def test_every_invalid_line_gets_the_json_rpc_error_the_spec_gives(tmp_path):
-    answers = _session(tmp_path / "home", [line for line, _, _ in INVALID])
-    errors = [(a["error"]["code"], a["id"]) for a in answers if "error" in a]
-    assert errors == [(code, request_id) for _, code, request_id in INVALID]
-    assert answers[-1] == {"jsonrpc": "2.0", "id": 99, "result": {}}  # the session goes on
+    assert server.stdin is not None and server.stdout is not None
+    # an unanswered line must fail the test, not hang it: the server this test started is killed after a while
+    watchdog = threading.Timer(ANSWER_TIMEOUT_S, server.kill)
+    watchdog.start()
+    try:
+        server.stdin.write("\n".join(sent) + "\n")
+        server.stdin.flush()
+        read = [json.loads(server.stdout.readline() or "null") for _ in range(answers + 1)]
+    finally:
+        watchdog.cancel()
+        server.stdin.close()
+        server.wait(timeout=120)
+        server.stdout.close()
+    assert None not in read, read  # the server ended before answering all
+    return read[1:]
 
 
 def _corrupt(home: Path) -> Path:
@@ -79,15 +82,31 @@ def _file(home: Path) -> Path:
     return home
 
 
-@pytest.mark.parametrize(("spoil", "reason"), [(_corrupt, "store_corrupt"), (_file, "store_not_a_folder")])
-def test_a_store_that_cannot_open_reaches_every_tool_call_as_its_typed_error(tmp_path, spoil, reason):
+def _typed(answer: dict[str, Any], reason: str, named: Path) -> None:
+    result = answer["result"]
+    error = result["structuredContent"]["error"]
+    assert result["isError"] is True
+    assert (error["code"], error["reason"], error["retryable"]) == (UNAVAILABLE, reason, False)
+    assert str(named) in error["message"]
+
+
+def test_every_line_is_answered_invalid_ones_as_the_spec_says_and_a_corrupt_store_typed(tmp_path):
+    # one session (a start costs seconds): the invalid lines, and calls on a data folder whose database is corrupt
     home = tmp_path / "home"
-    named = spoil(home)
-    answers = _session(home, [json.dumps(CALL | {"id": 21}), json.dumps(CALL | {"id": 22})])
+    named = _corrupt(home)
+    calls = [json.dumps(CALL | {"id": 21}), json.dumps(CALL | {"id": 22})]
+    answers = _session(home, [calls[0], *(line for line, _, _ in INVALID), calls[1]], len(INVALID) + 2)
+    errors = [(a["error"]["code"], a["id"]) for a in answers if "error" in a]
+    assert errors == [(code, request_id) for _, code, request_id in INVALID]
+    by_id = {a["id"]: a for a in answers if "result" in a}
+    _typed(by_id[21], "store_corrupt", named)
+    _typed(by_id[22], "store_corrupt", named)  # after the invalid lines, and as the first: never internal
+
+
+def test_a_file_where_the_data_folder_should_be_reaches_every_tool_call_typed(tmp_path):
+    home = tmp_path / "home"
+    named = _file(home)
+    answers = _session(home, [json.dumps(CALL | {"id": 21}), json.dumps(CALL | {"id": 22})], 2)
     by_id = {a["id"]: a for a in answers}
-    for request_id in (21, 22):
-        result = by_id[request_id]["result"]
-        error = result["structuredContent"]["error"]
-        assert result["isError"] is True
-        assert (error["code"], error["reason"], error["retryable"]) == (UNAVAILABLE, reason, False)
-        assert str(named) in error["message"]
+    _typed(by_id[21], "store_not_a_folder", named)
+    _typed(by_id[22], "store_not_a_folder", named)
