@@ -157,18 +157,16 @@ def import_items(store: ItemWriter, items: Iterable[LibraryItem], collection: st
     summary = ImportSummary()
     pending = [i.model_copy(update={"collection": collection}) if collection else i for i in items]
     for start in range(0, len(pending), chunk):
-        try:
-            _import_chunk(store, pending[start:start + chunk], summary)
-        except ScholarError as exc:
-            # Say what is stored (a chunk is several transactions, some may be in; _import_chunk counted them
-            # from the store): the store's own error, with this import's exact counts.
-            stored = len(summary.added) + len(summary.updated)
-            raise exc.annotated(
-                f"this import stored {stored} of its {len(pending)} items before it ({len(summary.added)} added, "
-                f"{len(summary.updated)} updated); importing the same snapshot again completes it",
-                stored=stored, added=len(summary.added), updated=len(summary.updated), items=len(pending),
-            ) from exc
+        _import_chunk(store, pending[start:start + chunk], summary)
     return summary
+
+
+def _stopped(exc: ScholarError, summary: ImportSummary) -> ScholarError:
+    """The store's own error, saying exactly what this import stored before it (counted from the store)."""
+    stored = len(summary.added) + len(summary.updated)
+    return exc.annotated(f"this import stored {stored} items before it ({len(summary.added)} added, "
+                         f"{len(summary.updated)} updated); importing the same snapshot again completes it",
+                         stored=stored, added=len(summary.added), updated=len(summary.updated))
 
 
 def _stored(store: ItemWriter, written: list[LibraryItem]) -> list[str]:
@@ -187,9 +185,9 @@ def _import_chunk(store: ItemWriter, part: list[LibraryItem], summary: ImportSum
                 store.put_many(added, create_only=True, keep_times=True)
         except ItemExistsError:
             continue  # another writer added one of them since get_many: classify the chunk again
-        except ScholarError:
+        except ScholarError as exc:
             summary.added += _stored(store, added)  # the transactions before the failing one are in
-            raise
+            raise _stopped(exc, summary) from exc
         break
     else:
         raise UnavailableError("the library kept changing while importing; import again (it is idempotent)",
@@ -199,9 +197,9 @@ def _import_chunk(store: ItemWriter, part: list[LibraryItem], summary: ImportSum
     if newer:
         try:
             store.put_many(newer, keep_times=True)
-        except ScholarError:
+        except ScholarError as exc:
             summary.updated += _stored(store, newer)
-            raise
+            raise _stopped(exc, summary) from exc
     replaced = {i.item_id for i in newer}
     summary.updated += [i.item_id for i in newer]
     summary.skipped += [i.item_id for i in part if i.item_id in existing and i.item_id not in replaced]
