@@ -64,8 +64,33 @@ def test_an_item_edited_in_zotero_since_the_last_sync_is_a_conflict_and_the_user
     (conflict,) = [r for r in report.results if r.status == "conflict"]
     assert conflict.key == key and conflict.code == 412 and report.items.failed == 1
     assert fake.libraries[PUBLIC_LIBRARY].items[key]["data"]["title"] == "The user's own title"
-    # the re-read: Zotero's current copy was read back by key
-    assert any(s.method == "GET" and s.path.endswith("/items") for s in fake.log[-2:])
+    # the re-read: Zotero's current copy was read back by key (the library's /items, not the collection's
+    # versions, which also ends in /items), and its version is in the message
+    version = fake.libraries[PUBLIC_LIBRARY].items[key]["version"]
+    assert fake.log[-1].method == "GET" and fake.log[-1].path == f"/{PUBLIC_LIBRARY}/items"
+    assert f"Zotero has version {version}" in (conflict.message or "")
+
+
+def test_a_collection_of_the_same_name_already_in_zotero_is_reused_not_created_again(fake, client, store):
+    library = fake.libraries[PUBLIC_LIBRARY]
+    library.collections["RDNG2345"] = {"key": "RDNG2345", "version": 1, "data": {
+        "key": "RDNG2345", "version": 1, "name": "reading", "parentCollection": False, "relations": {}}}
+    report = run(push(client, store, epmc_items(2), "reading"))
+    assert report.items.created == 2
+    assert not [s for s in fake.writes() if s.path.endswith("/collections")]
+    assert [c for c in library.collections.values() if c["data"]["name"] == "reading"] == [
+        library.collections["RDNG2345"]]
+    assert all(o["data"]["collections"] == ["RDNG2345"] for o in _by_scholar_id(fake).values())
+
+
+def test_an_unchanged_note_is_not_written_again(fake, client, store):
+    (item,) = epmc_items(1)
+    noted = item.model_copy(update={"notes": "Hypoxia matters."})
+    run(push(client, store, [noted], "reading"))
+    fake.log.clear()
+    again = run(push(client, store, [noted], "reading"))
+    assert (again.notes.created, again.notes.updated, again.items.unchanged) == (0, 0, 1)
+    assert fake.writes() == []
 
 
 def test_an_item_zotero_refuses_is_failed_with_zoteros_code_and_message_and_the_rest_are_written(fake, client, store):

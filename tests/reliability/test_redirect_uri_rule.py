@@ -10,6 +10,7 @@ import pytest
 
 from scholar.gateway.auth.cimd import parse_document
 from scholar.gateway.auth.errors import INVALID_CLIENT, INVALID_REDIRECT_URI, OAuthError
+from scholar.gateway.auth.redirects import MAX_LENGTH, REFUSED_SCHEMES, check_redirect_uri
 from scholar.gateway.auth.register import RegistrationRequest
 from scholar.gateway.auth.wire import redirect, with_params
 
@@ -78,3 +79,35 @@ def test_a_redirect_to_a_uri_stored_before_the_rule_is_percent_encoded_not_a_fai
 def test_a_plain_uri_goes_out_unchanged():
     uri = "http://127.0.0.1:9/callback?x=%2F&y=a+b"
     assert redirect(uri).headers["location"] == uri
+
+
+# Generated from the rule's own table (issue #40 item 12): a scheme added to REFUSED_SCHEMES is tested the day it
+# is added; the floor below makes removing one red as well.
+KNOWN_REFUSED = {"javascript", "data", "file", "vbscript", "about", "blob", "ftp", "ws", "wss", "mailto",
+                 "view-source", "jar", "filesystem"}
+
+
+def test_no_refused_scheme_is_ever_dropped_from_the_table():
+    assert REFUSED_SCHEMES >= KNOWN_REFUSED
+
+
+@pytest.mark.parametrize("scheme", sorted(REFUSED_SCHEMES | KNOWN_REFUSED))
+@pytest.mark.parametrize("spelling", [str.lower, str.upper])
+def test_every_refused_scheme_is_refused_by_both_doors_in_any_case(scheme, spelling):
+    uri = f"{spelling(scheme)}://client.example/cb"
+    with pytest.raises(OAuthError) as caught:
+        check_redirect_uri(uri)
+    assert caught.value.error == INVALID_REDIRECT_URI and f"the {scheme}: scheme" in caught.value.description
+    with pytest.raises(OAuthError):
+        RegistrationRequest.model_validate({"redirect_uris": [uri]})
+    with pytest.raises(OAuthError):
+        parse_document(DOCUMENT, _document([uri]))
+
+
+@pytest.mark.parametrize("uri", GOOD)
+def test_the_length_limit_accepts_max_length_and_refuses_one_more(uri):
+    at_limit = uri + "x" * (MAX_LENGTH - len(uri))
+    assert check_redirect_uri(at_limit) == at_limit
+    with pytest.raises(OAuthError) as caught:
+        check_redirect_uri(at_limit + "x")
+    assert caught.value.error == INVALID_REDIRECT_URI

@@ -21,6 +21,7 @@ scholar.store), never here.
 
 from __future__ import annotations
 
+import copy as _copy
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -93,6 +94,15 @@ class ScholarError(Exception):
         self.hint = hint or self.default_hint
         self.reason = reason
         self.details = details or {}
+
+    def annotated(self, note: str, **details: Any) -> ScholarError:
+        """A copy of this error, of the same kind, whose message ends with ``note`` and whose details add ``details``
+        (what the caller knows that the raiser did not: e.g. how much of a long write was stored before it)."""
+        copy = _copy.copy(self)
+        copy.message = f"{self.message}; {note}"
+        copy.args = (copy.message,)
+        copy.details = {**self.details, **details}
+        return copy
 
     def to_envelope(self) -> dict[str, Any]:
         """Return the DESIGN §4 envelope: ``{"error": {...}}`` without empty fields."""

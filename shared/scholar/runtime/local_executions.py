@@ -23,6 +23,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from scholar.core.config import get_settings
+from scholar.core.errors import ScholarError
 from scholar.runtime import invoke, statemachine
 from scholar.store.local import owners
 from scholar.store.local.database import Database
@@ -66,6 +67,8 @@ class LocalStepFunctions:
         self._closing = threading.Event()
         self.sleep: Callable[[float], object] = sleep or self._closing.wait
         self._threads: list[threading.Thread] = []
+        # Executions whose end could not be written (a full disk): kept here, so this process still answers it.
+        self._ended: dict[str, tuple[str, str | None, str | None, str | None]] = {}
 
     def create_state_machine(self, *, name: str, definition: str, **_: Any) -> dict[str, Any]:
         """Keep a definition given through the API (the files need none); its ARN."""
@@ -98,6 +101,10 @@ class LocalStepFunctions:
         return {"executionArn": arn, "startDate": time.time()}
 
     def describe_execution(self, *, executionArn: str, **_: Any) -> dict[str, Any]:
+        if executionArn in self._ended:
+            status, output, error, cause = self._ended[executionArn]
+            answer = {"executionArn": executionArn, "status": status}
+            return answer | {k: v for k, v in (("output", output), ("error", error), ("cause", cause)) if v is not None}
         with self.database.read() as db:
             row = db.execute("SELECT status, input, output, error, cause FROM executions WHERE arn = ?",
                              (executionArn,)).fetchone()
@@ -152,6 +159,8 @@ class LocalStepFunctions:
         worker.start()
 
     def _status(self, arn: str) -> str:
+        if arn in self._ended:
+            return self._ended[arn][0]
         with self.database.read() as db:
             row = db.execute("SELECT status FROM executions WHERE arn = ?", (arn,)).fetchone()
         return row[0] if row else "ABORTED"
@@ -172,9 +181,13 @@ class LocalStepFunctions:
         except Exception as exc:  # the execution's thread: whatever ends it is recorded, not lost
             logger.exception("a local execution failed")
             outcome = ("FAILED", None, type(exc).__name__, "the execution failed in this process")
-        with self.database.write() as db:
-            db.execute("UPDATE executions SET status = ?, output = ?, error = ?, cause = ?, stopped_at = ? "
-                       "WHERE arn = ? AND status = 'RUNNING'", (*outcome, time.time(), arn))
+        try:
+            with self.database.write() as db:
+                db.execute("UPDATE executions SET status = ?, output = ?, error = ?, cause = ?, stopped_at = ? "
+                           "WHERE arn = ? AND status = 'RUNNING'", (*outcome, time.time(), arn))
+        except ScholarError as exc:  # e.g. a full disk: the execution still ends, in this process's memory
+            logger.error("the end of %s could not be written (%s): kept in memory", arn, exc.message)
+            self._ended[arn] = outcome
 
     def join(self, timeout_s: float | None = None) -> None:
         """Wait for the executions this process started (tests, and a command that must not exit before them)."""

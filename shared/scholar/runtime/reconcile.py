@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from botocore.exceptions import ClientError
 
-from scholar.core.errors import InternalError
+from scholar.core.errors import InternalError, ScholarError
 from scholar.runtime.executions import describe_execution
 from scholar.store.tasks import TERMINAL, TaskItem, TaskStore, TaskTransitionError
 
@@ -29,4 +29,6 @@ def reconcile(store: TaskStore, task: TaskItem) -> TaskItem:
         store.transition(task.task_id, "failed", allowed_from=("pending", "running"), error=error)
     except TaskTransitionError:
         pass  # finished meanwhile (or cancelled): the stored state wins
+    except ScholarError:  # the store cannot record it now (e.g. a full disk): the task is answered failed all the same
+        return task.model_copy(update={"status": "failed", "error": error})
     return store.get(task.task_id, task.principal) or task

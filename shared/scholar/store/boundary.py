@@ -16,6 +16,9 @@ from botocore import exceptions as boto
 from scholar.core.errors import InternalError, ScholarError, UnavailableError
 
 # Error codes in a ClientError, by what they mean for the caller.
+# The reason of the error a write gets when the disk holding the store is full (the local backend's SQLite and
+# files): what a caller may treat as "not stored this time", e.g. an index or cache copy kept in memory instead.
+DISK_FULL = "store_disk_full"
 THROTTLING_CODES = frozenset(
     {
         "ProvisionedThroughputExceededException",

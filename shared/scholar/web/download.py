@@ -15,6 +15,7 @@ vetted again, at most ``MAX_REDIRECTS`` times. Environment proxies are ignored o
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import os
 import ssl
@@ -31,10 +32,12 @@ from scholar.core.errors import (
     RateLimitedError,
     ScholarError,
     TooLargeError,
+    UnavailableError,
     UpstreamError,
     UpstreamTimeoutError,
 )
 from scholar.core.numerals import ascii_int
+from scholar.store.boundary import DISK_FULL
 from scholar.web.ssrf import Resolver, VettedTarget, vet_url
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
@@ -80,6 +83,14 @@ def _looks_like_html(head: bytes, content_type: str | None) -> bool:
         return True
     start = head[:512].lstrip().lower()
     return start.startswith((b"<!doctype", b"<html", b"<head", b"<?xml", b"<meta", b"<script"))
+
+
+def _unwritable(exc: OSError, path: Path) -> UnavailableError:
+    full = exc.errno == errno.ENOSPC
+    why = "the disk is full" if full else (exc.strerror or type(exc).__name__)
+    return UnavailableError(f"the PDF could not be written to {path}: {why}", retryable=True,
+                            reason=DISK_FULL if full else "file_write_failed",
+                            hint=f"Free space on the disk holding {path.parent}, then retry.")
 
 
 async def download_pdf(
@@ -300,6 +311,9 @@ async def _save(
                 reason=TRUNCATED,
                 details={"host": target.host},
             )
+    except OSError as exc:  # the file could not be written (a full disk, a folder gone): typed, naming it
+        path.unlink(missing_ok=True)
+        raise _unwritable(exc, path) from exc
     except BaseException:
         path.unlink(missing_ok=True)
         raise

@@ -22,6 +22,7 @@ from scholar.services.connectors.base import PullJob, PushJob, Registered
 from scholar.services.connectors.bibtex_file import bib_text, papers_from_bib, write_atomically
 from scholar.services.connectors.obsidian import write_vault
 from scholar.services.connectors.outcome import ItemOutcome, SyncReport
+from scholar.services.connectors.paths import inside, segment
 from scholar.services.connectors.zotero_map import identity
 from scholar.services.library.keys import new_export_key
 from scholar.store.blobs import BlobStore
@@ -49,7 +50,7 @@ async def push_bibtex(principal: str, items: list[LibraryItem], collection: str,
     """Keep ``<SCHOLAR_BIBTEX_DIR>/<collection>.bib`` in step with the collection, or answer a download link."""
     report = _report("bibtex", "push", collection, dry_run)
     folder = get_settings().bibtex_dir
-    path = Path(folder) / f"{collection.replace('/', '_')}.bib" if folder else None
+    path = inside(Path(folder), f"{segment(collection)}.bib") if folder else None
     existing = await off_loop(path.read_text, encoding="utf-8") if path and path.exists() else None
     text, new = bib_text(items, existing)
     report.items.created, report.items.unchanged = new, len(items) - new
@@ -73,7 +74,7 @@ async def pull_bibtex(principal: str, collection: str, *, dry_run: bool) -> Sync
     """
     report = _report("bibtex", "pull", collection, dry_run)
     folder = get_settings().bibtex_dir
-    path = Path(folder) / f"{collection.replace('/', '_')}.bib" if folder else None
+    path = inside(Path(folder), f"{segment(collection)}.bib") if folder else None
     if path is None or not path.exists():
         raise NotFoundError(f"no .bib file to read for {collection!r}", reason="bib_file_not_found",
                             hint="Set SCHOLAR_BIBTEX_DIR to the folder holding <collection>.bib.")
@@ -115,7 +116,7 @@ async def push_obsidian(principal: str, items: list[LibraryItem], collection: st
         if not dry_run:
             report.location = await _link(principal, await off_loop(_zip_vault, items), "zip", "application/zip")
         return report
-    folder = Path(vault) / collection
+    folder = inside(Path(vault), segment(collection))
     written = await off_loop(partial(write_vault, items, folder, dry_run=dry_run))
     report.items.created, report.items.updated = len(written.created), len(written.updated)
     report.items.unchanged = len(written.unchanged)

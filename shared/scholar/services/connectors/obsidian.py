@@ -19,6 +19,7 @@ import yaml
 from scholar.core.records import Paper
 from scholar.services.cite.entry import build_entries
 from scholar.services.connectors.bibtex_file import write_atomically
+from scholar.services.connectors.paths import inside, segment
 from scholar.store.library.models import LibraryItem
 
 __all__ = ["MARKER", "VaultReport", "write_vault"]
@@ -95,7 +96,8 @@ def write_vault(items: list[LibraryItem], folder: Path, *, dry_run: bool = False
         if path is None:
             citekey = _citekey(Paper.model_validate(item.paper), taken)
             taken.add(citekey)
-            path = folder / f"@{citekey}.md"
+            path = folder / f"@{segment(citekey)}.md"
+        path = inside(folder, path.name, field="citekey")  # a note, or a link planted in its place, stays in
         old = path.read_text(encoding="utf-8") if path.exists() else None
         # A note whose marker the user removed keeps all of its old text below ours: nothing of theirs is lost.
         users = "" if old is None else old.split(MARKER, 1)[1].removeprefix("\n") if MARKER in old else old

@@ -11,17 +11,27 @@ The non-obvious constraint: never overwrite the user's edits. An update carries 
 if the user changed the item in Zotero since, Zotero refuses that object with 412, we read it back and report a
 conflict (a pull brings their edit in) instead of sending ours again. An item we did not change is not written,
 even when Zotero's copy changed: that edit is theirs to keep.
+
+A push cut off mid-way (a crash, a kill) never writes an item twice: each batch's links are stored as soon as
+Zotero confirms it, and before creating, a push that has items to create reads the collection's objects it has no
+link for (1 read per 50) and adopts those whose ``extra`` carries one of our Scholar ids (and their child note and
+attachment), so what a cut-off push wrote between its last confirmed write and its link is found, not written again.
+Two pushes to one Zotero library in one process (a push resumed after a crash, and the user's new one) run one
+after the other, so the second reads the links the first stored.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
-from collections.abc import Awaitable, Callable
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from scholar.services.connectors.outcome import ItemOutcome, SyncReport
-from scholar.services.connectors.zotero_map import digest, note_html, to_zotero
+from scholar.services.connectors.zotero_map import digest, note_html, scholar_id, to_zotero
 from scholar.sources.zotero import BATCH, ZoteroClient
 from scholar.store.connections import ConnectionStore, Link
 from scholar.store.library.models import LibraryItem
@@ -31,6 +41,22 @@ __all__ = ["ReadFile", "push"]
 ReadFile = Callable[[str], Awaitable[bytes | None]]
 Progress = Callable[[int, int], Awaitable[None]]
 _ATTACHMENT_TITLE = "Full Text PDF"
+# One push at a time per (caller, target, library) in this process: threads (a resumed task) and loops alike.
+_PUSHING: dict[tuple[str, str, str], threading.Lock] = {}
+_PUSHING_GUARD = threading.Lock()
+_WAIT_S = 0.05
+
+
+@asynccontextmanager
+async def _one_at_a_time(key: tuple[str, str, str]) -> AsyncIterator[None]:
+    with _PUSHING_GUARD:
+        lock = _PUSHING.setdefault(key, threading.Lock())
+    while not lock.acquire(blocking=False):  # polled, so a cancelled wait never leaves the lock taken
+        await asyncio.sleep(_WAIT_S)
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 @dataclass
@@ -98,9 +124,51 @@ def _attachment_write(item: LibraryItem, link: Link) -> _Write | None:
     return _Write(item, body, pdf.sha256, "attachment", update=False)
 
 
+def _incomplete(item: LibraryItem, link: Link | None, versions: dict[str, int], files: bool) -> bool:
+    """Whether ``item`` still has an object to create (itself, its note or its attachment item)."""
+    return (link is None or link.key not in versions or (not link.note_key and bool(note_html(item)))
+            or (files and not link.attachment_key and bool(item.pdfs)))
+
+
+async def _adopt(client: ZoteroClient, items: list[LibraryItem], links: dict[str, Link],
+                 versions: dict[str, int], *, files: bool) -> None:
+    """Link the objects an earlier, cut-off push created but did not live to record (found by our Scholar id)."""
+    known = {k for link in links.values() for k in (link.key, link.note_key, link.attachment_key) if k}
+    strangers = sorted(k for k in versions if k not in known)
+    if not strangers or not any(_incomplete(i, links.get(i.item_id), versions, files) for i in items):
+        return
+    found = await client.items(keys=strangers)
+    ours = {i.item_id for i in items}
+    parents = {link.key: item_id for item_id, link in links.items() if item_id in ours and link.key in versions}
+    for obj in found:
+        item_id = scholar_id(obj["data"])
+        if item_id in ours and item_id not in parents.values() and not obj["data"].get("parentItem"):
+            # digest "": sent once more as an update at this version, which Zotero answers "unchanged"
+            links[item_id] = Link(item_id=item_id, key=obj["key"], version=int(obj["version"]), digest="")
+            parents[obj["key"]] = item_id
+    for obj in found:
+        item_id = parents.get(obj["data"].get("parentItem") or "")
+        if item_id is None:
+            continue
+        link, kind = links[item_id], obj["data"].get("itemType")
+        if kind == "note" and not link.note_key:
+            links[item_id] = link.model_copy(update={"note_key": obj["key"], "note_version": int(obj["version"]),
+                                                     "note_digest": ""})
+        elif kind == "attachment" and obj["data"].get("title") == _ATTACHMENT_TITLE and not link.attachment_key:
+            links[item_id] = link.model_copy(update={"attachment_key": obj["key"]})
+
+
+async def _save(store: ConnectionStore, client: ZoteroClient, links: dict[str, Link], saved: dict[str, Link]) -> None:
+    """Store the links that changed since the last save (called after every confirmed write)."""
+    changed = [v for k, v in links.items() if saved.get(k) != v]
+    if changed:
+        await store.aput_links(client.target.source, client.target.library, changed)
+        saved.update({link.item_id: link for link in changed})
+
+
 async def _send(client: ZoteroClient, writes: list[_Write], links: dict[str, Link], report: SyncReport,
-                *, dry_run: bool) -> None:
-    """Write in batches of 50; fold each object's answer into the links and the report."""
+                *, dry_run: bool, save: Callable[[], Awaitable[None]]) -> None:
+    """Write in batches of 50; fold each object's answer into the links (stored at once) and the report."""
     for start in range(0, len(writes), BATCH):
         batch = writes[start:start + BATCH]
         if dry_run:
@@ -124,6 +192,7 @@ async def _send(client: ZoteroClient, writes: list[_Write], links: dict[str, Lin
                 else:
                     _record(report, w, "failed", key=failure.get("key"), code=failure.get("code"),
                             message=failure.get("message"))
+        await save()
         await _reread_conflicts(client, conflicts, report)
 
 
@@ -167,7 +236,7 @@ def _record(report: SyncReport, w: _Write, status: str, *, key: str | None, code
 
 
 async def _upload_files(client: ZoteroClient, items: list[LibraryItem], links: dict[str, Link], read_file: ReadFile,
-                        report: SyncReport) -> None:
+                        report: SyncReport, save: Callable[[], Awaitable[None]]) -> None:
     for item in items:
         link = links.get(item.item_id)
         if not item.pdfs or link is None or not link.attachment_key:
@@ -186,6 +255,7 @@ async def _upload_files(client: ZoteroClient, items: list[LibraryItem], links: d
                                      mtime_ms=0)
         report.files[result] = report.files.get(result, 0) + 1
         links[item.item_id] = link.model_copy(update={"attachment_md5": md5})
+        await save()
 
 
 async def push(client: ZoteroClient, store: ConnectionStore, items: list[LibraryItem], collection: str, *,
@@ -206,11 +276,26 @@ async def push(client: ZoteroClient, store: ConnectionStore, items: list[Library
         ForbiddenError: the key is refused. RateLimitedError / UpstreamError: Zotero kept failing.
     """
     target, library = client.target.source, client.target.library
+    if dry_run:
+        return await _push(client, store, items, collection, read_file=read_file, dry_run=True, progress=progress)
+    async with _one_at_a_time((store.principal, target, library)):
+        return await _push(client, store, items, collection, read_file=read_file, dry_run=False, progress=progress)
+
+
+async def _push(client: ZoteroClient, store: ConnectionStore, items: list[LibraryItem], collection: str, *,
+                read_file: ReadFile | None, dry_run: bool, progress: Progress | None) -> SyncReport:
+    target, library = client.target.source, client.target.library
     report = SyncReport(target=target, direction="push", library=library, collection=collection, dry_run=dry_run)
     links = await store.alinks(target, library)
-    before = dict(links)
+    saved = dict(links)
+
+    async def save() -> None:
+        if not dry_run:
+            await _save(store, client, links, saved)
+
     ckey = await _collection_key(client, store, collection, dry_run=dry_run)
     versions = await client.versions(ckey) if ckey else {}
+    await _adopt(client, items, links, versions, files=read_file is not None)
     item_writes: list[_Write] = []
     for item in items:
         write = _item_write(item, links.get(item.item_id), versions, ckey or "")
@@ -218,18 +303,17 @@ async def push(client: ZoteroClient, store: ConnectionStore, items: list[Library
             report.count(ItemOutcome(item_id=item.item_id, key=links[item.item_id].key, status="unchanged"))
         else:
             item_writes.append(write)
-    await _send(client, item_writes, links, report, dry_run=dry_run)
+    await _send(client, item_writes, links, report, dry_run=dry_run, save=save)
     if progress:
         await progress(1, 3)
     children = [w for item in items if (link := links.get(item.item_id)) is not None
                 for w in (_note_write(item, link, versions), _attachment_write(item, link) if read_file else None)
                 if w is not None]
-    await _send(client, children, links, report, dry_run=dry_run)
+    await _send(client, children, links, report, dry_run=dry_run, save=save)
     if progress:
         await progress(2, 3)
     if read_file is not None and not dry_run:
-        await _upload_files(client, items, links, read_file, report)
-    if not dry_run:
-        await store.aput_links(target, library, [v for k, v in links.items() if before.get(k) != v])
+        await _upload_files(client, items, links, read_file, report, save)
+    await save()
     report.requests = client.requests
     return report

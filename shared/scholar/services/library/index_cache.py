@@ -13,18 +13,22 @@ index has its own lock and file, so one caller's index work never waits on anoth
 from __future__ import annotations
 
 import atexit
+import logging
 import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
 
 from scholar.core import backend
-from scholar.core.errors import WorkTimeoutError
+from scholar.core.errors import UnavailableError, WorkTimeoutError
 from scholar.services.fulltext.artifacts import get_markdown
 from scholar.services.library.index import BodyReader, Filters, LibraryIndex, SearchPage
 from scholar.services.library.index_catchup import CatchUp, IndexSource, catch_up
 from scholar.services.library.keys import caller_digest, index_key
 from scholar.store.blobs import BlobStore
+from scholar.store.boundary import DISK_FULL
+
+logger = logging.getLogger(__name__)
 
 # Callers whose index stays open in one execution environment; the least recently used is closed and removed.
 MAX_OPEN = 8
@@ -78,7 +82,14 @@ class IndexHolder:
             index = self._load(principal, digest)
         done = catch_up(index, store, self._read_body, deadline)
         if done.changed:
-            self.blobs.put_file(str(index.path), index_key(principal), "application/vnd.sqlite3")
+            try:
+                self.blobs.put_file(str(index.path), index_key(principal), "application/vnd.sqlite3")
+            except UnavailableError as exc:
+                if exc.reason != DISK_FULL:
+                    raise
+                # a full disk: the index is current in memory, so the search is answered; the stored copy is
+                # written at the next change (a later start catches up from the changes meanwhile)
+                logger.warning("the library index was not written back: %s", exc.message)
         if not done.complete:
             raise _still_indexing(done)
         return index

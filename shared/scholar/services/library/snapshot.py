@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from scholar.core.errors import InvalidArgumentError, NotFoundError, TooLargeError, UnavailableError
+from scholar.core.errors import InvalidArgumentError, NotFoundError, ScholarError, TooLargeError, UnavailableError
 from scholar.core.records import Paper
 from scholar.runtime.progress import report
 from scholar.services.library.export import SNAPSHOT_FORMAT, SNAPSHOT_VERSION
@@ -163,6 +163,21 @@ def import_items(store: ItemWriter, items: Iterable[LibraryItem], collection: st
     return summary
 
 
+def _stopped(exc: ScholarError, summary: ImportSummary) -> ScholarError:
+    """The store's own error, saying exactly what this import stored before it (counted from the store)."""
+    stored = len(summary.added) + len(summary.updated)
+    return exc.annotated(f"this import stored {stored} items before it ({len(summary.added)} added, "
+                         f"{len(summary.updated)} updated); importing the same snapshot again completes it",
+                         stored=stored, added=len(summary.added), updated=len(summary.updated))
+
+
+def _stored(store: ItemWriter, written: list[LibraryItem]) -> list[str]:
+    """The ids of ``written`` the store holds as written (after a put_many that failed part way)."""
+    there = store.get_many([i.item_id for i in written])
+    return [i.item_id for i in written if (found := there.get(i.item_id)) is not None
+            and found.updated_at == i.updated_at]
+
+
 def _import_chunk(store: ItemWriter, part: list[LibraryItem], summary: ImportSummary) -> None:
     for _attempt in range(_ADD_ATTEMPTS):
         existing = store.get_many([i.item_id for i in part])
@@ -172,14 +187,21 @@ def _import_chunk(store: ItemWriter, part: list[LibraryItem], summary: ImportSum
                 store.put_many(added, create_only=True, keep_times=True)
         except ItemExistsError:
             continue  # another writer added one of them since get_many: classify the chunk again
+        except ScholarError as exc:
+            summary.added += _stored(store, added)  # the transactions before the failing one are in
+            raise _stopped(exc, summary) from exc
         break
     else:
         raise UnavailableError("the library kept changing while importing; import again (it is idempotent)",
                                retryable=True)
+    summary.added += [i.item_id for i in added]
     newer = [i for i in part if i.item_id in existing and _newer(i.updated_at, existing[i.item_id].updated_at)]
     if newer:
-        store.put_many(newer, keep_times=True)
+        try:
+            store.put_many(newer, keep_times=True)
+        except ScholarError as exc:
+            summary.updated += _stored(store, newer)
+            raise _stopped(exc, summary) from exc
     replaced = {i.item_id for i in newer}
-    summary.added += [i.item_id for i in added]
     summary.updated += [i.item_id for i in newer]
     summary.skipped += [i.item_id for i in part if i.item_id in existing and i.item_id not in replaced]

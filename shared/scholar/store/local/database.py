@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from scholar.core.errors import UnavailableError
+from scholar.store.boundary import DISK_FULL
 
 DATABASE_FILE = "scholar.sqlite3"
 # How long a writer waits for another process's write to finish before reporting the database as busy.
@@ -50,11 +51,16 @@ def describe(exc: BaseException, path: Path) -> UnavailableError:
                                 reason="store_locked",
                                 hint="Another Scholar process is writing; retry, or close the other process.")
     if "full" in text or number == errno.ENOSPC:
-        return UnavailableError(f"the disk holding {path} is full; nothing was written", retryable=True,
-                                reason="store_disk_full", hint=f"Free space on the disk holding {path}, then retry.")
+        return UnavailableError(f"the disk holding {path} is full; the write that failed was rolled back",
+                                retryable=True, reason=DISK_FULL,
+                                hint=f"Free space on the disk holding {path}, then retry.")
     if "readonly" in text or "read-only" in text or number in (errno.EROFS, errno.EACCES, errno.EPERM):
         return UnavailableError(f"{path} is not writable", retryable=False, reason="store_read_only",
                                 hint=f"Make {path} writable by this user, or set SCHOLAR_HOME to a writable folder.")
+    if number in (errno.EEXIST, errno.ENOTDIR):
+        return UnavailableError(f"{path} or a folder above it is a file where a folder should be", retryable=False,
+                                reason="store_not_a_folder",
+                                hint=f"Move the file aside, or set SCHOLAR_HOME to a folder; {path} is not usable.")
     if "not a database" in text or "malformed" in text or "corrupt" in text:
         return UnavailableError(f"the database {path} is corrupt", retryable=False, reason="store_corrupt",
                                 hint=f"Move {path} aside (keep it: it may be recoverable with sqlite3 .recover) "
