@@ -27,8 +27,10 @@ def _recorded(name: str) -> bytes:
     return (fixtures_dir() / "upstream" / name).read_bytes()
 
 
-def answer_nothing(router: respx.MockRouter, *, openalex: bool = False) -> None:
-    """Route the chain's later sources (and OpenAlex's and Crossref's works, when ``openalex``) to "no such paper".
+def answer_nothing(router: respx.MockRouter, *, openalex: bool = False, titles: bool = False) -> None:
+    """Route the chain's later sources (and OpenAlex's and Crossref's works, when ``openalex``) to "no such paper";
+    with ``titles``, the checked title match's queries too (Crossref's recorded empty query answer, S2's recorded
+    title-match 404, OpenAlex's empty list: SYNTHETIC, its list shape).
 
     Register it before a test's own routes: respx replaces a route by a later one of the same pattern, and
     otherwise answers with the first route that matches.
@@ -40,6 +42,15 @@ def answer_nothing(router: respx.MockRouter, *, openalex: bool = False) -> None:
         headers={"content-type": "application/atom+xml"}))
     router.get(INSPIRE_LITERATURE).mock(return_value=httpx.Response(
         200, content=json.dumps(SYNTHETIC_INSPIRE_EMPTY).encode(), headers={"content-type": "application/json"}))
+    if titles:
+        router.get(url__regex=r".*/crossref/works\?.*").mock(return_value=httpx.Response(
+            200, content=_recorded("crossref/works_query_title_no_results.json"),
+            headers={"content-type": "application/json"}))
+        router.get(url__regex=r".*/openalex/works\?.*").mock(return_value=httpx.Response(
+            200, json={"meta": {"count": 0, "page": 1, "per_page": 5}, "results": []}))
+        router.get(url__regex=r".*/s2/graph/v1/paper/search/match.*").mock(return_value=httpx.Response(
+            404, content=_recorded("semantic_scholar/search_match_not_found_404.json"),
+            headers={"content-type": "application/json"}))
     if openalex:
         router.get(url__regex=r".*/openalex/works/.*").mock(return_value=httpx.Response(
             404, content=_recorded("openalex/work_by_doi_not_found_404.html"), headers={"content-type": "text/html"}))

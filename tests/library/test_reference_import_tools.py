@@ -77,7 +77,7 @@ CSL = json.dumps(
 @pytest.fixture
 def recorded(upstream, fixture_file):
     """S2 knows the PNAS paper (recorded); no source knows the unknown DOI (recorded 404s)."""
-    answer_nothing(upstream, openalex=True)
+    answer_nothing(upstream, openalex=True, titles=True)
     upstream.get(f"/s2/graph/v1/paper/DOI:{UNKNOWN_DOI}").respond(
         404, content=fixture_file("upstream/semantic_scholar/paper_by_doi_not_found_404.json"), headers=JSON
     )
@@ -236,3 +236,24 @@ def test_more_entries_than_a_call_takes_are_refused_naming_both_numbers(monkeypa
     assert answer["error"]["code"] == TOO_LARGE and answer["error"]["reason"] == TOO_MANY_ENTRIES
     assert answer["error"]["details"] == {"entries": 3, "max": 2}
     assert LibraryStore(ALICE).revision() == 0
+
+
+def test_an_entry_without_an_identifier_is_matched_by_its_checked_title_or_kept_as_written(upstream, fixture_file):
+    # Crossref's recorded answer to the title query holds the paper (title, first author and year agree)
+    upstream.get(url__regex=r".*/crossref/works\?query\.bibliographic=Effect.*").respond(
+        200, content=fixture_file("upstream/crossref/works_query_title_rows1.json"), headers=JSON)
+    answer_nothing(upstream, openalex=True, titles=True)  # after: respx answers with the first route that matches
+    bib = """@article{skarlinski2015,
+  author = {Skarlinski, Michael D. and Quesnel, David J.},
+  title = {Effect of native oxide layers on copper thin-film tensile properties: A reactive molecular dynamics study},
+  journal = {Journal of Applied Physics}, year = {2015}}
+@misc{wrongyear, author = {Skarlinski, Michael D.}, year = {2009},
+  title = {Effect of native oxide layers on copper thin-film tensile properties: A reactive molecular dynamics study}}
+"""
+
+    result = call("library_import", ALICE, text=bib, collection="thesis")["result"]
+
+    matched, other_year = result["entries"]
+    assert matched["status"] == "matched" and other_year["status"] == "unmatched"  # six years off: not that paper
+    item = {i.item_id: i for i in LibraryStore(ALICE).iter_items()}[matched["item_id"]]
+    assert item.paper["externalIds"]["DOI"].lower() == "10.1063/1.4938384" and MATCH_TAG not in item.tags

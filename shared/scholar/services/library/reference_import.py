@@ -4,8 +4,8 @@ Each entry (scholar.services.cite.references.Reference) goes one way:
 
     DOI, else arXiv id, else PMID in it   → S2's batch of them all (3 or more), else the paper lookup   matched
     (or a link that names a paper)          (``resolve``), one by one
-    no identifier                         → ``match_without_identifier`` (the one place a bibliographic
-                                            match plugs in; no match yet)                             matched
+    no identifier                         → ``match_without_identifier``: the checked bibliographic match
+                                            of its title, first author, year (paper_lookup.match)     matched
     no record (not found, no identifier)  → kept as written, tagged ``unmatched``                     unmatched
     a source failed, or the call's time ran out → kept as written, tagged ``unmatched``               failed
 
@@ -26,7 +26,7 @@ from typing import Literal
 import anyio
 
 from scholar.core.config import get_settings
-from scholar.core.errors import NotFoundError, ScholarError, TooLargeError, UnavailableError
+from scholar.core.errors import NotFoundError, ScholarError, TooLargeError, UnavailableError, UpstreamError
 from scholar.core.ids import (
     PAPER_KINDS,
     S2_KINDS,
@@ -41,6 +41,7 @@ from scholar.core.records import Paper
 from scholar.services.cite.references import Reference, paper_of
 from scholar.services.library.keep import identity_of
 from scholar.services.paper_lookup import resolve
+from scholar.services.paper_lookup.match import match_reference
 from scholar.sources import s2
 from scholar.store.library.models import LibraryItem, item_id_for
 from scholar.store.library.table import ItemExistsError, LibraryStore, now_iso
@@ -80,13 +81,26 @@ class ImportReport:
         return sum(o.status == status or o.written == status for o in self.outcomes)
 
 
-async def match_without_identifier(entry: Reference) -> Paper | None:
-    """The record an entry without any identifier names, by a checked bibliographic match; None when none does.
+async def match_without_identifier(entry: Reference) -> tuple[Paper | None, str]:
+    """The record an entry without any identifier names, by the checked bibliographic match (its title, first
+    author, year and venue: ``scholar.services.paper_lookup.match``), and what was found when none matched.
 
-    For now it matches nothing (every such entry is kept as written); the bibliographic matcher
-    (``scholar.services.paper_lookup.match.match_reference``, status matched only) plugs in here.
+    Only a ``matched`` outcome counts: an ambiguous or unmatched entry is kept as written.
+
+    Raises:
+        UpstreamError: a source the match needed failed (the entry is counted failed: importing again completes it).
     """
-    return None
+    if not (entry.title or "").strip():
+        return None, "no identifier (DOI, arXiv id, PMID) and no title in the entry"
+    outcome = await match_reference(title=entry.title, authors=entry.authors, year=entry.year, venue=entry.venue)
+    if outcome.status == "matched" and outcome.paper is not None:
+        return outcome.paper, ""
+    if outcome.failed_sources:
+        names = ", ".join(f.source for f in outcome.failed_sources)
+        raise UpstreamError(f"the title match could not ask {names}", source=outcome.failed_sources[0].source)
+    if outcome.status == "ambiguous":
+        return None, f"no identifier; the title matches {len(outcome.candidates)} records (ambiguous): kept as written"
+    return None, f"no identifier; no record passes the title check ({', '.join(outcome.tried)} asked)"
 
 
 def _identifier(entry: Reference) -> PaperId | None:
@@ -149,11 +163,11 @@ async def _match(
             paper = await resolve(asked)
             outcome.status = "matched"
             return outcome, paper, _matched_id(paper, asked, entry)
-        elif (paper_found := await match_without_identifier(entry)) is not None:
-            outcome.status = "matched"
-            return outcome, paper_found, _matched_id(paper_found, None, entry)
         else:
-            outcome.message = "no identifier (DOI, arXiv id, PMID) in the entry"
+            paper_found, outcome.message = await match_without_identifier(entry)
+            if paper_found is not None:
+                outcome.status, outcome.message = "matched", None
+                return outcome, paper_found, _matched_id(paper_found, None, entry)
     except NotFoundError:
         outcome.message = f"no source holds {asked.kind if asked else 'it'} {asked.value if asked else ''}".strip()
     except ScholarError as exc:  # a source failed: kept as written, and importing again completes it
