@@ -216,3 +216,14 @@ def test_read_and_download_take_a_citation_as_the_doi_it_matched(aws, copper):
     written = aio.run(paper_lookup.paper_identifier(COPPER_CITATION, "alice", tool="read_paper"))
 
     assert written == COPPER_DOI
+
+
+def test_a_pdf_a_caller_brings_without_an_identifier_is_linked_by_its_checked_metadata_title(aws, copper):
+    from scholar.services.fulltext.identity import PdfIdentity  # issue 38's use of the match
+    from scholar.services.library.brought import _by_title
+
+    linked = aio.run(_by_title(PdfIdentity(identifier=None, title=COPPER, titled=True)))
+    unlinked = aio.run(_by_title(PdfIdentity(identifier=None, title="Copper films", titled=True)))
+
+    assert linked.identifier == f"DOI:{COPPER_DOI}"
+    assert unlinked.identifier is None  # a short title with no year or author: not checked enough to link

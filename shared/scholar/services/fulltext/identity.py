@@ -2,8 +2,8 @@
 
 Order: the document information (``Subject``, ``Keywords``, ``Title`` may carry ``doi:…``), then the first page's
 text (arXiv's side stamp ``arXiv:2202.00535v1 [cs.CL]``, a printed ``https://doi.org/…``). An identifier found is
-checked by ``scholar.core.ids`` (garbled text gives none). Without one, the title (the metadata's, else the file's
-name) is what the checked title match would look up (``title_match``: one place, a no-op until that match lands).
+checked by ``scholar.core.ids`` (garbled text gives none). Without one, the metadata's title is what the checked
+title match looks up (``scholar.services.library.brought``, async); a file name is only shown, never matched.
 Blocking (pdfium, under its one lock): callers run it off the event loop.
 """
 
@@ -18,7 +18,7 @@ import pypdfium2 as pdfium
 from scholar.core.ids import PAPER_KINDS, InvalidIdError, parse_paper_id
 from scholar.services.pdftext.lock import PDFIUM
 
-__all__ = ["PdfIdentity", "identify_pdf", "title_match"]
+__all__ = ["PdfIdentity", "identify_pdf"]
 
 _ARXIV = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)", re.IGNORECASE)
 _DOI = re.compile(r"(?:doi\.org/|doi:\s*|DOI\s+)?(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
@@ -31,6 +31,7 @@ class PdfIdentity:
 
     identifier: str | None
     title: str
+    titled: bool = False  # the title is the document's own (its metadata), not the file's name: worth matching
 
 
 def _found(text: str) -> str | None:
@@ -42,16 +43,6 @@ def _found(text: str) -> str | None:
                 continue
             if parsed.kind in PAPER_KINDS:
                 return parsed.cache_key()
-    return None
-
-
-def title_match(title: str) -> str | None:
-    """The identifier of the paper whose record has this title, checked; None until the title match lands.
-
-    The checked title match of the issue on what researchers bring (``scholar.services.paper_lookup``) is called
-    here, and only here, when it exists; without it a PDF with no identifier stays an untitled document.
-    """
-    del title
     return None
 
 
@@ -71,6 +62,6 @@ def identify_pdf(data: bytes, filename: str | None = None) -> PdfIdentity:
                 first = textpage.get_text_range()[:_FIRST_PAGE_CHARS]
         finally:
             document.close()
-    title = " ".join((metadata.get("Title") or "").split()) or fallback
+    own_title = " ".join((metadata.get("Title") or "").split())
     found = _found(" ".join(metadata.get(k, "") for k in ("Subject", "Keywords", "Title"))) or _found(first)
-    return PdfIdentity(identifier=found or title_match(title), title=title[:300])
+    return PdfIdentity(identifier=found, title=(own_title or fallback)[:300], titled=bool(own_title))

@@ -10,10 +10,11 @@ call (nothing half-known is stored).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from scholar.core.aio import off_loop
 from scholar.core.config import Settings
-from scholar.core.errors import NotFoundError
+from scholar.core.errors import NotFoundError, ScholarError
 from scholar.core.records import Paper
 from scholar.services.fulltext import artifacts
 from scholar.services.fulltext.brought import Brought, bring
@@ -21,6 +22,7 @@ from scholar.services.fulltext.identity import PdfIdentity, identify_pdf
 from scholar.services.fulltext.keep_result import DownloadPaperResult
 from scholar.services.fulltext.models import PaperSummary
 from scholar.services.library.keep import add_paper, keep_pdf, keep_pdf_on
+from scholar.services.paper_lookup.match import match_reference
 from scholar.store.library.models import DEFAULT_COLLECTION, LibraryItem, PdfVersion, item_id_for
 from scholar.store.library.table import now_iso
 from scholar.store.owned_pdfs import get_owned_pdf
@@ -46,6 +48,21 @@ def _identified(own: Brought, principal: str) -> PdfIdentity:
     return identify_pdf(get_owned_pdf(principal, own.ref), own.filename)
 
 
+async def _by_title(identity: PdfIdentity) -> PdfIdentity:
+    """The identity with the identifier its title names, when the checked title match accepts one record (else as it
+    was: an ambiguous title, none found or a source that failed leave the PDF an untitled document)."""
+    try:
+        outcome = await match_reference(title=identity.title)
+    except ScholarError:
+        return identity
+    paper = outcome.paper if outcome.status == "matched" else None
+    if paper is None:
+        return identity
+    doi = (paper.externalIds or {}).get("DOI")
+    found = f"DOI:{doi}" if doi else paper.paperId
+    return replace(identity, identifier=found) if found else identity
+
+
 async def keep_brought(
     principal: str,
     raw: str,
@@ -67,6 +84,8 @@ async def keep_brought(
     identity = await off_loop(_identified, own, principal)
     pdf = _version(own)
     item: LibraryItem | None = None
+    if not identity.identifier and identity.titled:
+        identity = await _by_title(identity)
     if identity.identifier:
         try:
             item, newly = await keep_pdf(principal, identifier=identity.identifier, pdf=pdf, collection=collection)
