@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Collection
+from collections.abc import AsyncIterator, Collection
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from http.cookies import CookieError, SimpleCookie
@@ -211,18 +212,28 @@ async def fetch_via_proxy(
         NotFoundError: no PDF at the publisher through the proxy (``proxy_no_pdf``).
         TooLargeError, RateLimitedError, UpstreamError, UpstreamTimeoutError: as the names say.
     """
-    timeout = httpx.Timeout(timeout_s, connect=min(10.0, timeout_s))
     headers = {"User-Agent": user_agent, "Accept": "application/pdf,text/html;q=0.9,*/*;q=0.8"}
+    async with _reaching_proxy(timeout_s, headers, transport) as client:
+        walk = _Walk(proxy, client, dict(cookies), resolver, allow_hosts, max_bytes)
+        return await _walk(walk, url, sign_in)
+
+
+@asynccontextmanager
+async def _reaching_proxy(
+    timeout_s: float, headers: dict[str, str], transport: httpx.AsyncBaseTransport | None
+) -> AsyncIterator[httpx.AsyncClient]:
+    """A guarded client for the proxy's hops, the whole walk within ``timeout_s``; a timeout or an unreachable proxy
+    becomes the typed error (what the walk itself raises passes through)."""
+    timeout = httpx.Timeout(timeout_s, connect=min(10.0, timeout_s))
     try:
         async with (
             asyncio.timeout(timeout_s),
             guarded_client(timeout=timeout, headers=headers, transport=transport) as client,
         ):
-            walk = _Walk(proxy, client, dict(cookies), resolver, allow_hosts, max_bytes)
-            return await _walk(walk, url, sign_in)
+            yield client
     except TimeoutError as exc:
         raise UpstreamTimeoutError(
-            f"the library proxy did not finish within {timeout_s:g} s", source=SOURCE, retryable=True
+            f"the library proxy did not answer within {timeout_s:g} s", source=SOURCE, retryable=True
         ) from exc
     except httpx.TransportError as exc:
         raise UpstreamError(
@@ -247,24 +258,11 @@ async def open_session(
             resolves to a refused address.
         UpstreamError, UpstreamTimeoutError: the proxy could not be reached.
     """
-    timeout = httpx.Timeout(timeout_s, connect=min(10.0, timeout_s))
     form = {"user": sign_in.user, "pass": sign_in.password.get_secret_value(), "url": f"https://{proxy.domain}/"}
-    try:
-        async with (
-            asyncio.timeout(timeout_s),
-            guarded_client(timeout=timeout, headers={"User-Agent": user_agent}, transport=transport) as client,
-        ):
-            walk = _Walk(proxy, client, {}, resolver, allow_hosts, max_bytes=0)
-            _at, response = await walk.send(proxy.login_url, form=form)
-            await response.aclose()
-    except TimeoutError as exc:
-        raise UpstreamTimeoutError(
-            f"the library proxy did not answer within {timeout_s:g} s", source=SOURCE, retryable=True
-        ) from exc
-    except httpx.TransportError as exc:
-        raise UpstreamError(
-            f"the library proxy could not be reached ({type(exc).__name__})", source=SOURCE, reason="connect_failed"
-        ) from exc
+    async with _reaching_proxy(timeout_s, {"User-Agent": user_agent}, transport) as client:
+        walk = _Walk(proxy, client, {}, resolver, allow_hosts, max_bytes=0)
+        _at, response = await walk.send(proxy.login_url, form=form)
+        await response.aclose()
     if response.status_code not in _REDIRECTS or not walk.cookies:
         raise ForbiddenError(
             f"the library proxy ({proxy.domain}) refused the sign-in: check the name and password",

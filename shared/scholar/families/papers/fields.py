@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.core.catalogue import READ_ONLY_OPEN, spec_maker
 from scholar.core.paper_mapping import S2_RECORD_FIELDS
+from scholar.core.records import FailedSources
 
 FieldSet = Literal["compact", "standard", "full"]
 
@@ -40,3 +41,11 @@ FULL = S2_RECORD_FIELDS  # a full record (scholar.core.paper_mapping): the libra
 FIELDS: dict[str, tuple[str, ...]] = {"compact": COMPACT, "standard": STANDARD, "full": FULL}
 # Bulk search cannot return tldr (S2 rejects it there).
 BULK_UNSUPPORTED = frozenset({"tldr"})
+
+
+class PerItemAnswer(BaseModel):
+    """An answer with one entry per item asked (batch_resolve, check_references): whether a source failed."""
+
+    model_config = ConfigDict(defer_build=True)
+    partial: bool = False
+    failed_sources: FailedSources

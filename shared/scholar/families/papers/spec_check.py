@@ -11,8 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.matching import Candidate, MatchedBy
-from scholar.core.records import FailedSources
-from scholar.families.papers.fields import papers_tool
+from scholar.families.papers.fields import PerItemAnswer, papers_tool
 
 MAX_REFERENCES = 100
 MAX_REFERENCE_CHARS = 2000
@@ -42,14 +41,11 @@ class CheckedReference(BaseModel):
     error: str | None = None
 
 
-class CheckReferencesResult(BaseModel):
-    model_config = ConfigDict(defer_build=True)
+class CheckReferencesResult(PerItemAnswer):
     items: list[CheckedReference]
     summary: dict[str, int] = Field(description="Items per status")
-    bibtex: str | None = Field(default=None, description="The matched papers as BibTeX, when asked")
-    partial: bool = False
-    failed_sources: FailedSources
     truncated: bool = Field(default=False, description="Candidates were left out to stay under the size budget")
+    bibtex: str | None = Field(default=None, description="The matched papers as BibTeX, when asked")
 
 
 TOOLS = (

@@ -14,7 +14,7 @@ from scholar.core.catalogue import MAX_RESULT_CHARS
 from scholar.core.ids import PaperIdentifier
 from scholar.core.matching import Candidate, MatchedBy
 from scholar.core.records import FailedSources, Paper, PatentRecord
-from scholar.families.papers.fields import FieldSet, papers_tool
+from scholar.families.papers.fields import FieldSet, PerItemAnswer, papers_tool
 
 # ---------------------------------------------------------------- enrich_paper
 
@@ -157,12 +157,9 @@ class ResolvedItem(BaseModel):
         return {k: v for k, v in handler(self).items() if v is not None}
 
 
-class BatchResolveResult(BaseModel):
-    model_config = ConfigDict(defer_build=True)
+class BatchResolveResult(PerItemAnswer):
     items: list[ResolvedItem]
     counts: dict[str, int] = Field(description="Items per status")
-    partial: bool = False
-    failed_sources: FailedSources
     truncated: bool = Field(default=False, description="Records were shortened to stay under the size budget")
 
 
