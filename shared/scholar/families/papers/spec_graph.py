@@ -104,11 +104,13 @@ class GetReferencesInput(CitationListInput):
 class CitingItem(BaseModel):
     model_config = ConfigDict(defer_build=True)
     citingPaper: Paper
+    sources: list[str] | None = Field(default=None, description="The sources whose lists name this citation")
 
 
 class CitedItem(BaseModel):
     model_config = ConfigDict(defer_build=True)
     citedPaper: Paper
+    sources: list[str] | None = Field(default=None, description="The sources whose lists name this reference")
 
 
 class ListPaging(BaseModel):
@@ -160,6 +162,7 @@ class GraphEdge(BaseModel):
     model_config = ConfigDict(defer_build=True)
     source: str = Field(description="The citing paper")
     target: str = Field(description="The cited paper")
+    sources: list[str] | None = Field(default=None, description="The sources whose lists name this edge")
 
 
 class GraphStats(BaseModel):

@@ -17,9 +17,9 @@ from typing import Any
 from scholar.core.errors import ScholarError
 from scholar.core.ids import InvalidIdError, parse_paper_id
 from scholar.core.paper_mapping import from_s2
+from scholar.core.paper_pool import Candidate, Pool
 from scholar.core.records import FailedSource
 from scholar.families.research.search.fanout import Queues
-from scholar.families.research.search.merge import Candidate, Pool
 from scholar.sources import s2
 from scholar.sources.paper_search import S2_FIELDS
 
