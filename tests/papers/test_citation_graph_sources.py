@@ -17,7 +17,8 @@ from scholar.core import aio
 from scholar.core.errors import NOT_FOUND, UPSTREAM_ERROR, ScholarError
 from scholar.core.paper_mapping import from_s2
 from scholar.families.papers import citations
-from scholar.families.papers.spec_graph import GetCitationsInput, GetReferencesInput
+from scholar.families.papers.graph import citation_graph
+from scholar.families.papers.spec_graph import GetCitationGraphInput, GetCitationsInput, GetReferencesInput
 from scholar.services.citation_graph import merge
 from scholar.services.citation_graph.rows import from_crossref_reference
 from tests.fallbacks import SYNTHETIC_INSPIRE_EMPTY
@@ -165,3 +166,19 @@ def test_rows_of_one_work_from_two_sources_are_one_link_naming_both(fixture_file
     assert len(links) == 3
     assert links[0].sources == ["s2", "crossref"] and links[0].paper.paperId == "a" * 40
     assert [link.sources for link in links[1:]] == [["crossref"], ["crossref"]]
+
+
+def test_the_citation_graph_of_a_paper_s2_does_not_know_is_built_from_the_others(aws, upstream, fixture_file, merged):
+    upstream.get(f"/crossref/works/{PLOS}").respond(
+        200, content=fixture_file("upstream/crossref/works_by_doi_plos.json"), headers=JSON)
+    nobody_else(upstream, fixture_file)
+
+    result = aio.run(citation_graph(GetCitationGraphInput(seed_ids=[PLOS], direction="references", max_nodes=20)))
+
+    seed = f"doi:{PLOS}"
+    assert result.nodes[0].id == seed and result.nodes[0].depth == 0
+    cited = [e for e in result.edges if e.source == seed]
+    assert len(result.nodes) == len(cited) + 1 > 10
+    assert all(e.sources == ["crossref"] for e in cited) and result.sources == ["crossref"]
+    assert result.nodes[1].id == "doi:10.1038/sj.npp.1301164" and result.nodes[1].title
+    assert result.partial is False
