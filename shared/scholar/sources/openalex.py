@@ -89,6 +89,21 @@ async def get_citing_works(
     return results, int(total)
 
 
+async def get_filtered(
+    filter_value: str, *, per_page: int, select: str | None = None, sort: str = "cited_by_count:desc"
+) -> list[dict[str, Any]]:
+    """The first ``per_page`` (≤ 200) works matching one ``filter`` expression (``cites:W1|W2`` …), ``sort`` order.
+
+    Raises:
+        RateLimitedError / UpstreamError: the request failed.
+    """
+    extra = {"filter": filter_value, "per-page": str(min(per_page, PER_PAGE_MAX)), "sort": sort}
+    if select:
+        extra["select"] = select
+    data = await http.get_json(SOURCE, "/works", what="works by filter", params=_params(extra))
+    return [w for w in (data.get("results") or []) if isinstance(w, dict)] if isinstance(data, dict) else []
+
+
 async def search_works(query: str, *, limit: int) -> list[dict[str, Any]]:
     """The first ``limit`` works of a full-text search (``/works?search=``), OpenAlex's relevance order.
 

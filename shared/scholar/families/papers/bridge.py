@@ -20,10 +20,10 @@ from scholar.core.ids import parse_paper_id
 from scholar.core.paper_mapping import from_s2
 from scholar.core.records import Paper
 from scholar.families.papers.cache_keys import cache_key
+from scholar.families.papers.citations import graph_key
 from scholar.families.papers.fields import COMPACT
 from scholar.families.papers.neighbours import GraphReader, Kind, is_s2_id
 from scholar.families.papers.spec_graph import BridgeStats, FindBridgePapersInput, FindBridgePapersResult, GraphEdge
-from scholar.families.papers.citations import graph_key
 from scholar.services import citation_graph
 from scholar.services.paper_lookup import explain_missing
 from scholar.store.cache import Cache

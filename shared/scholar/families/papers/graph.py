@@ -15,12 +15,12 @@ import time
 from typing import Any
 
 from scholar.core.errors import NotFoundError, ScholarError
+from scholar.core.ids import InvalidIdError, parse_paper_id
+from scholar.core.paper_mapping import from_s2
 from scholar.families.papers.budget import MAX_RESULT_CHARS
 from scholar.families.papers.cache_keys import cache_key
 from scholar.families.papers.citations import graph_key
 from scholar.families.papers.filters import check_years, has_filters, passes
-from scholar.core.ids import InvalidIdError, parse_paper_id
-from scholar.core.paper_mapping import from_s2
 from scholar.families.papers.neighbours import MAX_PAGE, GraphReader, Kind, Neighbours, is_s2_id
 from scholar.families.papers.spec_graph import (
     GetCitationGraphInput,
@@ -146,7 +146,7 @@ async def _seed_keys(args: GetCitationGraphInput, merged: bool) -> list[str]:
 async def _seeds(args: GetCitationGraphInput, reader: GraphReader,
                  keys: list[str]) -> tuple[list[str], list[str], dict[str, Any]]:
     """Map the seeds to S2 ids: (ids in order, unresolved inputs, rows already known)."""
-    if all(is_s2_id(k) for k in keys):
+    if all(is_s2_id(k) for k in keys) and not reader.merged:
         return list(dict.fromkeys(keys)), [], {}
     try:
         rows = await reader.batch([k for k in keys if not k.startswith(_NOT_S2)], NODE_FIELDS)
@@ -159,14 +159,13 @@ async def _seeds(args: GetCitationGraphInput, reader: GraphReader,
     known: dict[str, Any] = {}
     for raw, key in zip(args.seed_ids, keys, strict=True):
         row = rows.get(key)
-        if (not row or not row.get("paperId")) and reader.merged and (node := _seed_node(reader, raw)):
-            ids.append(node)
-            continue
-        if not row or not row.get("paperId"):
+        if row and row.get("paperId"):
+            ids.append(reader.node(from_s2(row, NODE_FIELDS)) if reader.merged else row["paperId"])
+            known[row["paperId"]] = row
+        elif reader.merged and (node := key if is_s2_id(key) else _seed_node(reader, raw)):
+            ids.append(node)  # S2 did not answer for it: the other sources may know it
+        else:
             unresolved.append(raw)
-            continue
-        ids.append(reader.node(from_s2(row, NODE_FIELDS)) if reader.merged else row["paperId"])
-        known[row["paperId"]] = row
     return list(dict.fromkeys(ids)), unresolved, known
 
 

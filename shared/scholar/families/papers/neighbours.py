@@ -107,8 +107,10 @@ class GraphReader:
 
     def seed(self, node_id: str) -> citation_graph.Seed:
         """What the sources can be asked about a node by: its record's identifiers (and S2 form), or its id."""
-        record = Paper.model_validate(self.records.get(node_id) or {})
-        seed = citation_graph.Seed(s2_key=node_id if is_s2_id(node_id) else s2_form_of(record))
+        row = self.records.get(node_id)
+        record = Paper.model_validate(row or {})
+        # A node reached through a list (or a seed S2 answered) carries every id its record has.
+        seed = citation_graph.Seed(s2_key=node_id if is_s2_id(node_id) else s2_form_of(record), known=row is not None)
         seed.learn(record)
         seed.add({node_id})
         return seed

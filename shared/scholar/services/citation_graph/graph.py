@@ -91,14 +91,12 @@ async def neighbourhood(
     jobs: dict[asyncio.Task[Listed], str] = {}
     if "s2" in sources and seed.s2_key:
         jobs[asyncio.ensure_future(read_s2(seed, kind, s2_limit, s2_fields))] = "s2"
-        out.requests += 1
     others = [name for name in OTHERS if name in sources]
-    if others and seed.s2_key and not seed.ids:
+    if others and seed.s2_key and not seed.ids and not seed.known:
         await _within(_learn_from_s2(seed), deadline)
         out.requests += 1
     for name in others:
         jobs[asyncio.ensure_future(OTHERS[name](seed, kind, limit))] = name
-        out.requests += 1
     done, pending = await asyncio.wait(jobs, timeout=max(0.0, deadline - time.monotonic())) if jobs else (set(), set())
     for job in pending:
         job.cancel()
@@ -110,9 +108,12 @@ async def neighbourhood(
         name = jobs[job]
         try:
             listed[name] = job.result()
+            out.requests += listed[name].requests
         except NotFoundError:
+            out.requests += 1
             continue  # the source has no record of the paper: it lists nothing
         except ScholarError as err:
+            out.requests += 1
             out.failed.append(_failure(err, name))
             out.errors.append(err)
         if name == "s2" and name in listed:

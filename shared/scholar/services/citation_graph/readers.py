@@ -38,6 +38,7 @@ class Listed:
 
     papers: list[Paper] = field(default_factory=list)
     complete: bool = True
+    requests: int = 0  # requests the reader made
 
 
 async def read_s2(seed: Seed, kind: Kind, limit: int, fields: Sequence[str]) -> Listed:
@@ -70,13 +71,15 @@ async def read_openalex(seed: Seed, kind: Kind, limit: int) -> Listed:
         work_id = str(work.get("id") or "").rsplit("/", 1)[-1]
         referenced = [str(w).rsplit("/", 1)[-1] for w in work.get("referenced_works") or []]
         seed.add({f"openalex:{work_id}"} if work_id else set())
+    asked = 0 if kind == "citations" and "openalex" in seed.ids and not referenced else 1
     if kind == "citations":
         works, total = await openalex.get_citing_works(work_id, limit=limit, select=OPENALEX_SELECT)
-        return Listed([from_openalex(w) for w in works], complete=len(works) >= total)
+        return Listed([from_openalex(w) for w in works], complete=len(works) >= total, requests=asked + 1)
     works = await openalex.get_works_by_filter("openalex", referenced[:limit], select=OPENALEX_SELECT)
+    asked += -(-len(referenced[:limit]) // openalex.OR_FILTER_MAX)
     order = {w: i for i, w in enumerate(referenced)}
     works.sort(key=lambda w: order.get(str(w.get("id") or "").rsplit("/", 1)[-1], len(order)))
-    return Listed([from_openalex(w) for w in works], complete=len(referenced) <= limit)
+    return Listed([from_openalex(w) for w in works], complete=len(referenced) <= limit, requests=asked)
 
 
 async def read_crossref(seed: Seed, kind: Kind, limit: int) -> Listed:
@@ -84,7 +87,7 @@ async def read_crossref(seed: Seed, kind: Kind, limit: int) -> Listed:
         return Listed()
     refs = await crossref.get_references(seed.ids["doi"])
     papers = [p for r in refs[:limit] if (p := from_crossref_reference(r))]
-    return Listed(papers, complete=len(refs) <= limit)
+    return Listed(papers, complete=len(refs) <= limit, requests=1)
 
 
 async def _europepmc_record(seed: Seed) -> tuple[str, str] | None:
@@ -105,7 +108,9 @@ async def read_europepmc(seed: Seed, kind: Kind, limit: int) -> Listed:
     if record is None:
         return Listed()
     rows, total = await europepmc.get_links(*record, kind, limit=limit)
-    return Listed([p for r in rows if (p := from_europepmc_link(r))], complete=len(rows) >= total)
+    searched = 0 if "pmid" in seed.ids or "pmcid" in seed.ids else 1
+    papers = [p for r in rows if (p := from_europepmc_link(r))]
+    return Listed(papers, complete=len(rows) >= total, requests=searched + 1)
 
 
 async def _inspire_recid(seed: Seed) -> str | None:
@@ -124,14 +129,16 @@ async def _inspire_recid(seed: Seed) -> str | None:
 
 
 async def read_inspire(seed: Seed, kind: Kind, limit: int) -> Listed:
+    searched = 0 if "inspire" in seed.ids else 1
     recid = await _inspire_recid(seed)
     if recid is None:
-        return Listed()
+        return Listed(requests=searched)
     if kind == "references":
         refs = await inspire.get_references(recid)
-        return Listed([p for r in refs[:limit] if (p := from_inspire_reference(r))], complete=len(refs) <= limit)
+        papers = [p for r in refs[:limit] if (p := from_inspire_reference(r))]
+        return Listed(papers, complete=len(refs) <= limit, requests=searched + 1)
     hits = await inspire.search_literature(f"refersto:recid:{recid}", size=limit)
-    return Listed([from_inspire(h) for h in hits], complete=len(hits) < limit)
+    return Listed([from_inspire(h) for h in hits], complete=len(hits) < limit, requests=searched + 1)
 
 
 Reader = Callable[[Seed, Kind, int], Awaitable[Listed]]

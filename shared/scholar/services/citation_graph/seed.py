@@ -17,6 +17,7 @@ class Seed:
 
     s2_key: str | None = None
     ids: dict[str, str] = field(default_factory=dict)
+    known: bool = False  # ``ids`` are all a record holds (no need to ask S2 for more)
 
     def add(self, keys: set[str]) -> None:
         """Learn identifier keys (``doi:…``, ``pmid:…`` …); a kind already known keeps its value."""
