@@ -20,6 +20,7 @@ from scholar.families.papers import citations
 from scholar.families.papers.graph import citation_graph
 from scholar.families.papers.spec_graph import GetCitationGraphInput, GetCitationsInput, GetReferencesInput
 from scholar.services.citation_graph import merge
+from scholar.services.citation_graph.many import read_many
 from scholar.services.citation_graph.rows import from_crossref_reference
 from tests.fallbacks import SYNTHETIC_INSPIRE_EMPTY
 
@@ -182,3 +183,25 @@ def test_the_citation_graph_of_a_paper_s2_does_not_know_is_built_from_the_others
     assert all(e.sources == ["crossref"] for e in cited) and result.sources == ["crossref"]
     assert result.nodes[1].id == "doi:10.1038/sj.npp.1301164" and result.nodes[1].title
     assert result.partial is False
+
+
+def test_search_expansion_asks_openalex_once_per_hop_for_all_seeds(aws, upstream, fixture_file):
+    # A recorded /works list answer (a title search's) stands for the filter's answer: the same list shape.
+    recorded = json.loads(fixture_file("upstream/openalex/works_filter_title_search.json"))
+    route = upstream.get("/openalex/works").respond(200, json=recorded)
+
+    many = aio.run(read_many([], ["W1", "W2"], ["references", "citations"], s2_fields=[], per_hop=30,
+                             sources=("s2", "openalex")))
+
+    assert sorted(c.request.url.params["filter"] for c in route.calls) == ["cited_by:W1|W2", "cites:W1|W2"]
+    assert [p.title for p in many.openalex["citations"]] == [w["display_name"] for w in recorded["results"]]
+    assert many.failed == []
+
+
+def test_a_failing_openalex_hop_is_named_not_empty(aws, upstream):
+    upstream.get("/openalex/works").respond(503)
+
+    many = aio.run(read_many([], ["W1"], ["citations"], s2_fields=[], per_hop=15, sources=("openalex",)))
+
+    assert "citations" not in many.openalex
+    assert [(f.source, f.code) for f in many.failed] == [("openalex", UPSTREAM_ERROR)]

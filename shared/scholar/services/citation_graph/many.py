@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scholar.core.errors import ScholarError
+from scholar.core.paper_mapping import from_openalex
 from scholar.core.records import FailedSource, Paper
 from scholar.services.citation_graph.readers import OPENALEX_SELECT
 from scholar.sources import openalex, s2
@@ -64,16 +65,17 @@ async def read_many(
         except ScholarError as err:
             out.failed.append(_failed(err, "s2", "+".join(relations) or "seed lookup"))
 
-    async def from_openalex(relation: str) -> None:
+    async def openalex_hop(relation: str) -> None:
         values = [f"{_OPENALEX_FILTER[relation]}:{'|'.join(openalex_ids[: openalex.OR_FILTER_MAX])}"]
         try:
-            works = await run("openalex", lambda: openalex.get_filtered(values[0], per_page=per_hop,
-                                                                        select=OPENALEX_SELECT))
+            works = await run(
+                "openalex", lambda: openalex.get_filtered(values[0], per_page=per_hop, select=OPENALEX_SELECT)
+            )
         except ScholarError as err:
             out.failed.append(_failed(err, "openalex", relation))
             return
         out.openalex[relation] = [from_openalex(w) for w in works]
 
-    hops = [from_openalex(r) for r in relations if openalex_ids and "openalex" in sources]
+    hops = [openalex_hop(r) for r in relations if openalex_ids and "openalex" in sources]
     await asyncio.gather(from_s2(), *hops)
     return out

@@ -17,10 +17,10 @@ _RECID = re.compile(r"/literature/(\d+)$")
 
 
 def _paper(
-    source: str, *, title: Any, year: Any, authors: list[str], external: dict[str, str], venue: Any = None
+    source: str, *, title: Any, year: Any, authors: list[Any], external: dict[str, Any], venue: Any = None
 ) -> Paper | None:
-    external = {k: str(v) for k, v in external.items() if v}
-    if not external and not title:
+    ids = {k: str(v) for k, v in external.items() if v}
+    if not ids and not title:
         return None
     try:
         year_value = int(year) if year else None
@@ -30,8 +30,8 @@ def _paper(
         title=str(title) if title else None,
         year=year_value,
         venue=str(venue) if venue else None,
-        authors=[Author(name=a) for a in authors if a] or None,
-        externalIds=external or None,
+        authors=[Author(name=str(a)) for a in authors if a] or None,
+        externalIds=ids or None,
         sources=[source],
     )
 
