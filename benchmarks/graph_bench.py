@@ -48,7 +48,8 @@ def _install(fake, fixtures: Path) -> None:
                    body=up / "semantic_scholar/paper_references_offset0.json", content_type=json_type)
     fake.add_route("GET", "s2", "/graph/v1/paper/CorpusId:14514057/citations",
                    body=up / "semantic_scholar/paper_citations_offset0.json", content_type=json_type)
-    fake.add_route("GET", "crossref", "/works/10.1371/journal.pone.0033693", body=up / "crossref/works_by_doi_plos.json",
+    plos = up / "crossref/works_by_doi_plos.json"
+    fake.add_route("GET", "crossref", "/works/10.1371/journal.pone.0033693", body=plos,
                    content_type=json_type)
     fake.add_route("GET", "europepmc", "/europepmc/webservices/rest/MED/15723116/citations",
                    body=up / "europepmc/citations_MED_15723116_page1.json", content_type=json_type)
