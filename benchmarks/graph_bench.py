@@ -9,7 +9,10 @@ SYNTHETIC search envelope holding that record as its one hit. S2's recorded refe
 for the two papers S2 has recordings of; S2 has no record of the other three (the fake's 404), which is the
 S2-less case: S2 alone gives nothing, the merged graph gives their lists.
 
-Search latency before and after the change is the review bench (``python -m benchmarks review``), run on both trees.
+Search's expansion at realistic latency (S2 400 ms, OpenAlex 300 ms injected at the fake, pacing off): 5 seeds with
+S2 and OpenAlex ids, the S2 batch (SYNTHETIC rows: the recorded PNAS record five times) beside OpenAlex's two OR-filter
+requests (answered by its recorded title-search list), S2 alone against the merged graph, median of 7. Whole-search
+latency before and after the change is the review bench (``python -m benchmarks review``), run on both trees.
 
 Run: ``python -m benchmarks graph``.
 """
@@ -81,6 +84,49 @@ def _edges(identifier: str, kind: str) -> tuple[int, list[str], str]:
     return len(result.data), result.sources, "partial" if result.partial else "ok"
 
 
+def _expansion(fixtures: Path) -> None:
+    import statistics
+    import time
+
+    from scholar.core import aio
+    from scholar.core.paper_pool import Pool
+    from scholar.core.records import Paper
+    from scholar.families.research.search.expand import expand
+    from scholar.families.research.search.fanout import Queues
+    from tests.fakes.upstream import FakeUpstream
+
+    up = fixtures / "upstream"
+    record = json.loads((up / "semantic_scholar/paper_by_doi_many_fields_pnas.json").read_text())
+    times: dict[str, list[float]] = {}
+    asked: dict[str, int] = {}
+    added: dict[str, int] = {}
+    with FakeUpstream(fixtures) as fake:
+        fake.add_route("POST", "s2", "/graph/v1/paper/batch", body=json.dumps([record] * 5).encode(),
+                       content_type="application/json")
+        fake.add_route("GET", "openalex", "/works", body=up / "openalex/works_filter_title_search.json",
+                       content_type="application/json")
+        fake.set_latency(0.0, per_source={"s2": 0.4, "openalex": 0.3})
+        for sources in ("s2", ALL):
+            before = fake.count(source="openalex")
+            with pointed_at(fake.base_url, env={"SCHOLAR_CITATION_SOURCES": sources}):
+                for _ in range(7):
+                    pool = Pool()
+                    seeds = [pool.add(Paper(paperId=f"{i:040x}", title=f"Seed paper number {i}",
+                                            externalIds={"OpenAlex": f"W{i + 1}"}, sources=["s2"]), "s2")
+                             for i in range(5)]
+                    began = time.perf_counter()
+                    done = aio.run(expand(pool, seeds, intent="foundational", queues=Queues()))
+                    times.setdefault(sources, []).append(time.perf_counter() - began)
+                    assert not done.failed, done.failed
+                    added[sources] = done.added
+            asked[sources] = fake.count(source="openalex") - before
+    alone, merged = statistics.median(times["s2"]), statistics.median(times[ALL])
+    _line("search expansion, 5 seeds (S2 400 ms, OpenAlex 300 ms)", f"S2 alone p50 {alone:.2f} s   merged p50 "
+          f"{merged:.2f} s   ratio {merged / alone:.2f}x")
+    _line("  works added per expansion / OpenAlex requests (7 runs)", f"S2 alone {added['s2']} / {asked['s2']}   "
+          f"merged {added[ALL]} / {asked[ALL]}")
+
+
 def main(fixtures: Path) -> None:
     from tests.fakes.upstream import FakeUpstream
 
@@ -100,6 +146,7 @@ def main(fixtures: Path) -> None:
         _line(f"  {what}", "")
     _line("edges on the recorded papers (limit 100 each)", f"S2 alone {totals[0]}   merged {totals[1]}   "
           f"ratio {totals[1] / max(totals[0], 1):.2f}x")
+    _expansion(fixtures)
 
 
 if __name__ == "__main__":
