@@ -17,8 +17,14 @@ from scholar.core import aio
 from scholar.core.errors import NOT_FOUND, UPSTREAM_ERROR, ScholarError
 from scholar.core.paper_mapping import from_s2
 from scholar.families.papers import citations
+from scholar.families.papers.bridge import find_bridge
 from scholar.families.papers.graph import citation_graph
-from scholar.families.papers.spec_graph import GetCitationGraphInput, GetCitationsInput, GetReferencesInput
+from scholar.families.papers.spec_graph import (
+    FindBridgePapersInput,
+    GetCitationGraphInput,
+    GetCitationsInput,
+    GetReferencesInput,
+)
 from scholar.services.citation_graph import merge
 from scholar.services.citation_graph.many import read_many
 from scholar.services.citation_graph.rows import from_crossref_reference
@@ -205,3 +211,17 @@ def test_a_failing_openalex_hop_is_named_not_empty(aws, upstream):
 
     assert "citations" not in many.openalex
     assert [(f.source, f.code) for f in many.failed] == [("openalex", UPSTREAM_ERROR)]
+
+
+def test_a_bridge_from_a_paper_s2_does_not_know_follows_the_merged_graph(aws, upstream, fixture_file, merged):
+    upstream.get(f"/crossref/works/{PLOS}").respond(
+        200, content=fixture_file("upstream/crossref/works_by_doi_plos.json"), headers=JSON)
+    nobody_else(upstream, fixture_file)
+    cited = "10.1038/sj.npp.1301164"  # the PLOS paper's first deposited reference
+
+    result = aio.run(find_bridge(FindBridgePapersInput(source_id=PLOS, target_id=cited, direction="references",
+                                                       max_depth=1)))
+
+    assert result.found is True and result.length == 1
+    assert [(h.source, h.target, h.sources) for h in result.hops] == [(f"doi:{PLOS}", f"doi:{cited}", ["crossref"])]
+    assert result.path[1].title == "Stimulants: Therapeutic actions in ADHD."

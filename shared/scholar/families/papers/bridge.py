@@ -199,7 +199,8 @@ async def _search(args: FindBridgePapersInput, keys: list[str], time_budget_s: f
     order = [source] + [h[0] for h in _chain(forward, meeting)] + [p for p in _backward_nodes(backward, meeting)]
     rows = await reader.hydrate(order, PATH_FIELDS)
     path = fit_path([from_s2(rows[p], PATH_FIELDS) if p in rows else Paper(paperId=p, sources=["s2"]) for p in order])
-    edges = [GraphEdge(source=citing, target=cited) for _, citing, cited in hops]
+    edges = [GraphEdge(source=citing, target=cited, sources=reader.sources_of(citing, cited))
+             for _, citing, cited in hops]
     return FindBridgePapersResult(
         found=True,
         length=len(order) - 1,

@@ -67,7 +67,6 @@ class _Walk:
         self.rows: dict[str, dict[str, Any] | None] = {}
         self.depth: dict[str, int] = {}
         self.edges: set[tuple[str, str]] = set()
-        self.edge_sources: dict[tuple[str, str], set[str]] = {}
         self.truncated_by: list[str] = []
         self.expanded = 0
         self.unexpanded = 0
@@ -112,11 +111,8 @@ class _Walk:
         candidates: list[str] = []
         links: list[tuple[str, str]] = []
         for pid, kind, listed in found:
-            for i, other in enumerate(listed.ids):
-                link = (other, pid) if kind == "citations" else (pid, other)
-                links.append(link)
-                if listed.sources is not None:
-                    self.edge_sources.setdefault(link, set()).update(listed.sources[i])
+            for other in listed.ids:
+                links.append((other, pid) if kind == "citations" else (pid, other))
                 if other not in self.depth:
                     candidates.append(other)
         candidates = list(dict.fromkeys(candidates))
@@ -231,8 +227,7 @@ async def citation_graph(
 
 def _result(walk: _Walk, seeds: list[str], unresolved: list[str], began: float) -> GetCitationGraphResult:
     nodes = [_node(pid, walk.rows.get(pid), d) for pid, d in walk.depth.items()]
-    edges = [GraphEdge(source=a, target=b, sources=_ranked(walk.edge_sources.get((a, b))))
-             for a, b in sorted(walk.edges)]
+    edges = [GraphEdge(source=a, target=b, sources=walk.reader.sources_of(a, b)) for a, b in sorted(walk.edges)]
     nodes, edges, omitted = _fit(nodes, edges, walk)
     failures = walk.reader.failed_sources()
     stats = GraphStats(
@@ -248,10 +243,10 @@ def _result(walk: _Walk, seeds: list[str], unresolved: list[str], began: float) 
         elapsed_s=round(time.monotonic() - began, 3),
     )
     partial = bool(failures) or "time_budget" in walk.truncated_by
-    listed = set().union(*walk.edge_sources.values()) if walk.edge_sources else set()
+    listed = {name for edge in edges for name in edge.sources or []}
     return GetCitationGraphResult(
         nodes=nodes, edges=edges, stats=stats, unresolved_seeds=unresolved, partial=partial, failed_sources=failures,
-        sources=_ranked(listed) or ["s2"],
+        sources=[name for name in citation_graph_sources_order if name in listed] or ["s2"],
     )
 
 
@@ -259,7 +254,7 @@ def _fit(nodes: list[GraphNode], edges: list[GraphEdge], walk: _Walk) -> tuple[l
     """Drop edges, then the deepest nodes, until the answer fits the size budget."""
     budget = MAX_RESULT_CHARS - 3_000
     node_chars = [len(n.model_dump_json()) + 1 for n in nodes]
-    edge_chars = 95 + (40 if walk.edge_sources else 0)  # two 40-hex ids and the keys (and the edge's sources)
+    edge_chars = 95 + (40 if walk.reader.merged else 0)  # two 40-hex ids and the keys (and the edge's sources)
     total_nodes = sum(node_chars)
     if total_nodes + edge_chars * len(edges) <= budget:
         return nodes, edges, 0
@@ -278,6 +273,3 @@ def _fit(nodes: list[GraphNode], edges: list[GraphEdge], walk: _Walk) -> tuple[l
     small = [n for i, n in enumerate(nodes) if i in kept]
     return small, [], len(edges)
 
-
-def _ranked(sources: set[str] | None) -> list[str] | None:
-    return [s for s in citation_graph_sources_order if s in sources] if sources else None

@@ -58,6 +58,7 @@ class GraphReader:
     failures: dict[tuple[str, str], FailedSource] = field(default_factory=dict)
     merged: bool = field(default_factory=lambda: citation_graph.enabled() != ("s2",))
     records: dict[str, dict[str, Any]] = field(default_factory=dict)  # node id → record (the merged graph)
+    edge_sources: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (citing, cited) → sources
     _pool: Pool = field(default_factory=Pool)
     _node_of: dict[int, str] = field(default_factory=dict)
     _gate: asyncio.Semaphore | None = None
@@ -103,7 +104,15 @@ class GraphReader:
         if not hood.links and hood.failed:
             return None
         ids = [self.node(link.paper) for link in hood.links]
+        for other, link in zip(ids, hood.links, strict=True):
+            edge = (other, node_id) if kind == "citations" else (node_id, other)
+            self.edge_sources.setdefault(edge, set()).update(link.sources)
         return Neighbours(ids, complete=hood.complete, sources=[link.sources for link in hood.links])
+
+    def sources_of(self, citing: str, cited: str) -> list[str] | None:
+        """The sources naming an edge, in the graph's order (None when S2 alone was read)."""
+        named = self.edge_sources.get((citing, cited))
+        return [s for s in citation_graph.SOURCES if s in named] if named else None
 
     def seed(self, node_id: str) -> citation_graph.Seed:
         """What the sources can be asked about a node by: its record's identifiers (and S2 form), or its id."""
