@@ -157,8 +157,10 @@ async def find_bridge(
         RateLimitedError / UpstreamError: resolving them failed.
     """
     cache = cache or Cache()
-    keys = await _keys(args, citation_graph.enabled() != ("s2",))
-    key = cache_key("bridge", args, source_id=keys[0], target_id=keys[1])
+    sources = citation_graph.enabled()
+    keys = await _keys(args, sources != ("s2",))
+    extra = {"graph": ",".join(sources)} if sources != ("s2",) else {}
+    key = cache_key("bridge", args, source_id=keys[0], target_id=keys[1], **extra)
     cached = await cache.aget("graph", key)
     if cached is not None:
         return FindBridgePapersResult.model_validate(cached)

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from scholar.core.errors import NotFoundError
 from scholar.core.records import FailedSource, Paper
-from scholar.services.citation_graph import neighbourhood, seed_of
+from scholar.services.citation_graph import enabled, neighbourhood, seed_of
 from scholar.services.paper_lookup import explain_missing
 from scholar.store.cache import Cache
 
@@ -47,7 +47,7 @@ async def window(kind: Kind, raw: str, key: str | None, fields: Sequence[str], *
         NotFoundError / UnavailableError: no source lists anything and S2 has no record (as ``explain_missing``).
         RateLimitedError / UpstreamError: every source that could answer failed (the first one's error).
     """
-    ckey = f"window:{kind}:{key or raw}:{','.join(sorted(fields))}"
+    ckey = f"window:{kind}:{key or raw}:{','.join(sorted(fields))}:{','.join(enabled())}"
     cached = await cache.aget("list", ckey)
     if cached is not None:
         return Window.model_validate(cached)

@@ -91,7 +91,9 @@ async def list_papers(
     merged = citation_graph.enabled() != ("s2",)
     key = await graph_key(args.identifier, "identifier", tool=listing.tool, merged=merged)
     cache = cache or Cache()
-    ckey = cache_key(kind, args, identifier=key or args.identifier)
+    # The merged graph's answers are keyed by its sources too (a narrower setting never reads a wider answer).
+    extra = {"graph": ",".join(citation_graph.enabled())} if merged else {}
+    ckey = cache_key(kind, args, identifier=key or args.identifier, **extra)
     cached = await cache.aget("list", ckey)
     if cached is not None:
         return listing.result.model_validate(cached)

@@ -30,6 +30,7 @@ from scholar.families.papers.spec_graph import (
     GraphStats,
 )
 from scholar.services.citation_graph import SOURCES as citation_graph_sources_order
+from scholar.services.citation_graph import enabled as citation_sources_enabled
 from scholar.services.paper_lookup import explain_missing
 from scholar.store.cache import Cache
 
@@ -196,7 +197,8 @@ async def citation_graph(
     cache = cache or Cache()
     reader = GraphReader(concurrency=concurrency)
     seed_keys = await _seed_keys(args, reader.merged)
-    ckey = cache_key("graph", args, seed_ids=sorted(set(seed_keys)))
+    extra = {"graph": ",".join(citation_sources_enabled())} if reader.merged else {}
+    ckey = cache_key("graph", args, seed_ids=sorted(set(seed_keys)), **extra)
     cached = await cache.aget("graph", ckey)
     if cached is not None:
         return GetCitationGraphResult.model_validate(cached)
