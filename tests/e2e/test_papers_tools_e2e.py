@@ -94,6 +94,18 @@ def test_get_references_reads_both_recorded_pages(local_server, fake):
     assert len(last.structured_content["data"]) == 17
 
 
+def test_a_paper_s2_does_not_know_has_its_references_from_crossref(local_server, fake):
+    # S2 has no recording of the PLOS paper (the fake's 404); Crossref's recorded work deposits its references.
+    result = call(local_server, "get_references", {"identifier": "10.1371/journal.pone.0033693", "limit": 100})
+    assert not result.is_error, result.structured_content
+    page = result.structured_content
+    deposited = _json("crossref/works_by_doi_plos.json")["message"]["reference"]
+    assert page["sources"] == ["crossref"] and "next_offset" not in page
+    assert page["data"][0]["sources"] == ["crossref"]
+    assert page["data"][0]["citedPaper"]["externalIds"]["DOI"] == deposited[0]["DOI"].lower()
+    assert 60 < len(page["data"]) <= len(deposited)
+
+
 def test_a_recorded_400_body_becomes_an_upstream_error(local_server, fake):
     fake.add_route("GET", "s2", "/graph/v1/paper/CorpusId:1/citations", status=400,
                    body=_file("semantic_scholar/paper_invalid_fields_400.json"), content_type="application/json")
