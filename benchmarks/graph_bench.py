@@ -78,7 +78,7 @@ def _edges(identifier: str, kind: str) -> tuple[int, list[str], str]:
 
     model = GetCitationsInput if kind == "citations" else GetReferencesInput
     try:
-        result = aio.run(citations.list_papers(kind, model(identifier=identifier, limit=100)))  # type: ignore[arg-type]
+        result = aio.run(citations.list_papers(kind, model(identifier=identifier, limit=100)))  # type: ignore[arg-type]  # kind and model chosen together above
     except ScholarError as err:
         return 0, [], err.code
     return len(result.data), result.sources, "partial" if result.partial else "ok"

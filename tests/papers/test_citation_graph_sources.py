@@ -225,3 +225,14 @@ def test_a_bridge_from_a_paper_s2_does_not_know_follows_the_merged_graph(aws, up
     assert result.found is True and result.length == 1
     assert [(h.source, h.target, h.sources) for h in result.hops] == [(f"doi:{PLOS}", f"doi:{cited}", ["crossref"])]
     assert result.path[1].title == "Stimulants: Therapeutic actions in ADHD."
+
+
+def test_a_paper_a_source_knows_without_references_has_an_empty_list_not_an_error(aws, upstream, fixture_file, merged):
+    doi = "10.3892/ijo_00000353"  # Crossref's recorded sparse record deposits no references
+    upstream.get(f"/crossref/works/{doi}").respond(
+        200, content=fixture_file("upstream/crossref/works_by_doi_minimal_record.json"), headers=JSON)
+    nobody_else(upstream, fixture_file)
+
+    result = references(identifier=doi, limit=5)
+
+    assert result.data == [] and result.partial is False and result.next_offset is None

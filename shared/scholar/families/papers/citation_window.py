@@ -44,7 +44,8 @@ async def window(kind: Kind, raw: str, key: str | None, fields: Sequence[str], *
     """The merged window of ``kind`` for the paper ``raw`` (S2 form ``key``), cached when every source answered.
 
     Raises:
-        NotFoundError / UnavailableError: no source lists anything and S2 has no record (as ``explain_missing``).
+        NotFoundError / UnavailableError: no graph source has a record of the paper (as ``explain_missing``); one
+            that has a record and lists nothing answers an empty list.
         RateLimitedError / UpstreamError: every source that could answer failed (the first one's error).
     """
     ckey = f"window:{kind}:{key or raw}:{','.join(sorted(fields))}:{','.join(enabled())}"
@@ -54,7 +55,7 @@ async def window(kind: Kind, raw: str, key: str | None, fields: Sequence[str], *
     hood = await neighbourhood(seed_of(raw, key), kind, s2_fields=fields, s2_limit=MAX_SCAN)
     if not hood.links and hood.errors:
         raise hood.errors[0]
-    if not hood.links and not hood.s2_known:
+    if not hood.links and not hood.known_by:
         err = NotFoundError(f"no source lists {kind} of {raw!r}", source="s2")
         raise await explain_missing(raw, err, tool=tool, what=f"its {kind}", cache=cache) from err
     s2_rows = sum(1 for link in hood.links if "s2" in link.sources)

@@ -48,6 +48,7 @@ class Neighbourhood:
     complete: bool = True  # every source's whole list was read
     s2_known: bool = False  # S2 has a record of the seed
     listed_by: list[str] = field(default_factory=list)
+    known_by: list[str] = field(default_factory=list)  # sources with a record of the seed, listing or not
     requests: int = 0
     incomplete: list[str] = field(default_factory=list)  # sources whose list was longer than read
     errors: list[ScholarError] = field(default_factory=list)  # what ``failed`` says, to raise when nothing answered
@@ -123,6 +124,7 @@ async def neighbourhood(
     out.links = merge({name: listed[name].papers for name in SOURCES if name in listed})
     out.incomplete = [name for name in SOURCES if name in listed and not listed[name].complete]
     out.errors.sort(key=lambda e: _RANK.get(e.source or "", len(_RANK)))
+    out.known_by = [name for name in SOURCES if name in listed and listed[name].known]
     out.listed_by = [name for name in SOURCES if listed.get(name) and listed[name].papers]
     return out
 

@@ -39,6 +39,7 @@ class Listed:
     papers: list[Paper] = field(default_factory=list)
     complete: bool = True
     requests: int = 0  # requests the reader made
+    known: bool = False  # the source has a record of the seed (an empty list is then its answer)
 
 
 async def read_s2(seed: Seed, kind: Kind, limit: int, fields: Sequence[str]) -> Listed:
@@ -46,9 +47,8 @@ async def read_s2(seed: Seed, kind: Kind, limit: int, fields: Sequence[str]) -> 
         return Listed()
     page = await s2.get_citation_page(seed.s2_key, kind, fields=fields, offset=0, limit=limit)
     rows = [r.get(NESTED[kind]) or {} for r in page.get("data") or []]
-    return Listed(
-        [from_s2(r, tuple(fields)) for r in rows if r.get("paperId") or r.get("title")], complete=not page.get("next")
-    )
+    papers = [from_s2(r, tuple(fields)) for r in rows if r.get("paperId") or r.get("title")]
+    return Listed(papers, complete=not page.get("next"), requests=1, known=True)
 
 
 def _openalex_key(seed: Seed) -> str | None:
@@ -74,12 +74,12 @@ async def read_openalex(seed: Seed, kind: Kind, limit: int) -> Listed:
     asked = 0 if kind == "citations" and "openalex" in seed.ids and not referenced else 1
     if kind == "citations":
         works, total = await openalex.get_citing_works(work_id, limit=limit, select=OPENALEX_SELECT)
-        return Listed([from_openalex(w) for w in works], complete=len(works) >= total, requests=asked + 1)
+        return Listed([from_openalex(w) for w in works], complete=len(works) >= total, requests=asked + 1, known=True)
     works = await openalex.get_works_by_filter("openalex", referenced[:limit], select=OPENALEX_SELECT)
     asked += -(-len(referenced[:limit]) // openalex.OR_FILTER_MAX)
     order = {w: i for i, w in enumerate(referenced)}
     works.sort(key=lambda w: order.get(str(w.get("id") or "").rsplit("/", 1)[-1], len(order)))
-    return Listed([from_openalex(w) for w in works], complete=len(referenced) <= limit, requests=asked)
+    return Listed([from_openalex(w) for w in works], complete=len(referenced) <= limit, requests=asked, known=True)
 
 
 async def read_crossref(seed: Seed, kind: Kind, limit: int) -> Listed:
@@ -87,7 +87,7 @@ async def read_crossref(seed: Seed, kind: Kind, limit: int) -> Listed:
         return Listed()
     refs = await crossref.get_references(seed.ids["doi"])
     papers = [p for r in refs[:limit] if (p := from_crossref_reference(r))]
-    return Listed(papers, complete=len(refs) <= limit, requests=1)
+    return Listed(papers, complete=len(refs) <= limit, requests=1, known=True)
 
 
 async def _europepmc_record(seed: Seed) -> tuple[str, str] | None:
@@ -110,7 +110,7 @@ async def read_europepmc(seed: Seed, kind: Kind, limit: int) -> Listed:
     rows, total = await europepmc.get_links(*record, kind, limit=limit)
     searched = 0 if "pmid" in seed.ids or "pmcid" in seed.ids else 1
     papers = [p for r in rows if (p := from_europepmc_link(r))]
-    return Listed(papers, complete=len(rows) >= total, requests=searched + 1)
+    return Listed(papers, complete=len(rows) >= total, requests=searched + 1, known=True)
 
 
 async def _inspire_recid(seed: Seed) -> str | None:
@@ -136,9 +136,9 @@ async def read_inspire(seed: Seed, kind: Kind, limit: int) -> Listed:
     if kind == "references":
         refs = await inspire.get_references(recid)
         papers = [p for r in refs[:limit] if (p := from_inspire_reference(r))]
-        return Listed(papers, complete=len(refs) <= limit, requests=searched + 1)
+        return Listed(papers, complete=len(refs) <= limit, requests=searched + 1, known=True)
     hits = await inspire.search_literature(f"refersto:recid:{recid}", size=limit)
-    return Listed([from_inspire(h) for h in hits], complete=len(hits) < limit, requests=searched + 1)
+    return Listed([from_inspire(h) for h in hits], complete=len(hits) < limit, requests=searched + 1, known=True)
 
 
 Reader = Callable[[Seed, Kind, int], Awaitable[Listed]]
