@@ -104,11 +104,11 @@ async def _europepmc_record(seed: Seed) -> tuple[str, str] | None:
 
 
 async def read_europepmc(seed: Seed, kind: Kind, limit: int) -> Listed:
+    searched = 0 if "pmid" in seed.ids or "pmcid" in seed.ids or "doi" not in seed.ids else 1
     record = await _europepmc_record(seed)
     if record is None:
-        return Listed()
+        return Listed(requests=searched)
     rows, total = await europepmc.get_links(*record, kind, limit=limit)
-    searched = 0 if "pmid" in seed.ids or "pmcid" in seed.ids else 1
     papers = [p for r in rows if (p := from_europepmc_link(r))]
     return Listed(papers, complete=len(rows) >= total, requests=searched + 1, known=True)
 
@@ -129,7 +129,7 @@ async def _inspire_recid(seed: Seed) -> str | None:
 
 
 async def read_inspire(seed: Seed, kind: Kind, limit: int) -> Listed:
-    searched = 0 if "inspire" in seed.ids else 1
+    searched = 0 if "inspire" in seed.ids or not ({"doi", "arxiv"} & seed.ids.keys()) else 1
     recid = await _inspire_recid(seed)
     if recid is None:
         return Listed(requests=searched)
