@@ -132,7 +132,7 @@ def synthetic_records(fixtures: Path, count: int = 2000):
 
 
 def merge_throughput(fixtures: Path, runs: int = 3) -> None:
-    from scholar.families.research.search.merge import Pool
+    from scholar.core.paper_pool import Pool
 
     records = synthetic_records(fixtures)
     rates, works = [], 0

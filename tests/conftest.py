@@ -138,7 +138,9 @@ def upstream(env: Env) -> Iterator[respx.MockRouter]:
 
     Register routes by full public path: ``upstream.get("/s2/graph/v1/paper/DOI:10.1073/pnas.1414271111")``.
     """
-    env.set(SCHOLAR_UPSTREAM_PROXY_BASE=UPSTREAM_BASE)
+    # Suites written against one source's recordings read the citation graph from S2 alone; the merged graph's
+    # tests (tests/papers/test_citation_graph_sources.py) widen it with SCHOLAR_CITATION_SOURCES.
+    env.set(SCHOLAR_UPSTREAM_PROXY_BASE=UPSTREAM_BASE, SCHOLAR_CITATION_SOURCES="s2")
     # The process loop keeps one client per source, with the User-Agent of its creation: start from none.
     http.set_transport_factory(None)
     with respx.mock(base_url=UPSTREAM_BASE, assert_all_called=False) as router:

@@ -94,6 +94,18 @@ def test_get_references_reads_both_recorded_pages(local_server, fake):
     assert len(last.structured_content["data"]) == 17
 
 
+def test_a_paper_s2_does_not_know_has_its_references_from_crossref(local_server, fake):
+    # S2 has no recording of the PLOS paper (the fake's 404); Crossref's recorded work deposits its references.
+    result = call(local_server, "get_references", {"identifier": "10.1371/journal.pone.0033693", "limit": 100})
+    assert not result.is_error, result.structured_content
+    page = result.structured_content
+    deposited = _json("crossref/works_by_doi_plos.json")["message"]["reference"]
+    assert page["sources"] == ["crossref"] and "next_offset" not in page
+    assert page["data"][0]["sources"] == ["crossref"]
+    assert page["data"][0]["citedPaper"]["externalIds"]["DOI"] == deposited[0]["DOI"].lower()
+    assert 60 < len(page["data"]) <= len(deposited)
+
+
 def test_a_recorded_400_body_becomes_an_upstream_error(local_server, fake):
     fake.add_route("GET", "s2", "/graph/v1/paper/CorpusId:1/citations", status=400,
                    body=_file("semantic_scholar/paper_invalid_fields_400.json"), content_type="application/json")
@@ -145,7 +157,11 @@ def test_get_citation_graph_walks_the_synthetic_graph(local_server, fake):
     out = result.structured_content
     assert {n["id"] for n in out["nodes"]} == {graph.ids[x] for x in "SABCD"}
     assert out["stats"]["truncated"] is False
-    assert fake.count(source="s2") == out["stats"]["upstream_requests"] == 4 + 1
+    # The merged graph (docs/papers.md, "Where citations come from"): S2 answers one list per expanded node (4) and
+    # the hydration of the nodes (1 batch), and is asked for the seed's own identifiers, which the other sources need
+    # (the seed batch, which this fake answers only for the walk's ids, then the seed by id: 2). The synthetic rows
+    # carry no DOI, so no other source is asked. Every request is counted.
+    assert out["stats"]["upstream_requests"] == fake.count() == fake.count(source="s2") == 4 + 1 + 2
 
 
 def test_find_bridge_papers_finds_the_synthetic_path(local_server, fake):

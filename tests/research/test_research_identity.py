@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from scholar.core.records import Author, Paper
-from scholar.families.research.search.identity import id_keys, surname
-from scholar.families.research.search.merge import Pool
+from scholar.core.paper_identity import id_keys, surname
+from scholar.core.paper_pool import Pool
 
 
 def _paper(source: str, **values) -> Paper:

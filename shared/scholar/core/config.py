@@ -52,6 +52,7 @@ PDF_STATE_MACHINE_ARN_ENV = "SCHOLAR_PDF_STATE_MACHINE_ARN"
 PATENT_PDF_STATE_MACHINE_ARN_ENV = "SCHOLAR_PATENT_PDF_STATE_MACHINE_ARN"
 PACE_SCALE_ENV = "SCHOLAR_PACE_SCALE"
 SEARCH_BUDGET_SCALE_ENV = "SCHOLAR_SEARCH_BUDGET_SCALE"
+CITATION_SOURCES_ENV = "SCHOLAR_CITATION_SOURCES"
 RETRY_BUDGET_ENV = "SCHOLAR_RETRY_BUDGET_S"
 RETRY_WAIT_ENV = "SCHOLAR_RETRY_WAIT_S"
 INLINE_WAIT_ENV = "SCHOLAR_INLINE_WAIT_S"
@@ -158,6 +159,8 @@ class Settings(BaseModel):
     # Multiplies research search's time budgets (per source, and the answer's deadline); tests on a loaded
     # machine give a slow fake upstream more time, the deployed server keeps 1.
     search_budget_scale: float = Field(default=1.0, gt=0)
+    # The sources the citation graph reads (scholar.services.citation_graph); None: all of them.
+    citation_sources: frozenset[str] | None = None
     # How long one call may spend retrying 429/5xx before it reports (or queues) the failure.
     retry_budget_s: float = Field(default=8.0, ge=0)
     # First wait of the retry state machine for a queued, rate-limited call.
@@ -239,6 +242,7 @@ _SETTINGS: Readings = {
     "rerank_model": (RERANK_MODEL_ENV, str),
     "pace_scale": (PACE_SCALE_ENV, float),
     "search_budget_scale": (SEARCH_BUDGET_SCALE_ENV, float),
+    "citation_sources": (CITATION_SOURCES_ENV, parse_toolsets),
     "retry_budget_s": (RETRY_BUDGET_ENV, float),
     "retry_wait_s": (RETRY_WAIT_ENV, int),
     "inline_wait_s": (INLINE_WAIT_ENV, float),

@@ -23,6 +23,15 @@ async def get_work(doi: str) -> dict[str, Any]:
     return data.get("message", {})
 
 
+async def get_references(doi: str) -> list[dict[str, Any]]:
+    """The references the publisher deposited for this DOI (the work's ``reference`` array; often empty).
+
+    Raises:
+        NotFoundError: Crossref has no such DOI.
+    """
+    return [r for r in (await get_work(doi)).get("reference") or [] if isinstance(r, dict)]
+
+
 async def search_works(query: str, *, rows: int) -> list[dict[str, Any]]:
     """The first ``rows`` items of a bibliographic query (``/works?query=``), Crossref's relevance order.
 

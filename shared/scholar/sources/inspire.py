@@ -39,3 +39,16 @@ async def get_record(control_number: str) -> dict[str, Any]:
     params = {"fields": SEARCH_FIELDS}
     data = await http.get_json(SOURCE, path, what=f"literature record {control_number}", params=params)
     return data if isinstance(data, dict) else {}
+
+
+async def get_references(control_number: str) -> list[dict[str, Any]]:
+    """The ``references`` of a literature record (each ``{"record": {"$ref"}, "reference": {…}}``).
+
+    Raises:
+        NotFoundError: INSPIRE has no such record.
+        RateLimitedError / UpstreamError: the request failed.
+    """
+    path = f"{LITERATURE}/{segment(control_number)}"
+    data = await http.get_json(SOURCE, path, what=f"references of {control_number}", params={"fields": "references"})
+    refs = ((data.get("metadata") or {}).get("references") if isinstance(data, dict) else None) or []
+    return [r for r in refs if isinstance(r, dict)]

@@ -58,6 +58,52 @@ async def get_works_by_filter(key: str, values: list[str], *, select: str | None
     return works
 
 
+async def get_work_select(work: str, *, select: str) -> dict[str, Any]:
+    """One work by OpenAlex id (``W…``) or ``doi:…`` / ``pmid:…`` form, only the ``select`` fields.
+
+    Raises:
+        NotFoundError: OpenAlex has no such work.
+    """
+    params = _params({"select": select})
+    return await http.get_json(SOURCE, f"/works/{segment(work)}", what=f"work {work}", params=params)
+
+
+# ``per-page`` is at most 200 in OpenAlex's list endpoints.
+PER_PAGE_MAX = 200
+
+
+async def get_citing_works(
+    work_id: str, *, limit: int, select: str | None = None
+) -> tuple[list[dict[str, Any]], int]:
+    """The first ``limit`` (≤ 200) works citing ``work_id`` (``filter=cites:W…``), and how many cite it in all.
+
+    Raises:
+        RateLimitedError / UpstreamError: the request failed.
+    """
+    extra = {"filter": f"cites:{work_id}", "per-page": str(min(limit, PER_PAGE_MAX))}
+    if select:
+        extra["select"] = select
+    data = await http.get_json(SOURCE, "/works", what=f"works citing {work_id}", params=_params(extra))
+    results = [w for w in (data.get("results") or []) if isinstance(w, dict)] if isinstance(data, dict) else []
+    total = ((data.get("meta") or {}).get("count") if isinstance(data, dict) else None) or len(results)
+    return results, int(total)
+
+
+async def get_filtered(
+    filter_value: str, *, per_page: int, select: str | None = None, sort: str = "cited_by_count:desc"
+) -> list[dict[str, Any]]:
+    """The first ``per_page`` (≤ 200) works matching one ``filter`` expression (``cites:W1|W2`` …), ``sort`` order.
+
+    Raises:
+        RateLimitedError / UpstreamError: the request failed.
+    """
+    extra = {"filter": filter_value, "per-page": str(min(per_page, PER_PAGE_MAX)), "sort": sort}
+    if select:
+        extra["select"] = select
+    data = await http.get_json(SOURCE, "/works", what="works by filter", params=_params(extra))
+    return [w for w in (data.get("results") or []) if isinstance(w, dict)] if isinstance(data, dict) else []
+
+
 async def search_works(query: str, *, limit: int) -> list[dict[str, Any]]:
     """The first ``limit`` works of a full-text search (``/works?search=``), OpenAlex's relevance order.
 

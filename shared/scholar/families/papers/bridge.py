@@ -15,14 +15,17 @@ from dataclasses import dataclass, field
 
 from scholar.core.budget import RESERVE, json_chars, shorten_for_list
 from scholar.core.catalogue import MAX_RESULT_CHARS
-from scholar.core.errors import NotFoundError
+from scholar.core.errors import NotFoundError, ScholarError
+from scholar.core.ids import parse_paper_id
 from scholar.core.paper_mapping import from_s2
 from scholar.core.records import Paper
 from scholar.families.papers.cache_keys import cache_key
+from scholar.families.papers.citations import graph_key
 from scholar.families.papers.fields import COMPACT
 from scholar.families.papers.neighbours import GraphReader, Kind, is_s2_id
 from scholar.families.papers.spec_graph import BridgeStats, FindBridgePapersInput, FindBridgePapersResult, GraphEdge
-from scholar.services.paper_lookup import explain_missing, s2_key_of
+from scholar.services import citation_graph
+from scholar.services.paper_lookup import explain_missing
 from scholar.store.cache import Cache
 
 MAX_LEVEL_EXPANSIONS = 200
@@ -113,18 +116,29 @@ def _chain(side: _Side, node: str) -> list[tuple[str, str, str]]:
     return list(reversed(hops))
 
 
-async def _keys(args: FindBridgePapersInput) -> list[str]:
-    source = await s2_key_of(args.source_id, "source_id", tool=TOOL)
-    return [source, await s2_key_of(args.target_id, "target_id", tool=TOOL)]
+async def _keys(args: FindBridgePapersInput, merged: bool) -> list[str]:
+    """The S2 forms of source and target; with the merged graph, one S2 cannot be asked about keeps its own key."""
+    keys = []
+    for raw, name in ((args.source_id, "source_id"), (args.target_id, "target_id")):
+        keys.append(await graph_key(raw, name, tool=TOOL, merged=merged) or parse_paper_id(raw).cache_key())
+    return keys
 
 
 async def _resolve(args: FindBridgePapersInput, reader: GraphReader, keys: list[str]) -> tuple[str, str]:
     if all(is_s2_id(k) for k in keys):
         return keys[0], keys[1]
-    rows = await reader.batch(keys, ("paperId",))
+    try:
+        rows = await reader.batch([k for k in keys if not k.startswith(("openalex:", "inspire:"))], ("paperId",))
+    except ScholarError:
+        if not reader.merged:
+            raise
+        rows = {}  # the other sources may still know both ends
     ids = []
     for key, raw, name in zip(keys, (args.source_id, args.target_id), ("source_id", "target_id"), strict=True):
         row = rows.get(key)
+        if not row and reader.merged:
+            ids.append(reader.seed_node(parse_paper_id(raw).cache_key()))
+            continue
         if not row:
             err = NotFoundError(f"Semantic Scholar has no paper for {name} {raw!r}", source="s2")
             raise await explain_missing(raw, err, tool=TOOL, what="its citation links")
@@ -143,8 +157,10 @@ async def find_bridge(
         RateLimitedError / UpstreamError: resolving them failed.
     """
     cache = cache or Cache()
-    keys = await _keys(args)
-    key = cache_key("bridge", args, source_id=keys[0], target_id=keys[1])
+    sources = citation_graph.enabled()
+    keys = await _keys(args, sources != ("s2",))
+    extra = {"graph": ",".join(sources)} if sources != ("s2",) else {}
+    key = cache_key("bridge", args, source_id=keys[0], target_id=keys[1], **extra)
     cached = await cache.aget("graph", key)
     if cached is not None:
         return FindBridgePapersResult.model_validate(cached)
@@ -185,7 +201,8 @@ async def _search(args: FindBridgePapersInput, keys: list[str], time_budget_s: f
     order = [source] + [h[0] for h in _chain(forward, meeting)] + [p for p in _backward_nodes(backward, meeting)]
     rows = await reader.hydrate(order, PATH_FIELDS)
     path = fit_path([from_s2(rows[p], PATH_FIELDS) if p in rows else Paper(paperId=p, sources=["s2"]) for p in order])
-    edges = [GraphEdge(source=citing, target=cited) for _, citing, cited in hops]
+    edges = [GraphEdge(source=citing, target=cited, sources=reader.sources_of(citing, cited))
+             for _, citing, cited in hops]
     return FindBridgePapersResult(
         found=True,
         length=len(order) - 1,

@@ -14,11 +14,14 @@ import asyncio
 import time
 from typing import Any
 
-from scholar.core.errors import NotFoundError
+from scholar.core.errors import NotFoundError, ScholarError
+from scholar.core.ids import InvalidIdError, parse_paper_id
+from scholar.core.paper_mapping import from_s2
 from scholar.families.papers.budget import MAX_RESULT_CHARS
 from scholar.families.papers.cache_keys import cache_key
+from scholar.families.papers.citations import graph_key
 from scholar.families.papers.filters import check_years, has_filters, passes
-from scholar.families.papers.neighbours import MAX_PAGE, GraphReader, Kind, is_s2_id
+from scholar.families.papers.neighbours import MAX_PAGE, GraphReader, Kind, Neighbours, is_s2_id
 from scholar.families.papers.spec_graph import (
     GetCitationGraphInput,
     GetCitationGraphResult,
@@ -26,7 +29,9 @@ from scholar.families.papers.spec_graph import (
     GraphNode,
     GraphStats,
 )
-from scholar.services.paper_lookup import explain_missing, s2_key_of
+from scholar.services.citation_graph import SOURCES as citation_graph_sources_order
+from scholar.services.citation_graph import enabled as citation_sources_enabled
+from scholar.services.paper_lookup import explain_missing
 from scholar.store.cache import Cache
 
 NODE_FIELDS = ("paperId", "title", "year", "citationCount", "externalIds", "fieldsOfStudy", "authors")
@@ -71,7 +76,7 @@ class _Walk:
         if reason not in self.truncated_by:
             self.truncated_by.append(reason)
 
-    async def expand(self, frontier: list[str]) -> list[tuple[str, Kind, list[str]]]:
+    async def expand(self, frontier: list[str]) -> list[tuple[str, Kind, Neighbours]]:
         """Read the neighbour lists of a level concurrently until the time budget runs out."""
         per_node = MAX_PAGE if has_filters(self.args) else min(MAX_PAGE, self.args.max_nodes)
         jobs = {
@@ -94,7 +99,7 @@ class _Walk:
             if found is None:
                 self.stop("failed_source")
                 continue
-            out.append((pid, kind, found.ids))
+            out.append((pid, kind, found))
         self.expanded += len({jobs[j][0] for j in done})
         # Keep discovery order stable whatever order the requests finished in.
         order = {pid: i for i, pid in enumerate(frontier)}
@@ -106,8 +111,8 @@ class _Walk:
         found = await self.expand(frontier)
         candidates: list[str] = []
         links: list[tuple[str, str]] = []
-        for pid, kind, ids in found:
-            for other in ids:
+        for pid, kind, listed in found:
+            for other in listed.ids:
                 links.append((other, pid) if kind == "citations" else (pid, other))
                 if other not in self.depth:
                     candidates.append(other)
@@ -126,27 +131,51 @@ class _Walk:
         return candidates
 
 
-async def _seed_keys(args: GetCitationGraphInput) -> list[str]:
-    return [await s2_key_of(raw, f"seed_ids[{i}]", tool="get_citation_graph") for i, raw in enumerate(args.seed_ids)]
+async def _seed_keys(args: GetCitationGraphInput, merged: bool) -> list[str]:
+    """Each seed's S2 form; with the merged graph, a seed S2 cannot be asked about keeps its own key."""
+    keys = []
+    for i, raw in enumerate(args.seed_ids):
+        key = await graph_key(raw, f"seed_ids[{i}]", tool="get_citation_graph", merged=merged)
+        keys.append(key or parse_paper_id(raw).cache_key())
+    return keys
 
 
 async def _seeds(args: GetCitationGraphInput, reader: GraphReader,
                  keys: list[str]) -> tuple[list[str], list[str], dict[str, Any]]:
     """Map the seeds to S2 ids: (ids in order, unresolved inputs, rows already known)."""
-    if all(is_s2_id(k) for k in keys):
+    if all(is_s2_id(k) for k in keys) and not reader.merged:
         return list(dict.fromkeys(keys)), [], {}
-    rows = await reader.batch(keys, NODE_FIELDS)
+    try:
+        rows = await reader.batch([k for k in keys if not k.startswith(_NOT_S2)], NODE_FIELDS)
+    except ScholarError:
+        if not reader.merged:
+            raise
+        rows = {}  # the other sources may still know the seeds
     ids: list[str] = []
     unresolved: list[str] = []
     known: dict[str, Any] = {}
     for raw, key in zip(args.seed_ids, keys, strict=True):
         row = rows.get(key)
-        if not row or not row.get("paperId"):
+        if row and row.get("paperId"):
+            ids.append(reader.node(from_s2(row, NODE_FIELDS)) if reader.merged else row["paperId"])
+            known[row["paperId"]] = row
+        elif reader.merged and (node := key if is_s2_id(key) else _seed_node(reader, raw)):
+            ids.append(node)  # S2 did not answer for it: the other sources may know it
+        else:
             unresolved.append(raw)
-            continue
-        ids.append(row["paperId"])
-        known[row["paperId"]] = row
     return list(dict.fromkeys(ids)), unresolved, known
+
+
+# Seed keys S2 cannot be asked about (``_seed_keys`` keeps them as the identifier's own key).
+_NOT_S2 = ("openalex:", "inspire:")
+
+
+def _seed_node(reader: GraphReader, raw: str) -> str | None:
+    """The node of a seed S2 does not know, named by its identifier (the merged graph's other sources may)."""
+    try:
+        return reader.seed_node(parse_paper_id(raw).cache_key())
+    except InvalidIdError:
+        return None
 
 
 async def citation_graph(
@@ -166,12 +195,13 @@ async def citation_graph(
     check_years(args)
     began = time.monotonic()
     cache = cache or Cache()
-    seed_keys = await _seed_keys(args)
-    ckey = cache_key("graph", args, seed_ids=sorted(set(seed_keys)))
+    reader = GraphReader(concurrency=concurrency)
+    seed_keys = await _seed_keys(args, reader.merged)
+    extra = {"graph": ",".join(citation_sources_enabled())} if reader.merged else {}
+    ckey = cache_key("graph", args, seed_ids=sorted(set(seed_keys)), **extra)
     cached = await cache.aget("graph", ckey)
     if cached is not None:
         return GetCitationGraphResult.model_validate(cached)
-    reader = GraphReader(concurrency=concurrency)
     walk = _Walk(args, reader, began + time_budget_s)
     seeds, unresolved, known = await _seeds(args, reader, seed_keys)
     if not seeds:
@@ -199,7 +229,7 @@ async def citation_graph(
 
 def _result(walk: _Walk, seeds: list[str], unresolved: list[str], began: float) -> GetCitationGraphResult:
     nodes = [_node(pid, walk.rows.get(pid), d) for pid, d in walk.depth.items()]
-    edges = [GraphEdge(source=a, target=b) for a, b in sorted(walk.edges)]
+    edges = [GraphEdge(source=a, target=b, sources=walk.reader.sources_of(a, b)) for a, b in sorted(walk.edges)]
     nodes, edges, omitted = _fit(nodes, edges, walk)
     failures = walk.reader.failed_sources()
     stats = GraphStats(
@@ -215,8 +245,10 @@ def _result(walk: _Walk, seeds: list[str], unresolved: list[str], began: float) 
         elapsed_s=round(time.monotonic() - began, 3),
     )
     partial = bool(failures) or "time_budget" in walk.truncated_by
+    listed = {name for edge in edges for name in edge.sources or []}
     return GetCitationGraphResult(
-        nodes=nodes, edges=edges, stats=stats, unresolved_seeds=unresolved, partial=partial, failed_sources=failures
+        nodes=nodes, edges=edges, stats=stats, unresolved_seeds=unresolved, partial=partial, failed_sources=failures,
+        sources=[name for name in citation_graph_sources_order if name in listed] or ["s2"],
     )
 
 
@@ -224,7 +256,7 @@ def _fit(nodes: list[GraphNode], edges: list[GraphEdge], walk: _Walk) -> tuple[l
     """Drop edges, then the deepest nodes, until the answer fits the size budget."""
     budget = MAX_RESULT_CHARS - 3_000
     node_chars = [len(n.model_dump_json()) + 1 for n in nodes]
-    edge_chars = 95  # two 40-hex ids and the keys
+    edge_chars = 95 + (40 if walk.reader.merged else 0)  # two 40-hex ids and the keys (and the edge's sources)
     total_nodes = sum(node_chars)
     if total_nodes + edge_chars * len(edges) <= budget:
         return nodes, edges, 0
@@ -242,3 +274,4 @@ def _fit(nodes: list[GraphNode], edges: list[GraphEdge], walk: _Walk) -> tuple[l
         used += node_chars[i]
     small = [n for i, n in enumerate(nodes) if i in kept]
     return small, [], len(edges)
+

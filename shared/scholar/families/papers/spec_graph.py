@@ -1,4 +1,4 @@
-"""Tools over Semantic Scholar's graph: authors, citation lists, citation graphs, bridges, recommendations.
+"""Tools over the citation graph: authors, citation lists, citation graphs, bridges, recommendations.
 
 Cheap to import (pydantic only): the gateway reads these models for tools/list and validation. Models set
 ``defer_build`` so importing this module builds no validators: a family function pays only for the tool it
@@ -104,18 +104,20 @@ class GetReferencesInput(CitationListInput):
 class CitingItem(BaseModel):
     model_config = ConfigDict(defer_build=True)
     citingPaper: Paper
+    sources: list[str] | None = Field(default=None, description="The sources whose lists name this citation")
 
 
 class CitedItem(BaseModel):
     model_config = ConfigDict(defer_build=True)
     citedPaper: Paper
+    sources: list[str] | None = Field(default=None, description="The sources whose lists name this reference")
 
 
 class ListPaging(BaseModel):
     model_config = ConfigDict(defer_build=True)
-    offset: int = Field(description="Offset into S2's list this page started at")
+    offset: int = Field(description="Offset into the merged list this page started at")
     next_offset: int | None = Field(default=None, description="Pass as offset for the next page; null at the end")
-    scanned: int = Field(description="Rows of S2's list read for this page (more than returned when filtering)")
+    scanned: int = Field(description="Rows of the list read for this page (more than returned when filtering)")
     filtered_out: int = Field(default=0, description="Rows read but dropped by the filters")
     truncated: bool = Field(default=False, description="The page was cut (scan bound or size budget)")
     note: str | None = None
@@ -147,7 +149,7 @@ class GetCitationGraphInput(PaperFilters):
 
 class GraphNode(BaseModel):
     model_config = ConfigDict(defer_build=True)
-    id: str = Field(description="S2 paper id; every seed is mapped to it, so no paper appears twice")
+    id: str = Field(description="S2 paper id, else doi:/pmid:/openalex:/inspire: id; one node per work")
     title: str | None = None
     year: int | None = None
     citationCount: int | None = None
@@ -160,6 +162,7 @@ class GraphEdge(BaseModel):
     model_config = ConfigDict(defer_build=True)
     source: str = Field(description="The citing paper")
     target: str = Field(description="The cited paper")
+    sources: list[str] | None = Field(default=None, description="The sources whose lists name this edge")
 
 
 class GraphStats(BaseModel):
@@ -256,12 +259,12 @@ TOOLS = (
                 "of publications (next_offset pages on); a name gives up to 5 candidates with their ids.",
                 GetAuthorInput, GetAuthorResult, max_result_chars=MAX_RESULT_CHARS),  # core.budget.fit
     papers_tool("get_citations", "Get citations",
-                "Papers citing a paper, as data: [{citingPaper}]. The filters apply to the at most 1,000 rows one "
-                "call reads, so a filtered page may be short: continue from next_offset.",
+                "Papers citing a paper (S2, OpenAlex, Europe PMC, INSPIRE, merged): [{citingPaper, sources}]. "
+                "Filters apply to rows one call reads; pages may be short: use next_offset.",
                 GetCitationsInput, GetCitationsResult, max_result_chars=MAX_RESULT_CHARS),  # papers.citations._fit
     papers_tool("get_references", "Get references",
-                "Papers a paper cites, as data: [{citedPaper}], filtered and paged as get_citations is; a reference "
-                "S2 could not match has a title and no paperId.",
+                "Papers a paper cites (S2, OpenAlex, Crossref, Europe PMC, INSPIRE, merged): [{citedPaper, "
+                "sources}], filtered and paged as get_citations is.",
                 GetReferencesInput, GetReferencesResult, max_result_chars=MAX_RESULT_CHARS),  # papers.citations._fit
     papers_tool("get_citation_graph", "Citation graph",
                 "Breadth-first citation graph from seed papers along citations, references or both, filtered. Stops "

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from scholar.core.errors import ScholarError
 from scholar.core.paper_mapping import from_s2
+from scholar.core.paper_pool import Pool
 from scholar.core.records import FailedSource
 from scholar.families.research.search.expand import s2_key
 from scholar.families.research.search.fanout import Queues
-from scholar.families.research.search.merge import Pool
 from scholar.families.research.search.spec import SearchInput
 from scholar.sources import s2
 from scholar.sources.paper_search import S2_FIELDS

@@ -1,8 +1,10 @@
-"""Following the seeds' references, citations and related work through Semantic Scholar's batch endpoints.
+"""Following the seeds' references, citations and related work through the citation graph's batch reads.
 
-One request per hop, never one per paper: ``POST /paper/batch`` with nested ``references.*`` and
-``citations.*`` fields answers every seed's neighbours at once (and completes the seeds' own records), and
-``POST /recommendations/v1/papers`` takes all seeds as positive examples; the two run side by side.
+One request per source and hop, never one per paper (scholar.services.citation_graph.many): S2's
+``POST /paper/batch`` with nested ``references.*`` and ``citations.*`` fields answers every seed's neighbours at
+once (and completes the seeds' own records), OpenAlex answers each hop for all seeds with one OR filter
+(``cited_by:W1|W2…``, ``cites:W1|W2…``), and ``POST /recommendations/v1/papers`` takes all seeds as positive
+examples; all run side by side, so the expansion waits for the slowest of them, not their sum.
 The intent chooses the hops: foundational work lies in the seeds' references, recent work in their
 citations (newest first).
 """
@@ -17,9 +19,11 @@ from typing import Any
 from scholar.core.errors import ScholarError
 from scholar.core.ids import InvalidIdError, parse_paper_id
 from scholar.core.paper_mapping import from_s2
+from scholar.core.paper_pool import Candidate, Pool
 from scholar.core.records import FailedSource
 from scholar.families.research.search.fanout import Queues
-from scholar.families.research.search.merge import Candidate, Pool
+from scholar.services import citation_graph
+from scholar.services.citation_graph.many import read_many
 from scholar.sources import s2
 from scholar.sources.paper_search import S2_FIELDS
 
@@ -76,24 +80,20 @@ def _failed(err: ScholarError, hop: str) -> FailedSource:
 async def expand(pool: Pool, seeds: Sequence[Candidate], *, intent: str | None, queues: Queues) -> Expansion:
     """Add the seeds' neighbours to ``pool`` (``finding=False``: expansion never counts as a source agreeing)."""
     hops = HOPS[intent]
-    keyed = [(c, k) for c in seeds[:SEEDS] if (k := s2_key(c))]
-    out = Expansion(hops=list(hops), seeds=len(keyed))
-    if not keyed:
+    chosen = list(seeds[:SEEDS])
+    keyed = [(c, k) for c in chosen if (k := s2_key(c))]
+    openalex_ids = [c.external["OpenAlex"] for c in chosen if c.external.get("OpenAlex")]
+    out = Expansion(hops=list(hops), seeds=len(keyed) or len(openalex_ids))
+    if not keyed and not openalex_ids:
         return out
     before = len(pool.alive())
     relations = [h for h in hops if h in ("references", "citations")]
     fields = list(S2_FIELDS) + [f"{rel}.{name}" for rel in relations for name in NESTED]
     keys = [k for _, k in keyed]
-
-    async def neighbours() -> list[Any]:
-        try:
-            return await queues.call("s2", lambda: s2.get_papers(keys, fields))
-        except ScholarError as err:
-            out.failed.append(_failed(err, "+".join(relations) or "seed lookup"))
-            return []
+    sources = citation_graph.enabled()
 
     async def related() -> list[Any]:
-        if "recommendations" not in hops:
+        if "recommendations" not in hops or not keys:
             return []
         try:  # the seeds' keys as positive examples: the two hops need not wait for each other
             return await queues.call("s2", lambda: s2.recommend_from_lists(keys, [], NESTED, limit=RECOMMENDATIONS))
@@ -101,14 +101,22 @@ async def expand(pool: Pool, seeds: Sequence[Candidate], *, intent: str | None, 
             out.failed.append(_failed(err, "recommendations"))
             return []
 
-    rows, recommended = await asyncio.gather(neighbours(), related())
-    for row in rows:
+    many, recommended = await asyncio.gather(
+        read_many(keys, openalex_ids, relations, s2_fields=fields, per_hop=PER_SEED * max(1, len(openalex_ids)),
+                  sources=sources, run=queues.call),
+        related(),
+    )
+    out.failed.extend(many.failed)
+    for row in many.s2_rows:
         if not isinstance(row, dict):
             continue
         pool.add(from_s2(row, S2_FIELDS), "s2", finding=False)  # completes the seed: a lookup, not agreement
         for relation in relations:
             for item in _neighbours(row, relation, intent):
                 pool.add(from_s2(item, NESTED), "s2", finding=False, via=relation)
+    for relation, papers in many.openalex.items():
+        for paper in papers:
+            pool.add(paper, "openalex", finding=False, via=relation)
     for item in recommended:
         if isinstance(item, dict) and item.get("title"):
             pool.add(from_s2(item, NESTED), "s2", finding=False, via="recommendations")

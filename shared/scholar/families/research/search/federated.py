@@ -4,7 +4,7 @@
 under
    one deadline (``ANSWER_S``): a source whose pace has no slot in time, or that answers after it, never holds
    the answer back; it is named in ``sources_late`` (and in ``failed_sources`` when its papers missed the answer).
-2. Answers merge into one pool (scholar.families.research.search.merge) as they arrive; a first ranking picks the seeds.
+2. Answers merge into one pool (scholar.core.paper_pool) as they arrive; a first ranking picks the seeds.
 3. The seeds' references / citations / related work join (scholar.families.research.search.expand), and so do the papers
    of sources that were late for the first ranking.
 4. Candidates lacking a field a filter reads are completed in one S2 batch (scholar.families.research.search.complete).
@@ -25,13 +25,13 @@ from typing import Any
 
 from scholar.core.config import get_settings
 from scholar.core.errors import InvalidArgumentError, RateLimitedError, ScholarError, UpstreamError
+from scholar.core.paper_pool import Candidate, Pool
 from scholar.core.records import FailedSource, Paper
 from scholar.families.research.search import rerank
 from scholar.families.research.search.complete import complete_for_filters
 from scholar.families.research.search.expand import SEEDS, expand
 from scholar.families.research.search.fanout import Answer, FanOut, Queues
 from scholar.families.research.search.hits import fit, order, passes, to_hit
-from scholar.families.research.search.merge import Candidate, Pool
 from scholar.families.research.search.pages import ResultSets, decode_cursor, encode_cursor, new_set_id
 from scholar.families.research.search.rank import Scored, bm25_scores, document, score
 from scholar.families.research.search.spec import SearchInput, SearchResult

@@ -7,8 +7,8 @@ from typing import Any
 
 from scholar.core import budget
 from scholar.core.ids import written_ids
+from scholar.core.paper_pool import Candidate
 from scholar.core.records import Paper
-from scholar.families.research.search.merge import Candidate
 from scholar.families.research.search.rank import Scored
 from scholar.families.research.search.spec import SearchHit, SearchInput, Signals
 

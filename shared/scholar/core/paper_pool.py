@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from scholar.core.paper_identity import consistent, id_keys, is_preprint, title_key
 from scholar.core.records import Paper
-from scholar.families.research.search.identity import consistent, id_keys, is_preprint, title_key
 
 # Most trusted first for descriptive fields; arXiv last so a published version's venue and year win.
 PRIORITY = ("s2", "openalex", "crossref", "europepmc", "inspire", "arxiv_api", "arxiv")
