@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from scholar.core.records import Author, Paper
 from scholar.core.paper_identity import id_keys, surname
 from scholar.core.paper_pool import Pool
+from scholar.core.records import Author, Paper
 
 
 def _paper(source: str, **values) -> Paper:
