@@ -64,6 +64,7 @@ from scholar.families.papers.spec_graph import (
 from scholar.families.patents.models import CitingPatent, CitingPatentsResult, PatentPdfResult
 from scholar.families.patents.search import parse_search
 from scholar.families.patents.spec import FetchPatentPdfInput
+from scholar.families.pdf.spec import UploadPdfResult
 from scholar.families.research.connectors.handlers import _answer as sync_answer
 from scholar.families.research.connectors.spec import LibraryConnectionsResult
 from scholar.families.research.library_tools.handlers import entry_of, get_result, record_of
@@ -293,8 +294,12 @@ def graph(fmt: str, title_chars: int = 0, nodes: int = 500) -> dict[str, Any]:
     edges = [GraphEdge(source=made[i].id, target=made[(i * 7 + k) % nodes].id)
              for i in range(nodes) for k in (1, 2, 3, 4)]
 
+    class Reader:
+        merged = True  # the larger edges: each names the sources that list it
+
     class Walk:
         truncated_by: list[str] = []
+        reader = Reader()
 
         def stop(self, why: str) -> None:
             self.truncated_by.append(why)
@@ -471,6 +476,12 @@ LARGEST: dict[str, Callable[[], BaseModel | dict[str, Any]]] = {
         for b in BODIES]),
     "source_health": source_health,
     "get_server_info": lambda: server_info("p" * 300),
+    # A presigned POST's policy and signature fields at their longest: a 2,000-character key and policy each.
+    "upload_pdf": lambda: UploadPdfResult(
+        ref="upload/" + "t" * 64, upload_url="https://" + "b" * 63 + ".s3.amazonaws.com/", method="POST",
+        fields={k: "v" * 2_000 for k in ("key", "policy", "x-amz-signature", "x-amz-credential", "x-amz-date",
+                                          "x-amz-algorithm", "x-amz-security-token", "Content-Type")},
+        max_bytes=10**9, expires_at=KEEP, example="curl " + "e" * 2_000, then="t" * 300),
     "list_tasks": lambda: TaskList(tasks=[TaskSummary(task_id=new_task_id(), status="cancelled",
                                                       tool=max(all_tools(), key=len), created_at=1_767_225_600.123456,
                                                       elapsed_s=86_400.123456) for _ in range(100)], total=100),
