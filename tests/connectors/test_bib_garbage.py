@@ -81,6 +81,21 @@ def test_the_bib_pull_of_an_undefined_string_is_an_invalid_argument(env, tmp_pat
     assert answer["error"]["code"] == INVALID_ARGUMENT and answer["error"]["reason"] == UNDEFINED_STRING
 
 
+@pytest.mark.usefixtures("library_table")
+def test_the_bib_pull_of_a_latin1_file_reads_it_and_of_random_bytes_is_an_invalid_argument(env, tmp_path,
+                                                                                         lambda_context):
+    # Before: both ended in `internal` (UnicodeDecodeError): the target decoded the file as UTF-8 itself.
+    env.set(SCHOLAR_BIBTEX_DIR=str(tmp_path))
+    (tmp_path / "latin.bib").write_bytes(LATIN1_BIB.encode("latin-1"))
+    (tmp_path / "noise.bib").write_bytes(bytes(range(256)) * 8)
+
+    read = call(lambda_context, "library_sync", {"target": "bibtex", "direction": "pull", "collection": "latin"})
+    noise = call(lambda_context, "library_sync", {"target": "bibtex", "direction": "pull", "collection": "noise"})
+
+    assert "error" not in read, read
+    assert noise["error"]["code"] == INVALID_ARGUMENT and "noise.bib" in noise["error"]["message"]
+
+
 @pytest.mark.parametrize(
     ("names", "count"),
     [

@@ -51,7 +51,7 @@ async def push_bibtex(principal: str, items: list[LibraryItem], collection: str,
     report = _report("bibtex", "push", collection, dry_run)
     folder = get_settings().bibtex_dir
     path = inside(Path(folder), f"{segment(collection)}.bib") if folder else None
-    existing = await off_loop(path.read_text, encoding="utf-8") if path and path.exists() else None
+    existing = await off_loop(path.read_bytes) if path and path.exists() else None  # decoded by bib_read
     text, new = bib_text(items, existing)
     report.items.created, report.items.unchanged = new, len(items) - new
     if dry_run:
@@ -78,7 +78,7 @@ async def pull_bibtex(principal: str, collection: str, *, dry_run: bool) -> Sync
     if path is None or not path.exists():
         raise NotFoundError(f"no .bib file to read for {collection!r}", reason="bib_file_not_found",
                             hint="Set SCHOLAR_BIBTEX_DIR to the folder holding <collection>.bib.")
-    papers = papers_from_bib(await off_loop(path.read_text, encoding="utf-8"))
+    papers = papers_from_bib(await off_loop(path.read_bytes), where=path.name)  # any encoding bib_read takes
     library = LibraryStore(principal)
     ids = {item_id_for(identity(p, f"bibtex:{collection}/{p.title}")): p for p in papers}
     existing = await library.aget_many(list(ids))
