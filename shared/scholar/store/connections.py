@@ -52,6 +52,8 @@ class Connection(BaseModel):
     status: Literal["active", "revoked"] = "active"
     created_at: int
     has_key: bool = False
+    last_sync_at: int | None = Field(default=None, description="When a sync with it last ended (epoch seconds)")
+    last_direction: Literal["push", "pull"] | None = None
 
 
 class Link(BaseModel):
@@ -205,6 +207,26 @@ class ConnectionStore(Store):
             return None
         return old["principal"]["S"]
 
+    # ------------------------------------------------------------------ syncs
+    def record_sync(self, target: str, library: str, direction: str) -> None:
+        """Note that a sync with ``target`` (its ``library``) ended, so the listing shows it and when."""
+        with boto_errors("recording a sync"):
+            self.client.put_item(TableName=self.table, Item={
+                **_key(self.principal, f"sync#{target}"), "library": {"S": library}, "direction": {"S": direction},
+                "at": {"N": str(int(time.time()))}})
+
+    def with_syncs(self, connections: list[Connection]) -> list[Connection]:
+        """``connections`` with their last sync, and (one machine: its keys are in the environment or the keyring,
+        not here) a listing of every other target the caller synced with."""
+        synced = {row["sk"]["S"].removeprefix("sync#"): row for row in self._query("sync#")}
+        listed = []
+        for conn in connections:
+            row = synced.pop(conn.target, None)
+            listed.append(conn if row is None else conn.model_copy(update=_last_sync(row)))
+        listed += [Connection(target=target, library=row["library"]["S"], created_at=int(row["at"]["N"]),
+                              **_last_sync(row)) for target, row in sorted(synced.items())]
+        return listed
+
     # ------------------------------------------------------------------ links and collections
     def links(self, target: str, library: str) -> dict[str, Link]:
         rows = self._query(f"link#{target}#{library}#")
@@ -255,6 +277,12 @@ class ConnectionStore(Store):
     aput_links = awaitable(put_links)
     acollection_key = awaitable(collection_key)
     aput_collection_key = awaitable(put_collection_key)
+    arecord_sync = awaitable(record_sync)
+    awith_syncs = awaitable(with_syncs)
+
+
+def _last_sync(row: dict[str, Any]) -> dict[str, Any]:
+    return {"last_sync_at": int(row["at"]["N"]), "last_direction": row["direction"]["S"]}
 
 
 def _connection(row: dict[str, Any]) -> Connection:

@@ -94,7 +94,7 @@ async def library_sync(args: LibrarySyncInput, ctx: CallContext) -> LibrarySyncR
     _check(target.abilities, args)
     if args.direction == "pull":
         job = PullJob(ctx.principal, args.collection, dry_run=args.dry_run)
-        return _answer(await target.pull(await target.credentials(ctx.principal), job))
+        return await _noted(ctx.principal, await target.pull(await target.credentials(ctx.principal), job))
     collection = args.collection or ""
     if not any(c.name == collection for c in await LibraryStore(ctx.principal).acollections()):
         raise NotFoundError(f"your library has no collection named {collection!r}", reason="collection_not_found")
@@ -104,7 +104,14 @@ async def library_sync(args: LibrarySyncInput, ctx: CallContext) -> LibrarySyncR
             "target": args.target}, principal=ctx.principal, request_id=ctx.request_id)
         return await off_loop(enqueue_retry, SYNC_SPEC, invocation, reason="long_sync")
     push = PushJob(ctx.principal, collection, items, dry_run=args.dry_run, progress=_progress(ctx.task_id))
-    return _answer(await target.push(await target.credentials(ctx.principal), push))
+    return await _noted(ctx.principal, await target.push(await target.credentials(ctx.principal), push))
+
+
+async def _noted(principal: str, report: SyncReport) -> LibrarySyncResult:
+    """The answer, the sync noted first (a dry run is not one) so library_connections lists the target."""
+    if not report.dry_run and get_settings().resources.connections_table:
+        await ConnectionStore(principal).arecord_sync(report.target, report.library, report.direction)
+    return _answer(report)
 
 
 def _to_connect(asked: str | None, active: set[str]) -> str | None:
@@ -131,7 +138,7 @@ async def library_connections(args: LibraryConnectionsInput, ctx: CallContext) -
                                    "(its settings or the OS keyring, docs/connectors.md)", field="connect",
                                    reason="no_connect_page")
     removed = await store.arevoke(args.remove) if args.remove is not None else None
-    connections = await store.aconnections() if hosted else []
+    connections = await store.awith_syncs(await store.aconnections()) if hosted else []
     active = {c.target for c in connections if c.status == "active"}
     target = _to_connect(args.connect, active) if hosted and public else None
     # A one-time link for this caller and this target only: the key is typed on our page, never into the chat.
