@@ -1,0 +1,112 @@
+"""The bundled semantic model: WordLlama's 256-d static token embeddings (L2 "supercat"), read by path.
+
+The weights (``weights/l2_supercat_256.safetensors``, float16) and the tokenizer (``tokenizers/
+l2_supercat_tokenizer_config.json``) are files inside the installed ``wordllama`` package; they are opened by
+explicit path (the package is located, never imported: its own loader looks for the tokenizer in the wrong folder
+and may reach for a hub). A text's vector is the mean of its tokens' embeddings, scaled to length 1, so the
+cosine of two texts is their dot product.
+
+Loaded on first use and kept for the process (module-level: it holds no caller data). numpy and tokenizers are
+imported only then, so importing this module costs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import struct
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scholar.core.errors import InternalError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+PACKAGE = "wordllama"
+WEIGHTS = "weights/l2_supercat_256.safetensors"
+TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
+TENSOR = "embedding.weight"
+# What a stored vector was made with: a change of model or text recipe invalidates vectors kept on disk.
+MODEL_ID = "wordllama-0.4/l2_supercat_256/mean-v1"
+DIM = 256
+# Tokens read of one text: the title and abstract fit; a long body is not what a vector summarises.
+MAX_TOKENS = 512
+BATCH = 256
+
+
+@dataclass(frozen=True)
+class Model:
+    embedding: np.ndarray  # (vocab, DIM) float32
+    tokenizer: Any  # tokenizers.Tokenizer
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector per text (float32, shape ``(len(texts), DIM)``); an empty text gives the zero vector."""
+        import numpy as np  # noqa: PLC0415  # lazy: the cold import of the families stays free of numpy
+
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        for start in range(0, len(texts), BATCH):
+            encoded = self.tokenizer.encode_batch(list(texts[start : start + BATCH]), add_special_tokens=False)
+            for row, enc in enumerate(encoded, start):
+                ids = enc.ids[:MAX_TOKENS]
+                if ids:
+                    out[row] = self.embedding[ids].mean(axis=0)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms > 0, norms, 1.0)
+
+
+_model: Model | None = None
+_lock = threading.Lock()
+
+
+def package_dir() -> Path:
+    """The installed ``wordllama`` package folder (located without importing it).
+
+    Raises:
+        InternalError: the package is not installed (it is a dependency of scholar-mcp).
+    """
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise InternalError(f"the semantic model's package {PACKAGE!r} is not installed")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _read_safetensors(path: Path, name: str) -> np.ndarray:
+    """One float16 tensor of a safetensors file as float32 (the format: u64 header size, JSON header, raw data)."""
+    import numpy as np  # noqa: PLC0415  # lazy, as above
+
+    data = path.read_bytes()
+    (size,) = struct.unpack("<Q", data[:8])
+    info = json.loads(data[8 : 8 + size])[name]
+    if info["dtype"] != "F16":
+        raise InternalError(f"the semantic model's tensor is {info['dtype']}, not F16")
+    begin, end = info["data_offsets"]
+    flat = np.frombuffer(data, dtype="<f2", count=(end - begin) // 2, offset=8 + size + begin)
+    return flat.reshape(info["shape"]).astype(np.float32)
+
+
+def load() -> Model:
+    """The model, loaded on first call (about 0.1 s) and kept for the process."""
+    global _model
+    if _model is None:
+        with _lock:
+            if _model is None:
+                from tokenizers import Tokenizer  # noqa: PLC0415  # lazy: only a ranking loads the tokenizer
+
+                root = package_dir()
+                tokenizer = Tokenizer.from_file(str(root / TOKENIZER))
+                tokenizer.no_padding()
+                tokenizer.no_truncation()
+                embedding = _read_safetensors(root / WEIGHTS, TENSOR)
+                if embedding.shape[1] != DIM:
+                    raise InternalError(f"the semantic model has {embedding.shape[1]} dimensions, not {DIM}")
+                _model = Model(embedding=embedding, tokenizer=tokenizer)
+    return _model
+
+
+def embed(texts: Sequence[str]) -> np.ndarray:
+    """Unit vectors of ``texts`` (see ``Model.embed``)."""
+    return load().embed(texts)
