@@ -18,8 +18,9 @@ def _project() -> dict:
 
 
 def test_the_deps_layer_pins_the_project_runtime_dependencies():
-    machine_only = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["scholar"]["machine-only"]
-    runtime = {d.lower() for d in _project()["dependencies"]} - {d.lower() for d in machine_only}
+    scholar = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["scholar"]
+    machine_only = scholar["machine-only"]
+    runtime = {d.lower() for d in _project()["dependencies"]} - {d.lower() for d in machine_only + scholar["scholar-layer"]}
     assert _requirements(REPO / "layers/deps/requirements.txt") == runtime
     assert {d.lower() for d in machine_only} <= {d.lower() for d in _project()["dependencies"]}
 
