@@ -20,9 +20,11 @@ def _project() -> dict:
 def test_the_deps_layer_pins_the_project_runtime_dependencies():
     scholar = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["scholar"]
     machine_only = scholar["machine-only"]
-    runtime = {d.lower() for d in _project()["dependencies"]} - {d.lower() for d in machine_only + scholar["scholar-layer"]}
+    elsewhere = {d.lower() for d in machine_only + scholar["scholar-layer"]}
+    runtime = {d.lower() for d in _project()["dependencies"]} - elsewhere
     assert _requirements(REPO / "layers/deps/requirements.txt") == runtime
     assert {d.lower() for d in machine_only} <= {d.lower() for d in _project()["dependencies"]}
+    assert {d.lower() for d in scholar["scholar-layer"]} <= {d.lower() for d in _project()["dependencies"]}
 
 
 def test_the_mcp_layer_pins_the_gateway_extra():
