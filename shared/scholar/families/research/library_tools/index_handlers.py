@@ -84,7 +84,8 @@ async def library_search(args: LibrarySearchInput, ctx: CallContext) -> LibraryS
                    score=h.score, snippet=h.snippet[:MAX_SNIPPET], matched_fields=h.matched)
         for h in page.hits
     ]
-    hits, _ = fit(hits, reserve=RESERVE + len(args.query or args.like or ""))  # the next cursor goes on from the last hit kept
+    # The next cursor goes on from the last hit kept.
+    hits, _ = fit(hits, reserve=RESERVE + len(args.query or args.like or ""))
     following = offset + len(hits)
     return LibrarySearchResult(
         query=args.query,
