@@ -45,6 +45,15 @@ def test_a_query_written_in_fts5_syntax_is_searched_as_written(query):
 
 
 @pytest.mark.usefixtures("library_table", "fresh_index")
+def test_a_sentence_with_punctuation_is_words_not_syntax():
+    _saved(60)
+
+    answer = call("library_search", ALICE, query="Screening for cancer (early detection), a review: what works?")
+
+    assert answer["result"]["match"] == "hybrid" and answer["result"]["total"] >= 1
+
+
+@pytest.mark.usefixtures("library_table", "fresh_index")
 def test_like_answers_the_papers_nearest_one_item_and_never_the_item_itself():
     corpus = _saved(40)
     twin = corpus[26].model_copy(update={"item_id": corpus[26].item_id[:-2] + "ff", "collection": "thesis"})

@@ -15,9 +15,10 @@ Two FTS5 tables, for two costs that grow differently (issue #22):
 
 Catching up with the store, within a deadline, is scholar.services.library.index_catchup.
 
-A query of plain words ranks by words and meaning (``hybrid``): BM25 fused with the bundled semantic model's
-cosine, the vectors kept in the same file (scholar.services.library.vectors). A query written in FTS5 syntax
-(a quoted phrase, AND/OR/NOT, NEAR, ``column:``, ``prefix*``) is searched as written, by BM25 alone.
+A query of words (a sentence's punctuation included) ranks by words and meaning (``hybrid``): BM25 fused with the
+bundled semantic model's cosine, the vectors kept in the same file (scholar.services.library.vectors). A query
+written in FTS5 syntax (a quoted phrase, AND/OR/NOT, NEAR, ``column:``, ``prefix*``, ``^``) is searched as
+written, by BM25 alone.
 
 User text never becomes SQL: queries go to FTS5 ``MATCH`` as a bound parameter. A query FTS5 cannot parse
 (stray quotes, ``NEAR(``, a lone ``*``) is searched again as its words, each quoted.
@@ -70,6 +71,10 @@ _COLUMNS = ", ".join(FIELDS)
 _WORD = re.compile(r"\w+", re.UNICODE)
 _PLAIN = re.compile(r"[\w\s]+", re.UNICODE)
 _OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
+# What makes a query FTS5 syntax rather than words: a quote, an operator in capitals, a prefix*, a column filter
+# (``notes:``, ``{title abstract}:``) or an initial-token ``^``. Other punctuation of a sentence is not.
+_SYNTAX = re.compile(r'"|\b(?:AND|OR|NOT|NEAR)\b|\w\*|(?:^|[\s(+-])(?:\{[^}]*\}|'
+                     + "|".join(FIELDS) + r")\s*:|(?:^|\s)\^\w", re.UNICODE)
 
 
 BodyReader = Callable[[str], "str | None"]
@@ -297,8 +302,8 @@ class LibraryIndex:
                deadline: float | None = None, like: str | None = None) -> SearchPage:
         """A page of hits: by words and meaning (plain words), by BM25 (FTS5 syntax), or nearest item ``like``.
 
-        Plain words rank by BM25 (title, tags and authors weigh most, the body least) fused with their meaning.
-        Otherwise the query is first read as FTS5 syntax (phrases, OR, NOT, prefix*, column filters such as
+        Words rank by BM25 (title, tags and authors weigh most, the body least) fused with their meaning.
+        FTS5 syntax (``_SYNTAX``): the query is first read as FTS5 syntax (phrases, OR, NOT, prefix*, column filters such as
         ``notes: draft``); if FTS5 cannot parse it, its words are searched, all of them, then any of them.
 
         Raises:
@@ -307,7 +312,7 @@ class LibraryIndex:
             WorkTimeoutError: the search was still running at ``deadline`` (SQLite interrupted it).
         """
         where, params = filters.sql()
-        if like is not None or _plain(query):
+        if like is not None or not _SYNTAX.search(query):
             with self._interrupted_at(deadline):
                 try:
                     return self._by_meaning(query, like, where, params, limit, offset)
@@ -346,7 +351,7 @@ class LibraryIndex:
 
     def _by_meaning(self, query: str, like: str | None, where: str, params: list[Any], limit: int,
                     offset: int) -> SearchPage:
-        """The hybrid ranking of a query of plain words, or the items nearest item ``like``."""
+        """The hybrid ranking of a query of words, or the items nearest item ``like``."""
         words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))
         if like is None and not words:
             raise InvalidArgumentError("query has no searchable word (letters or digits)", field="query")
