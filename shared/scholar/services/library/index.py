@@ -300,11 +300,11 @@ class LibraryIndex:
 
     def search(self, query: str, filters: Filters, *, limit: int, offset: int,
                deadline: float | None = None, like: str | None = None) -> SearchPage:
-        """A page of hits: by words and meaning (plain words), by BM25 (FTS5 syntax), or nearest item ``like``.
+        """A page of hits: by words and meaning (words), by BM25 (FTS5 syntax), or nearest item ``like``.
 
         Words rank by BM25 (title, tags and authors weigh most, the body least) fused with their meaning.
-        FTS5 syntax (``_SYNTAX``): the query is first read as FTS5 syntax (phrases, OR, NOT, prefix*, column filters such as
-        ``notes: draft``); if FTS5 cannot parse it, its words are searched, all of them, then any of them.
+        A query in FTS5 syntax (``_SYNTAX``: phrases, OR, NOT, prefix*, column filters such as ``notes: draft``) is
+        read as written; if FTS5 cannot parse it, its words are searched, all of them, then any of them.
 
         Raises:
             InvalidArgumentError: (``query``) no searchable word in the query.
