@@ -7,7 +7,7 @@ and may reach for a hub). A text's vector is the mean of its tokens' embeddings,
 cosine of two texts is their dot product.
 
 Loaded on first use and kept for the process (module-level: it holds no caller data). numpy and tokenizers are
-imported only then, so importing this module costs nothing.
+imported only then, so importing this module costs nothing. The tokenizer is scholar.services.semantic.tokenize.
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ import json
 import struct
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from scholar.core.errors import InternalError
+from scholar.services.semantic.tokenize import Tokenizer
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,27 +36,39 @@ MODEL_ID = "wordllama-0.4/l2_supercat_256/mean-v1"
 DIM = 256
 # Tokens read of one text: the title and abstract fit; a long body is not what a vector summarises.
 MAX_TOKENS = 512
-BATCH = 256
+# Vectors of public records kept per process (1 KB each).
+RECENT = 4096
 
 
 @dataclass(frozen=True)
 class Model:
-    embedding: np.ndarray  # (vocab, DIM) float16, as shipped (16 MB)
-    tokenizer: Any  # tokenizers.Tokenizer
+    embedding: np.ndarray  # (vocab, DIM) float32 (33 MB; numpy's float16 arithmetic is ten times slower)
+    tokenizer: Tokenizer
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """One unit vector per text (float32, shape ``(len(texts), DIM)``); an empty text gives the zero vector."""
+    recent: dict[str, np.ndarray] = field(default_factory=dict)  # public records' vectors only (``remember``)
+
+    def embed(self, texts: Sequence[str], *, remember: bool = False) -> np.ndarray:
+        """One unit vector per text (float32, shape ``(len(texts), DIM)``); an empty text gives the zero vector.
+
+        ``remember``: the texts are public records (a search's pool, ranked again after its expansion): their
+        vectors are kept for the process, up to ``RECENT`` of them. Never a caller's own text.
+        """
         import numpy as np  # noqa: PLC0415  # lazy: the cold import of the families stays free of numpy
 
         out = np.zeros((len(texts), DIM), dtype=np.float32)
-        for start in range(0, len(texts), BATCH):
-            encoded = self.tokenizer.encode_batch(list(texts[start : start + BATCH]), add_special_tokens=False)
-            for row, enc in enumerate(encoded, start):
-                ids = enc.ids[:MAX_TOKENS]
-                if ids:
-                    out[row] = self.embedding[ids].mean(axis=0, dtype=np.float32)
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.where(norms > 0, norms, 1.0)
+        for row, text in enumerate(texts):
+            if (known := self.recent.get(text)) is not None:
+                out[row] = known
+                continue
+            ids = self.tokenizer.ids(text)[:MAX_TOKENS]
+            if ids:
+                vector = self.embedding[np.asarray(ids)].sum(axis=0)
+                out[row] = vector / (np.linalg.norm(vector) or 1.0)
+                if remember:
+                    if len(self.recent) >= RECENT:
+                        self.recent.clear()
+                    self.recent[text] = out[row]
+        return out
 
 
 _model: Model | None = None
@@ -75,7 +88,7 @@ def package_dir() -> Path:
 
 
 def _read_safetensors(path: Path, name: str) -> np.ndarray:
-    """One float16 tensor of a safetensors file (the format: u64 header size, JSON header, raw data)."""
+    """One float16 tensor of a safetensors file, as float32 (the format: u64 header size, JSON header, raw data)."""
     import numpy as np  # noqa: PLC0415  # lazy, as above
 
     data = path.read_bytes()
@@ -85,7 +98,7 @@ def _read_safetensors(path: Path, name: str) -> np.ndarray:
         raise InternalError(f"the semantic model's tensor is {info['dtype']}, not F16")
     begin, end = info["data_offsets"]
     flat = np.frombuffer(data, dtype="<f2", count=(end - begin) // 2, offset=8 + size + begin)
-    return flat.reshape(info["shape"])
+    return flat.astype(np.float32).reshape(info["shape"])
 
 
 def load() -> Model:
@@ -94,12 +107,8 @@ def load() -> Model:
     if _model is None:
         with _lock:
             if _model is None:
-                from tokenizers import Tokenizer  # noqa: PLC0415  # lazy: only a ranking loads the tokenizer
-
                 root = package_dir()
-                tokenizer = Tokenizer.from_file(str(root / TOKENIZER))
-                tokenizer.no_padding()
-                tokenizer.no_truncation()
+                tokenizer = Tokenizer(root / TOKENIZER)
                 embedding = _read_safetensors(root / WEIGHTS, TENSOR)
                 if embedding.shape[1] != DIM:
                     raise InternalError(f"the semantic model has {embedding.shape[1]} dimensions, not {DIM}")
@@ -107,6 +116,6 @@ def load() -> Model:
     return _model
 
 
-def embed(texts: Sequence[str]) -> np.ndarray:
+def embed(texts: Sequence[str], *, remember: bool = False) -> np.ndarray:
     """Unit vectors of ``texts`` (see ``Model.embed``)."""
-    return load().embed(texts)
+    return load().embed(texts, remember=remember)

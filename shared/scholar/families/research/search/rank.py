@@ -71,8 +71,9 @@ def bm25_scores(question: str, papers: Sequence[Paper]) -> list[float]:
         return words
     from scholar.services.semantic import model  # noqa: PLC0415  # lazy: the model loads when a search first ranks
 
-    vectors = model.embed([question, *(meaning_text(p) for p in papers)])
-    return fuse(words, [float(x) for x in vectors[1:] @ vectors[0]])
+    asked = model.embed([question])[0]
+    vectors = model.embed([meaning_text(p) for p in papers], remember=True)  # public records: kept for the re-rank
+    return fuse(words, [float(x) for x in vectors @ asked])
 
 
 def words_scores(question: str, papers: Sequence[Paper]) -> list[float]:
