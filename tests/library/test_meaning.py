@@ -85,6 +85,7 @@ def test_only_items_whose_title_or_abstract_changed_are_embedded_again(tmp_path,
     corpus = items(30)
     index = LibraryIndex(tmp_path / "index.sqlite")
     index.apply(corpus, [], 1, lambda key: None)
+    index.search("cancer", Filters(), limit=5, offset=0)  # the vectors read: later changes are patched into them
     embedded: list[str] = []
     real = model.embed
     monkeypatch.setattr(model, "embed", lambda texts: embedded.extend(texts) or real(texts))

@@ -200,6 +200,7 @@ class LibraryIndex:
     def clear(self) -> None:
         """Drop every item, the revision and any build under way (the next catch-up builds from every item)."""
         with self._conn:
+            self._matrix = None
             self._conn.executescript("INSERT INTO fts(fts) VALUES ('delete-all'); DELETE FROM passages; "
                                      "DELETE FROM item_tags; DELETE FROM items; DELETE FROM vectors; "
                                      "DELETE FROM meta WHERE name IN ('revision', 'build');")
@@ -213,15 +214,19 @@ class LibraryIndex:
 
         While a build is under way (``revision`` None) ``built_after`` records the last item id it indexed.
         """
-        self._matrix = None
+        dropped: set[int] = set()
         with self._conn:
             for item_id in deleted:
                 if (removed := self._remove(item_id)) is not None:
                     self._conn.execute("DELETE FROM vectors WHERE rid = ?", (removed[0],))
+                    dropped.add(removed[0])
             embed: list[tuple[int, str, str]] = []  # the items whose title or abstract changed
             for item in items:
                 self._upsert(item, bodies, embed)
-            vectors.write(self._conn, embed)
+            written = vectors.write(self._conn, embed)
+        if self._matrix is not None and (written or dropped):
+            # Big changes (a build) are read again when next searched; a few are patched into the matrix kept.
+            self._matrix = self._matrix.patched(written, dropped) if len(written) < 1_000 else None
             if revision is not None:
                 self._set_meta(revision=revision)
             if built_after is not None:
@@ -356,7 +361,8 @@ class LibraryIndex:
         if like is None and not words:
             raise InvalidArgumentError("query has no searchable word (letters or digits)", field="query")
         anywhere = " OR ".join(f'"{w}"' for w in words)
-        allowed = [r for (r,) in self._conn.execute(f"SELECT items.rid FROM items WHERE 1{where}", params)]
+        allowed = vectors.rids(self._conn.execute(f"SELECT items.rid FROM items WHERE 1{where} ORDER BY items.rid",
+                                                  params)) if where else None
         if self._matrix is None:
             self._matrix = vectors.read(self._conn)
         if like is not None:

@@ -12,7 +12,7 @@ scholar.services.semantic.fusion (BM25 fused with the cosine). ``like``: the ite
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -32,22 +32,22 @@ class Matrix:
     rids: np.ndarray  # sorted item rids (int64)
     vecs: np.ndarray  # one unit vector per rid (float32)
 
-    def cosines(self, vector: np.ndarray, rids: Sequence[int]) -> list[float]:
-        """The cosine of ``vector`` with the items ``rids`` (0 for an item without a vector)."""
+    def positions(self, rids: np.ndarray) -> np.ndarray:
+        """Where each of ``rids`` is (every item has a vector: ``write`` stores one per item upserted)."""
         import numpy as np  # noqa: PLC0415  # lazy: the families' cold import stays free of numpy
 
-        if not len(self.rids):
-            return [0.0] * len(rids)
-        wanted = np.asarray(rids, dtype=np.int64)
-        at = np.minimum(np.searchsorted(self.rids, wanted), len(self.rids) - 1)
-        found = self.rids[at] == wanted
-        return [float(c) for c in np.where(found, self.vecs[at] @ vector, 0.0)]
+        return np.minimum(np.searchsorted(self.rids, rids), max(len(self.rids) - 1, 0))
 
-    def vector(self, rid: int) -> np.ndarray | None:
+    def patched(self, written: dict[int, np.ndarray], dropped: set[int]) -> Matrix:
+        """This matrix after ``written`` vectors were stored and ``dropped`` items removed (no re-read)."""
         import numpy as np  # noqa: PLC0415  # lazy, as above
 
-        at = int(np.searchsorted(self.rids, rid))
-        return self.vecs[at] if at < len(self.rids) and self.rids[at] == rid else None
+        keep = ~np.isin(self.rids, np.fromiter(set(written) | dropped, dtype=np.int64))
+        rids = np.concatenate([self.rids[keep], np.fromiter(written, dtype=np.int64, count=len(written))])
+        new = np.array(list(written.values()), dtype=np.float32).reshape(-1, model.DIM)
+        vecs = np.concatenate([self.vecs[keep], new])
+        order = np.argsort(rids, kind="stable")
+        return Matrix(rids=rids[order], vecs=vecs[order])
 
 
 def digest(conn: sqlite3.Connection, rid: int) -> str | None:
@@ -55,13 +55,15 @@ def digest(conn: sqlite3.Connection, rid: int) -> str | None:
     return row[0] if row else None
 
 
-def write(conn: sqlite3.Connection, pending: Sequence[tuple[int, str, str]]) -> None:
-    """Embed the ``(rid, digest, text)`` items in one batch and store their vectors (in the caller's transaction)."""
+def write(conn: sqlite3.Connection, pending: Sequence[tuple[int, str, str]]) -> dict[int, np.ndarray]:
+    """Embed the ``(rid, digest, text)`` items and store their vectors (in the caller's transaction); the vectors."""
     if not pending:
-        return
-    vecs = model.embed([text for _, _, text in pending]).astype("<f2")
-    conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
-                     [(rid, dig, vec.tobytes()) for (rid, dig, _), vec in zip(pending, vecs, strict=True)])
+        return {}
+    vecs = model.embed([text for _, _, text in pending])
+    stored = vecs.astype("<f2")
+    rows = [(rid, dig, vec.tobytes()) for (rid, dig, _), vec in zip(pending, stored, strict=True)]
+    conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", rows)
+    return {rid: vec for (rid, _, _), vec in zip(pending, stored.astype("float32"), strict=True)}
 
 
 def read(conn: sqlite3.Connection) -> Matrix:
@@ -73,19 +75,48 @@ def read(conn: sqlite3.Connection) -> Matrix:
     return Matrix(rids=rids, vecs=flat.reshape(len(rows), model.DIM).astype(np.float32))
 
 
-def hybrid(query: str, bm25: dict[int, float], allowed: Sequence[int], matrix: Matrix) -> list[tuple[int, float]]:
-    """The pool's items best first, each with its fused relevance in [0, 1] (ties by rid)."""
-    cosines = matrix.cosines(model.embed([query])[0], allowed)
-    pool = [(rid, c) for rid, c in zip(allowed, cosines, strict=True) if rid in bm25 or c >= SEMANTIC_FLOOR]
-    scores = fuse([bm25.get(rid, 0.0) for rid, _ in pool], [c for _, c in pool])
-    return sorted(((rid, s) for (rid, _), s in zip(pool, scores, strict=True)), key=lambda x: (-x[1], x[0]))
+def rids(rows: Iterable[tuple[int]]) -> np.ndarray:
+    """The rids of an SQL answer (sorted by the query), as the rankings take them."""
+    import numpy as np  # noqa: PLC0415  # lazy, as above
+
+    return np.fromiter((r[0] for r in rows), dtype=np.int64)
 
 
-def like(rid: int, allowed: Sequence[int], matrix: Matrix) -> list[tuple[int, float]]:
-    """The items nearest item ``rid`` (itself left out), best first, each with its cosine."""
-    vector = matrix.vector(rid)
-    if vector is None:
+def _best(rids: np.ndarray, scores: np.ndarray) -> list[tuple[int, float]]:
+    import numpy as np  # noqa: PLC0415  # lazy, as above
+
+    order = np.lexsort((rids, -scores))
+    return list(zip(rids[order].tolist(), scores[order].tolist(), strict=True))
+
+
+def hybrid(query: str, bm25: dict[int, float], allowed: np.ndarray | None, matrix: Matrix) -> list[tuple[int, float]]:
+    """The pool's items best first, each with its fused relevance in [0, 1] (ties by rid).
+
+    ``allowed``: the rids the filters let through (None: every item).
+    """
+    import numpy as np  # noqa: PLC0415  # lazy, as above
+
+    rids = matrix.rids if allowed is None else allowed
+    if not len(rids):
         return []
-    others = [r for r in allowed if r != rid]
-    near = [(r, c) for r, c in zip(others, matrix.cosines(vector, others), strict=True) if c >= SEMANTIC_FLOOR]
-    return sorted(near, key=lambda x: (-x[1], x[0]))
+    cosines = matrix.vecs[matrix.positions(rids)] @ model.embed([query])[0]
+    words = np.zeros(len(rids))
+    if bm25:
+        found = np.fromiter(bm25, dtype=np.int64, count=len(bm25))
+        at = np.searchsorted(rids, found)
+        inside = at < len(rids)
+        inside[inside] = rids[at[inside]] == found[inside]
+        words[at[inside]] = np.fromiter(bm25.values(), dtype=np.float64, count=len(bm25))[inside]
+    pool = (words > 0) | (cosines >= SEMANTIC_FLOOR)
+    return _best(rids[pool], fuse(words[pool], cosines[pool]))
+
+
+def like(rid: int, allowed: np.ndarray | None, matrix: Matrix) -> list[tuple[int, float]]:
+    """The items nearest item ``rid`` (itself left out), best first, each with its cosine."""
+    rids = matrix.rids if allowed is None else allowed
+    at = int(matrix.positions(matrix.rids.dtype.type(rid)))
+    if not len(matrix.rids) or matrix.rids[at] != rid:
+        return []
+    cosines = matrix.vecs[matrix.positions(rids)] @ matrix.vecs[at]
+    near = (cosines >= SEMANTIC_FLOOR) & (rids != rid)
+    return _best(rids[near], cosines[near].astype("float64"))

@@ -73,7 +73,7 @@ def bm25_scores(question: str, papers: Sequence[Paper]) -> list[float]:
 
     asked = model.embed([question])[0]
     vectors = model.embed([meaning_text(p) for p in papers], remember=True)  # public records: kept for the re-rank
-    return fuse(words, [float(x) for x in vectors @ asked])
+    return [float(x) for x in fuse(words, vectors @ asked)]
 
 
 def words_scores(question: str, papers: Sequence[Paper]) -> list[float]:
