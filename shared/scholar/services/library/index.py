@@ -15,10 +15,8 @@ Two FTS5 tables, for two costs that grow differently (issue #22):
 
 Catching up with the store, within a deadline, is scholar.services.library.index_catchup.
 
-A query of words (a sentence's punctuation included) ranks by words and meaning (``hybrid``): BM25 fused with the
-bundled semantic model's cosine, the vectors kept in the same file (scholar.services.library.vectors). A query
-written in FTS5 syntax (a quoted phrase, AND/OR/NOT, NEAR, ``column:``, ``prefix*``, ``^``) is searched as
-written, by BM25 alone.
+A query of words ranks by words and meaning (``hybrid``: BM25 fused with the cosine of vectors kept in the same file,
+scholar.services.library.vectors); one in FTS5 syntax (``_SYNTAX``) is searched as written, by BM25 alone.
 
 User text never becomes SQL: queries go to FTS5 ``MATCH`` as a bound parameter. A query FTS5 cannot parse
 (stray quotes, ``NEAR(``, a lone ``*``) is searched again as its words, each quoted.

@@ -37,8 +37,6 @@ KIND_WORDS = {
     "datasets": re.compile(r"\b(dataset|datasets|benchmark|corpus|data set|collection)\b", re.I),
 }
 RECENCY_HALF_LIFE_Y = 6.0
-# What ranked when no remote reranker did: the relevance of ``bm25_scores``.
-LOCAL_RANKER = "bm25+semantic"
 
 
 @dataclass(frozen=True)
@@ -62,9 +60,9 @@ def meaning_text(paper: Paper) -> str:
 
 
 def bm25_scores(question: str, papers: Sequence[Paper]) -> list[float]:
-    """The local relevance model (``LOCAL_RANKER``): BM25 fused with the semantic cosine, one score in [0, 1] each.
+    """The local relevance model: BM25 fused with the semantic cosine, one score in [0, 1] each.
 
-    The name is the one its callers know; words alone are ``words_scores``.
+    The name is the one its callers know (search reports it as ranker ``bm25``); words alone are ``words_scores``.
     """
     words = words_scores(question, papers)
     if not papers:
