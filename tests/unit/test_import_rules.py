@@ -35,7 +35,8 @@ RANKS: dict[str, tuple[tuple[str, ...], ...]] = {
     # The registry names every upstream; http paces and records by it; each source calls http.
     "sources": (("registry",), ("http",)),
     # The pipeline's steps (resolve → download → convert → finish) end in the caller's library: on top.
-    "services": (("paper_lookup", "pdftext", "cite", "health"), ("fulltext",), ("library",), ("pipeline",)),
+    # semantic (the bundled model) sits with the other leaf services: the library keeps its vectors.
+    "services": (("paper_lookup", "pdftext", "cite", "health", "semantic"), ("fulltext",), ("library",), ("pipeline",)),
     # bearer: the token contract the authorization server (auth/) and the gateway (mcp/) share, below both.
     "gateway": (("bearer",), ("auth", "mcp")),
 }

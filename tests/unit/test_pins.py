@@ -18,11 +18,14 @@ def _project() -> dict:
 
 
 def test_the_deps_layer_pins_the_project_runtime_dependencies():
-    machine_only = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["scholar"]["machine-only"]
+    scholar = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["scholar"]
+    machine_only = scholar["machine-only"]
+    elsewhere = {d.lower() for d in machine_only + scholar["scholar-layer"]}
     aws = _project()["optional-dependencies"]["aws"]  # what only the AWS backend needs ships in the layer too
-    runtime = {d.lower() for d in [*_project()["dependencies"], *aws]} - {d.lower() for d in machine_only}
+    runtime = {d.lower() for d in [*_project()["dependencies"], *aws]} - elsewhere
     assert _requirements(REPO / "layers/deps/requirements.txt") == runtime
     assert {d.lower() for d in machine_only} <= {d.lower() for d in _project()["dependencies"]}
+    assert {d.lower() for d in scholar["scholar-layer"]} <= {d.lower() for d in _project()["dependencies"]}
 
 
 def test_the_mcp_layer_pins_the_gateway_extra():

@@ -15,6 +15,9 @@ Two FTS5 tables, for two costs that grow differently (issue #22):
 
 Catching up with the store, within a deadline, is scholar.services.library.index_catchup.
 
+A query of words ranks by words and meaning (``hybrid``: BM25 fused with the cosine of vectors kept in the same file,
+scholar.services.library.vectors); one in FTS5 syntax (``_SYNTAX``) is searched as written, by BM25 alone.
+
 User text never becomes SQL: queries go to FTS5 ``MATCH`` as a bound parameter. A query FTS5 cannot parse
 (stray quotes, ``NEAR(``, a lone ``*``) is searched again as its words, each quoted.
 """
@@ -31,23 +34,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from scholar.core.errors import InternalError, InvalidArgumentError, WorkTimeoutError
-from scholar.services.fulltext.artifacts import md_key
-from scholar.store.library.bounds import MAX_ABSTRACT_CHARS, MAX_RECORD_CHARS, MAX_TITLE_CHARS
-from scholar.store.library.models import MAX_NOTES_CHARS, LibraryItem
+from scholar.core.errors import InternalError, InvalidArgumentError, NotFoundError, WorkTimeoutError
+from scholar.services.library import vectors
+from scholar.services.library.index_text import FIELDS, MAX_BODY_CHARS, body_key_of, meaning_text, pieces, text_fields
+from scholar.store.library.models import LibraryItem
 
-SCHEMA_VERSION = 2
-FIELDS = ("title", "authors", "abstract", "notes", "tags", "body")
-MAX_BODY_CHARS = 400_000
-# What of each field is indexed: the stored bounds (an item written before they existed is cut to them).
-INDEXED_CHARS = {"title": MAX_TITLE_CHARS, "authors": MAX_RECORD_CHARS, "abstract": MAX_ABSTRACT_CHARS,
-                 "notes": MAX_NOTES_CHARS, "tags": 5_000, "body": MAX_BODY_CHARS}
+__all__ = ["FIELDS", "MAX_BODY_CHARS", "BodyReader", "Filters", "Hit", "LibraryIndex", "SearchPage", "past"]
+SCHEMA_VERSION = 3
 SNIPPET_TOKENS = 16
-PASSAGE_CHARS = 1_000
 # Rowids of an item's passages: rid * STRIDE + n. A piece is at least 4/5 of PASSAGE_CHARS (cut at whitespace)
 # but a field's last, so an item has at most sum(INDEXED_CHARS) / 800 + 6 pieces (~1,300): well under STRIDE.
 STRIDE = 1 << 12
-MatchMode = Literal["all", "any", "as_written"]
+MatchMode = Literal["all", "any", "as_written", "hybrid", "like"]
 _WEIGHTS = "10.0, 5.0, 3.0, 4.0, 6.0, 1.0"
 # SQLite VM steps between two looks at the deadline (a few milliseconds of work).
 _PROGRESS_STEPS = 20_000
@@ -65,11 +63,16 @@ CREATE VIRTUAL TABLE fts USING fts5({", ".join(FIELDS)}, content='', {_TOKENIZE}
 INSERT INTO fts(fts, rank) VALUES ('rank', 'bm25({_WEIGHTS})');
 CREATE VIRTUAL TABLE passages USING fts5({", ".join(FIELDS)}, field UNINDEXED, {_TOKENIZE});
 INSERT INTO passages(passages, rank) VALUES ('rank', 'bm25({_WEIGHTS}, 0.0)');
+{vectors.TABLE}
 """
 _COLUMNS = ", ".join(FIELDS)
 _WORD = re.compile(r"\w+", re.UNICODE)
 _PLAIN = re.compile(r"[\w\s]+", re.UNICODE)
 _OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
+# What makes a query FTS5 syntax rather than words: a quote, an operator in capitals, a prefix*, a column filter
+# (``notes:``, ``{title abstract}:``) or an initial-token ``^``. Other punctuation of a sentence is not.
+_SYNTAX = re.compile(r'"|\b(?:AND|OR|NOT|NEAR)\b|\w\*|(?:^|[\s(+-])(?:\{[^}]*\}|'
+                     + "|".join(FIELDS) + r")\s*:|(?:^|\s)\^\w", re.UNICODE)
 
 
 BodyReader = Callable[[str], "str | None"]
@@ -125,45 +128,6 @@ def _plain(query: str) -> bool:
     return bool(_PLAIN.fullmatch(query)) and not _OPERATORS.intersection(query.split())
 
 
-def body_key_of(item: LibraryItem) -> str | None:
-    """The Markdown the item's body comes from: its ``md_path``, else that of its newest PDF (built-in converter)."""
-    if item.md_path:
-        return item.md_path
-    return md_key(item.pdfs[-1].sha256, "builtin") if item.pdfs else None
-
-
-def _text_fields(item: LibraryItem, body: str | None) -> dict[str, str]:
-    """The indexed text of each field (cut to ``INDEXED_CHARS``)."""
-    paper = item.paper
-    authors = [a.get("name") or "" for a in paper.get("authors") or [] if isinstance(a, dict)]
-    text = {
-        "title": paper.get("title") or "",
-        "authors": " ; ".join(a for a in authors if isinstance(a, str) and a),
-        "abstract": paper.get("abstract") or paper.get("tldr") or "",
-        "notes": item.notes or "",
-        "tags": " ".join(item.tags),
-        "body": body or "",
-    }
-    return {name: str(value)[:INDEXED_CHARS[name]] for name, value in text.items()}
-
-
-def pieces(text: str, size: int = PASSAGE_CHARS) -> list[str]:
-    """``text`` cut into consecutive pieces of at most ``size`` characters; ``"".join(pieces(t)) == t``.
-
-    A cut falls on whitespace in the last fifth of a piece where there is some, so words stay whole.
-    """
-    out: list[str] = []
-    start = 0
-    while start < len(text):
-        end = min(start + size, len(text))
-        if end < len(text):
-            cut = max(text.rfind(c, start + size * 4 // 5, end) for c in " \n\t")
-            end = cut + 1 if cut >= 0 else end
-        out.append(text[start:end])
-        start = end
-    return out
-
-
 def _span(rid: int) -> tuple[int, int]:
     """The rowids of item ``rid``'s passages (first, last)."""
     return rid * STRIDE, rid * STRIDE + STRIDE - 1
@@ -173,23 +137,20 @@ def past(deadline: float | None) -> bool:
     return deadline is not None and time.monotonic() >= deadline
 
 
-def _year(item: LibraryItem) -> int | None:
-    year = item.paper.get("year")
-    return year if isinstance(year, int) else None
-
-
 class LibraryIndex:
     """One caller's index file: apply changes, answer searches. Not thread-safe by itself (the holder locks)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._conn = self._connect()
-        if self._meta("schema") != SCHEMA_VERSION:
+        self._matrix: vectors.Matrix | None = None  # the vectors as read, until the next change
+        # Another schema or another model's vectors: rebuilt from the library.
+        if self._meta("schema") != SCHEMA_VERSION or self._meta("model") != vectors.model.MODEL_ID:
             self._conn.close()
             path.unlink(missing_ok=True)
             self._conn = self._connect()
             self._conn.executescript(_SCHEMA)
-            self._set_meta(schema=SCHEMA_VERSION)
+            self._set_meta(schema=SCHEMA_VERSION, model=vectors.model.MODEL_ID)
             self._conn.commit()
 
     def _connect(self) -> sqlite3.Connection:
@@ -237,8 +198,9 @@ class LibraryIndex:
     def clear(self) -> None:
         """Drop every item, the revision and any build under way (the next catch-up builds from every item)."""
         with self._conn:
+            self._matrix = None
             self._conn.executescript("INSERT INTO fts(fts) VALUES ('delete-all'); DELETE FROM passages; "
-                                     "DELETE FROM item_tags; DELETE FROM items; "
+                                     "DELETE FROM item_tags; DELETE FROM items; DELETE FROM vectors; "
                                      "DELETE FROM meta WHERE name IN ('revision', 'build');")
 
     def count(self) -> int:
@@ -250,11 +212,19 @@ class LibraryIndex:
 
         While a build is under way (``revision`` None) ``built_after`` records the last item id it indexed.
         """
+        dropped: set[int] = set()
         with self._conn:
             for item_id in deleted:
-                self._remove(item_id)
+                if (removed := self._remove(item_id)) is not None:
+                    self._conn.execute("DELETE FROM vectors WHERE rid = ?", (removed[0],))
+                    dropped.add(removed[0])
+            embed: list[tuple[int, str, str]] = []  # the items whose title or abstract changed
             for item in items:
-                self._upsert(item, bodies)
+                self._upsert(item, bodies, embed)
+            written = vectors.write(self._conn, embed)
+        if self._matrix is not None and (written or dropped):
+            # Big changes (a build) are read again when next searched; a few are patched into the matrix kept.
+            self._matrix = self._matrix.patched(written, dropped) if len(written) < 1_000 else None
             if revision is not None:
                 self._set_meta(revision=revision)
             if built_after is not None:
@@ -284,7 +254,7 @@ class LibraryIndex:
         self._conn.execute("DELETE FROM items WHERE rid = ?", (rid,))
         return rid, texts
 
-    def _upsert(self, item: LibraryItem, bodies: BodyReader) -> None:
+    def _upsert(self, item: LibraryItem, bodies: BodyReader, embed: list[tuple[int, str, str]]) -> None:
         row = self._conn.execute("SELECT body_key FROM items WHERE item_id = ?", (item.item_id,)).fetchone()
         wanted = body_key_of(item)
         removed = self._remove(item.item_id)
@@ -293,7 +263,9 @@ class LibraryIndex:
             body = removed[1]["body"]  # same Markdown as indexed before (a tag or a note changed): no S3 read
         elif wanted is not None:
             body = bodies(wanted)
-        values = (item.item_id, item.paper.get("title"), item.collection, _year(item), item.rev,
+        year = item.paper.get("year")
+        values = (item.item_id, item.paper.get("title"), item.collection, year if isinstance(year, int) else None,
+                  item.rev,
                   wanted if body is not None else None)
         if removed is None:
             rid = cast(int, self._conn.execute(  # None only before any INSERT: this one just ran
@@ -308,7 +280,10 @@ class LibraryIndex:
         self._conn.executemany(
             "INSERT OR IGNORE INTO item_tags VALUES (?, ?)", [(tag, rid) for tag in dict.fromkeys(item.tags)]
         )
-        text = _text_fields(item, body)
+        text = text_fields(item, body)
+        meaning, digest = meaning_text(text)
+        if removed is None or vectors.digest(self._conn, rid) != digest:
+            embed.append((rid, digest, meaning))
         self._conn.execute(f"INSERT INTO fts(rowid, {_COLUMNS}) VALUES (?,?,?,?,?,?,?)",
                            (rid, *(text[name] for name in FIELDS)))
         self._conn.executemany(f"INSERT INTO passages(rowid, {_COLUMNS}, field) VALUES (?,?,?,?,?,?,?,?)",
@@ -327,17 +302,27 @@ class LibraryIndex:
         return rows
 
     def search(self, query: str, filters: Filters, *, limit: int, offset: int,
-               deadline: float | None = None) -> SearchPage:
-        """A page of hits ranked by BM25 (title, tags and authors weigh most, the body least).
+               deadline: float | None = None, like: str | None = None) -> SearchPage:
+        """A page of hits: by words and meaning (words), by BM25 (FTS5 syntax), or nearest item ``like``.
 
-        The query is first read as FTS5 syntax (phrases, OR, NOT, prefix*, column filters such as
-        ``notes: draft``); if FTS5 cannot parse it, its words are searched, all of them, then any of them.
+        Words rank by BM25 (title, tags and authors weigh most, the body least) fused with their meaning.
+        A query in FTS5 syntax (``_SYNTAX``: phrases, OR, NOT, prefix*, column filters such as ``notes: draft``) is
+        read as written; if FTS5 cannot parse it, its words are searched, all of them, then any of them.
 
         Raises:
             InvalidArgumentError: (``query``) no searchable word in the query.
+            NotFoundError: no item ``like`` in the index.
             WorkTimeoutError: the search was still running at ``deadline`` (SQLite interrupted it).
         """
         where, params = filters.sql()
+        if like is not None or not _SYNTAX.search(query):
+            with self._interrupted_at(deadline):
+                try:
+                    return self._by_meaning(query, like, where, params, limit, offset)
+                except sqlite3.OperationalError as exc:
+                    if _interrupted(exc):
+                        raise _timeout() from exc
+                    raise
         words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))
         quoted = [f'"{w}"' for w in words]
         # Where a hit's best passage is sought when no single passage holds the whole query: any of its words
@@ -366,6 +351,36 @@ class LibraryIndex:
                 raise
         page.terms = words
         return page
+
+    def _by_meaning(self, query: str, like: str | None, where: str, params: list[Any], limit: int,
+                    offset: int) -> SearchPage:
+        """The hybrid ranking of a query of words, or the items nearest item ``like``."""
+        words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))
+        if like is None and not words:
+            raise InvalidArgumentError("query has no searchable word (letters or digits)", field="query")
+        anywhere = " OR ".join(f'"{w}"' for w in words)
+        allowed = vectors.rids(self._conn.execute(f"SELECT items.rid FROM items WHERE 1{where} ORDER BY items.rid",
+                                                  params)) if where else None
+        if self._matrix is None:
+            self._matrix = vectors.read(self._conn)
+        if like is not None:
+            row = self._conn.execute("SELECT rid FROM items WHERE item_id = ?", (like,)).fetchone()
+            if row is None:
+                raise NotFoundError(f"your library has no item {like!r}", reason="library_item_not_found",
+                                    hint="Pass an item_id from library_list or library_search.")
+            ranked = vectors.like(row[0], allowed, self._matrix)
+        else:
+            joined = f"FROM fts JOIN items ON items.rid = fts.rowid WHERE fts MATCH ?{where}"
+            bm25 = {r: -rank for r, rank in self._conn.execute(f"SELECT items.rid, fts.rank {joined}",
+                                                               (anywhere, *params))}
+            ranked = vectors.hybrid(query, bm25, allowed, self._matrix)
+        shown = ranked[offset : offset + limit]
+        rows: dict[int, tuple[str, str | None, str, int | None]] = {r[0]: r[1:] for r in self._conn.execute(
+            "SELECT rid, item_id, title, collection, year FROM items WHERE rid IN "
+            f"({','.join('?' * len(shown))})", [rid for rid, _ in shown])}
+        hits = [self._hit(anywhere, anywhere, rid, *rows[rid], -score) for rid, score in shown]
+        return SearchPage(hits=hits, total=len(ranked), match="like" if like is not None else "hybrid",
+                          revision=self.revision or 0, terms=words)
 
     @contextlib.contextmanager
     def _interrupted_at(self, deadline: float | None) -> Iterator[None]:
@@ -416,6 +431,10 @@ class LibraryIndex:
             columns = {row[0] for row in self._conn.execute(f"SELECT DISTINCT field {within}", (candidate, *span))}
             matched = [name for column, name in enumerate(FIELDS) if column in columns]
             break
+        if not snippet:  # close in meaning, none of the words: the start of its abstract (or title)
+            lead = self._conn.execute("SELECT coalesce(abstract, title) FROM passages WHERE rowid BETWEEN ? AND ? "
+                                      "AND field IN (0, 2) ORDER BY field DESC, rowid LIMIT 1", span).fetchone()
+            snippet = " ".join((lead[0] if lead else "").split()[:SNIPPET_TOKENS]) + "…" if lead else ""
         return Hit(item_id=item_id, title=title, collection=collection, year=year, score=round(-rank, 4),
                    snippet=snippet, matched=matched)
 

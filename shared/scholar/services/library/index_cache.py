@@ -131,7 +131,8 @@ class IndexHolder:
                 lock.release()
 
     def search(self, principal: str, store: IndexSource, query: str, filters: Filters, *, limit: int,
-               offset: int, index_by: float | None = None, answer_by: float | None = None) -> SearchPage:
+               offset: int, index_by: float | None = None, answer_by: float | None = None,
+               like: str | None = None) -> SearchPage:
         """Catch the caller's index up (until ``index_by``), then search it (until ``answer_by``).
 
         Raises:
@@ -141,7 +142,7 @@ class IndexHolder:
             index = self.fresh(principal, store, index_by)
             with self._lock:
                 self._open.move_to_end(caller_digest(principal))
-            return index.search(query, filters, limit=limit, offset=offset, deadline=answer_by)
+            return index.search(query, filters, limit=limit, offset=offset, deadline=answer_by, like=like)
 
     def reset(self) -> None:
         """Close every open index and forget it (tests; a new bucket)."""

@@ -53,6 +53,8 @@ ANSWER_MARGIN_S = 3.0
 def _search_key(args: LibrarySearchInput) -> str:
     """What a cursor is bound to: the query and the filters (a cursor of another search is refused)."""
     facts = [args.query, args.collection, args.tag, args.year_start, args.year_end]
+    if args.like is not None:
+        facts.append(args.like)
     return hashlib.sha256(json.dumps(facts).encode()).hexdigest()[:16]
 
 
@@ -82,17 +84,20 @@ async def library_search(args: LibrarySearchInput, ctx: CallContext) -> LibraryS
     offset = _offset(args)
     filters = Filters(collection=args.collection, tag=args.tag, year_start=args.year_start, year_end=args.year_end)
     index_by, answer_by = deadlines()
-    page = await off_loop(holder().search, ctx.principal, LibraryStore(ctx.principal), args.query, filters,
-                          limit=args.limit, offset=offset, index_by=index_by, answer_by=answer_by)
+    page = await off_loop(holder().search, ctx.principal, LibraryStore(ctx.principal), args.query or "", filters,
+                          limit=args.limit, offset=offset, index_by=index_by, answer_by=answer_by,
+                          like=args.like)
     hits = [
         LibraryHit(item_id=h.item_id, title=(h.title or "")[:MAX_TITLE] or None, year=h.year, collection=h.collection,
                    score=h.score, snippet=h.snippet[:MAX_SNIPPET], matched_fields=h.matched)
         for h in page.hits
     ]
-    hits, _ = fit(hits, reserve=RESERVE + len(args.query))  # the next cursor goes on from the last hit kept
+    # The next cursor goes on from the last hit kept.
+    hits, _ = fit(hits, reserve=RESERVE + len(args.query or args.like or ""))
     following = offset + len(hits)
     return LibrarySearchResult(
         query=args.query,
+        like=args.like,
         hits=hits,
         total=page.total,
         offset=offset,

@@ -24,10 +24,14 @@ IMPORT = Annotations(read_only=False, destructive=False, idempotent=True, open_w
 class LibrarySearchInput(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
     query: Annotated[
-        str,
-        Field(min_length=1, max_length=MAX_QUERY,
-              description="Words to find; FTS5 syntax works too: a quoted phrase, OR, NOT, prefix*, notes: or body:"),
-    ]
+        str | None,
+        Field(default=None, min_length=1, max_length=MAX_QUERY,
+              description="Words, or FTS5 syntax: \"phrase\", OR, NOT, prefix*, notes:"),
+    ] = None
+    like: Annotated[
+        str | None,
+        Field(default=None, min_length=1, max_length=200, description="An item_id: papers like it"),
+    ] = None
     collection: Collection | None = None
     tag: Annotated[str | None, Field(default=None, pattern=TAG_PATTERN)] = None
     year_start: Annotated[int | None, Field(default=None, ge=1600, le=2100)] = None
@@ -41,10 +45,16 @@ class LibrarySearchInput(BaseModel):
 
     @field_validator("query")
     @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
+    def _not_blank(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
             raise ValueError("must not be blank")
         return value
+
+    @model_validator(mode="after")
+    def _query_or_like(self) -> LibrarySearchInput:
+        if (self.query is None) == (self.like is None):
+            raise ValueError("pass either query or like (an item_id), not both")
+        return self
 
 
 class LibraryHit(BaseModel):
@@ -53,21 +63,23 @@ class LibraryHit(BaseModel):
     title: str | None = None
     year: int | None = None
     collection: str
-    score: float = Field(description="BM25 relevance (higher is better; titles and tags weigh most)")
+    score: float = Field(description="Relevance, higher is better: words and meaning fused (0-1), BM25 for FTS5 "
+                         "syntax, cosine for like")
     snippet: str = Field(description="The best matching passage, matched words in **bold**")
     matched_fields: list[str] = Field(description="Fields holding a match: title, authors, abstract, notes, tags, body")
 
 
 class LibrarySearchResult(BaseModel):
     model_config = ConfigDict(defer_build=True)
-    query: str
+    query: str | None = None
+    like: str | None = None
     hits: list[LibraryHit]
     total: int = Field(description="Hits in the whole ranked set")
     offset: int
     next_cursor: str | None = Field(default=None, description="Pass as cursor (with the same query) for the next page")
-    match: Literal["as_written", "all", "any"] = Field(
-        description="as_written: the query as FTS5 syntax; all: every word (the query was not valid syntax); any: "
-        "at least one word (no item holds them all)"
+    match: Literal["hybrid", "as_written", "all", "any", "like"] = Field(
+        description="hybrid: plain words, by words and meaning; as_written: FTS5 syntax; all/any: every/some word "
+        "(invalid syntax); like: by meaning"
     )
     index_revision: int = Field(description="The library revision the index reflected when it answered")
 
@@ -159,8 +171,8 @@ TOOLS = (
         name="library_search",
         family="research",
         title="Search your library",
-        description="Full-text search of your saved papers (titles, authors, abstracts, notes, tags, converted "
-        "Markdown), ranked by BM25, with a snippet and the fields matched; page with next_cursor.",
+        description="Search your saved papers (titles, authors, abstracts, notes, tags, converted text) by words and "
+        "meaning, or like=item_id for papers like one. Snippets; page with next_cursor.",
         input_model=LibrarySearchInput,
         output_model=LibrarySearchResult,
         annotations=READ_ONLY_LOCAL,

@@ -1,9 +1,9 @@
 """Ranking one pool in one pass: a relevance model plus explained signals, weighted by intent.
 
-Relevance is BM25 (rank_bm25's Okapi BM25 over title and abstract, the title counted twice) or, when
-configured, a remote reranker's checked scores (scholar.families.research.search.rerank); either way one model scores
-every
-candidate at once, so scores from different passes or models are never averaged. The other signals are
+Relevance is the local model (rank_bm25's Okapi BM25 over title and abstract, the title counted twice, fused in the
+same pass with the bundled semantic model's cosine: scholar.services.semantic) or, when configured, a remote
+reranker's checked scores (scholar.families.research.search.rerank); either way one model scores every candidate at
+once, so scores from different passes or models are never averaged. The other signals are
 reported next to it: ``title`` (the question is the title), ``citations`` (log-scaled against the pool's
 best), ``sources`` (how many searches found it), ``recency`` (newer is higher) and ``kind`` (the intent's
 words: survey, method, dataset). They lean the order; they are not judgements of quality.
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from scholar.core.records import Paper
 from scholar.families.research.search.identity import fold
 from scholar.families.research.search.query import analyse, ranking_terms
+from scholar.services.semantic.fusion import fuse
 
 # Signal weights per intent (each signal is in [0, 1]; the score is their weighted sum).
 WEIGHTS: dict[str, dict[str, float]] = {
@@ -53,7 +54,27 @@ def document(paper: Paper) -> str:
     return f"{title}. {title}. {paper.abstract or ''}"
 
 
+def meaning_text(paper: Paper) -> str:
+    """The text the semantic model reads: the title and the abstract."""
+    return f"{paper.title or ''}. {paper.abstract or ''}"
+
+
 def bm25_scores(question: str, papers: Sequence[Paper]) -> list[float]:
+    """The local relevance model: BM25 fused with the semantic cosine, one score in [0, 1] each.
+
+    The name is the one its callers know (search reports it as ranker ``bm25``); words alone are ``words_scores``.
+    """
+    words = words_scores(question, papers)
+    if not papers:
+        return words
+    from scholar.services.semantic import model  # noqa: PLC0415  # lazy: the model loads when a search first ranks
+
+    asked = model.embed([question])[0]
+    vectors = model.embed([meaning_text(p) for p in papers], remember=True)  # public records: kept for the re-rank
+    return [float(x) for x in fuse(words, vectors @ asked)]
+
+
+def words_scores(question: str, papers: Sequence[Paper]) -> list[float]:
     """BM25 relevance of each paper to the question, scaled so the best is 1 (all 0 when nothing matches)."""
     from rank_bm25 import BM25Okapi  # noqa: PLC0415  # lazy: numpy loads only when a search ranks
 

@@ -61,7 +61,7 @@ class Signals(BaseModel):
     """Why a result ranks where it does: the score and each signal in [0, 1]."""
 
     score: float
-    relevance: float = Field(description="The ranking model's relevance (BM25 or the remote reranker)")
+    relevance: float = Field(description="The ranking model's relevance (BM25 fused with meaning, or the reranker)")
     title: float | None = Field(default=None, description="1 when the question is the paper's title")
     citations: float | None = Field(default=None, description="log-scaled citation count against the pool's best")
     sources: float | None = Field(default=None, description="Share of answering sources that found the paper")
@@ -97,7 +97,7 @@ class SearchResult(BaseModel):
     total: int = Field(description="Results in the whole ranked set after filters")
     offset: int
     next_cursor: str | None = Field(default=None, description="Pass as cursor for the next page")
-    ranker: str = Field(description="Which model ranked: bm25 or rerank:<model>")
+    ranker: str = Field(description="Which model ranked: bm25 (fused with meaning) or rerank:<model>")
     ranker_note: str | None = Field(default=None, description="Why the remote reranker did not rank, if so")
     intent: Intent | None = None
     sort: Sort = "relevance"
@@ -119,10 +119,10 @@ TOOLS = (
         family="research",
         title="Research search",
         description="One research question, one ranked, de-duplicated list from Semantic Scholar, OpenAlex, "
-        "Crossref, arXiv, Europe PMC and INSPIRE-HEP. A paper several sources found is one result (found_by); the "
-        "best papers' references, citations and related work join the pool before one ranking (BM25 or a reranker, "
-        "plus citation, source and recency signals). Filters and limit apply after ranking; page with next_cursor. "
-        "partial and failed_sources name failed sources; if all fail the call is an error.",
+        "Crossref, arXiv, Europe PMC and INSPIRE-HEP (found_by: who found it). The best papers' references, citations "
+        "and related work join the pool before one ranking (words and meaning, or a reranker; plus citation, source "
+        "and recency signals). Filters and limit apply after; page with next_cursor. partial and failed_sources name "
+        "failed sources; all failing is an error.",
         input_model=SearchInput,
         output_model=SearchResult,
         annotations=READ_ONLY_OPEN,

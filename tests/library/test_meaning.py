@@ -1,0 +1,102 @@
+"""library_search by meaning (issue 39, item 2): hybrid for plain words, FTS5 syntax as written, like=item_id,
+and vectors kept beside the index, re-embedded only for items whose title or abstract changed."""
+
+from __future__ import annotations
+
+import pytest
+
+from scholar.core.errors import INVALID_ARGUMENT, NOT_FOUND
+from scholar.services.library.index import Filters, LibraryIndex
+from scholar.services.semantic import model
+from scholar.store.library.table import LibraryStore
+from tests.library.corpus import items
+from tests.library.tools import call, fresh_index  # noqa: F401  # fresh_index: a fixture the tests name
+
+ALICE = "apikey:alice"
+
+
+def _saved(count: int) -> list:
+    corpus = items(count)
+    LibraryStore(ALICE).put_many(corpus)
+    return corpus
+
+
+@pytest.mark.usefixtures("library_table", "fresh_index")
+def test_plain_words_find_papers_by_meaning_though_they_hold_none_of_the_words():
+    corpus = _saved(60)
+    titles = {i.item_id: i.paper["title"] for i in corpus}
+
+    answer = call("library_search", ALICE, query="tumour")["result"]
+
+    assert answer["match"] == "hybrid" and answer["total"] >= 1
+    assert all(h["matched_fields"] == [] and "cancer" in titles[h["item_id"]].lower() for h in answer["hits"])
+    assert answer["hits"][0]["snippet"]  # the start of the abstract stands in for a matched passage
+
+
+@pytest.mark.usefixtures("library_table", "fresh_index")
+@pytest.mark.parametrize("query", ['"prostate cancer"', "tumour OR cancer", "title: cancer", "prostat*"])
+def test_a_query_written_in_fts5_syntax_is_searched_as_written(query):
+    _saved(60)
+
+    answer = call("library_search", ALICE, query=query)["result"]
+
+    assert answer["match"] == "as_written" and answer["total"] >= 1
+    assert all(h["matched_fields"] for h in answer["hits"])
+
+
+@pytest.mark.usefixtures("library_table", "fresh_index")
+def test_a_sentence_with_punctuation_is_words_not_syntax():
+    _saved(60)
+
+    answer = call("library_search", ALICE, query="Screening for cancer (early detection), a review: what works?")
+
+    assert answer["result"]["match"] == "hybrid" and answer["result"]["total"] >= 1
+
+
+@pytest.mark.usefixtures("library_table", "fresh_index")
+def test_like_answers_the_papers_nearest_one_item_and_never_the_item_itself():
+    corpus = _saved(40)
+    twin = corpus[26].model_copy(update={"item_id": corpus[26].item_id[:-2] + "ff", "collection": "thesis"})
+    LibraryStore(ALICE).put(twin)
+
+    answer = call("library_search", ALICE, like=corpus[26].item_id, limit=5)["result"]
+    narrowed = call("library_search", ALICE, like=corpus[26].item_id, collection="inbox")["result"]
+
+    assert answer["match"] == "like" and answer["like"] == corpus[26].item_id
+    assert answer["hits"][0]["item_id"] == twin.item_id and answer["hits"][0]["score"] > 0.99
+    assert corpus[26].item_id not in {h["item_id"] for h in answer["hits"]}
+    assert twin.item_id not in {h["item_id"] for h in narrowed["hits"]}
+
+
+@pytest.mark.usefixtures("library_table", "fresh_index")
+def test_like_of_an_unknown_item_is_not_found_and_like_with_a_query_is_refused():
+    _saved(10)
+
+    unknown = call("library_search", ALICE, like="no-such-item")
+    both = call("library_search", ALICE, like="x", query="cancer")
+    neither = call("library_search", ALICE)
+
+    assert unknown["error"]["code"] == NOT_FOUND
+    assert both["error"]["code"] == INVALID_ARGUMENT and neither["error"]["code"] == INVALID_ARGUMENT
+    assert "query or like" in both["error"]["message"]
+
+
+def test_only_items_whose_title_or_abstract_changed_are_embedded_again(tmp_path, monkeypatch):
+    corpus = items(30)
+    index = LibraryIndex(tmp_path / "index.sqlite")
+    index.apply(corpus, [], 1, lambda key: None)
+    index.search("cancer", Filters(), limit=5, offset=0)  # the vectors read: later changes are patched into them
+    embedded: list[str] = []
+    real = model.embed
+    monkeypatch.setattr(model, "embed", lambda texts: embedded.extend(texts) or real(texts))
+
+    index.apply([corpus[3].model_copy(update={"notes": "a note", "tags": ["new"]})], [], 2, lambda key: None)
+    noted = list(embedded)
+    retitled = corpus[4].model_copy(update={"paper": {**corpus[4].paper, "title": "Tumour growth in zebrafish"}})
+    index.apply([retitled], [corpus[5].item_id], 3, lambda key: None)
+
+    assert noted == []
+    assert embedded == [f"Tumour growth in zebrafish. {corpus[4].paper.get('abstract') or ''}"]
+    hits = index.search("tumour", Filters(), limit=50, offset=0).hits
+    assert retitled.item_id in {h.item_id for h in hits} and corpus[5].item_id not in {h.item_id for h in hits}
+    index.close()
