@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import httpx
@@ -45,3 +46,12 @@ oauth_server = local_server_fixture(
 def flow(oauth_server: object) -> Iterator[Flow]:
     with httpx.Client(timeout=30, trust_env=False) as http:
         yield Flow(base=oauth_server.url.removesuffix("/mcp"), http=http)
+
+
+def kms_key_id() -> str:
+    """The deployment's signing key (the AWS stand-in's KMS key), for tests that mint tokens with it; on the local
+    backend (its key is a file of the data folder) they are skipped: the bearer check they probe is one code."""
+    key = os.environ.get("SCHOLAR_OAUTH_SIGNING_KEY")
+    if not key:
+        pytest.skip("tokens minted with the AWS stand-in's KMS key; the local backend signs with its own key file")
+    return key

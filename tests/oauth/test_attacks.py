@@ -12,7 +12,6 @@ import base64
 import hashlib
 import hmac
 import json
-import os
 
 import anyio
 import httpx
@@ -28,6 +27,7 @@ from scholar.gateway.auth.errors import (
 )
 from scholar.gateway.bearer.scopes import READ
 from scholar.web import fetch
+from tests.oauth.conftest import kms_key_id
 from tests.oauth.flow import REDIRECT, pkce
 
 pytestmark = pytest.mark.e2e
@@ -273,7 +273,7 @@ def _mint(flow, **override):
     from scholar.gateway.auth.minting import mint_access_token
 
     signed_in = _claims(flow.tokens(flow.client_id())["access_token"])
-    claims = {"key_id": os.environ["SCHOLAR_OAUTH_SIGNING_KEY"], "principal": signed_in["sub"],
+    claims = {"key_id": kms_key_id(), "principal": signed_in["sub"],
               "client_id": signed_in["client_id"], "scope": READ, "fid": signed_in["fid"], "ttl_s": 600,
               "issuer": flow.base, "audience": flow.resource, **override}
     return anyio.run(lambda: mint_access_token(**claims))[0]
@@ -316,7 +316,7 @@ def test_a_key_confusion_token_signed_hs256_with_our_public_key_is_refused(flow)
 
     from scholar.store.signing import public_key_der
 
-    kid, der = public_key_der(os.environ["SCHOLAR_OAUTH_SIGNING_KEY"])
+    kid, der = public_key_der(kms_key_id())
     pem = load_der_public_key(der).public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
     tokens = flow.tokens(flow.client_id())
     payload = tokens["access_token"].split(".")[1]

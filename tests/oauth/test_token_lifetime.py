@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import time
 
 import anyio
@@ -17,6 +16,7 @@ from scholar.core.config import get_settings
 from scholar.gateway.auth.minting import _encode, mint_access_token
 from scholar.gateway.bearer.scopes import READ
 from scholar.gateway.bearer.verify import LEEWAY_S
+from tests.oauth.conftest import kms_key_id
 
 pytestmark = pytest.mark.e2e
 
@@ -32,7 +32,7 @@ def _signed_in(flow) -> dict[str, object]:
 def _mint(flow, ttl_s: int) -> str:
     real = _signed_in(flow)
     return anyio.run(lambda: mint_access_token(
-        key_id=os.environ["SCHOLAR_OAUTH_SIGNING_KEY"], issuer=flow.base, principal=str(real["sub"]),
+        key_id=kms_key_id(), issuer=flow.base, principal=str(real["sub"]),
         audience=flow.resource, client_id=str(real["client_id"]), scope=READ, fid=str(real["fid"]), ttl_s=ttl_s))[0]
 
 
@@ -54,7 +54,7 @@ def test_a_token_one_leeway_past_what_we_issue_is_refused(flow):
 def test_a_token_without_iat_is_refused(flow):
     claims = {**_signed_in(flow), "jti": "no-iat", "exp": int(time.time()) + 300}
     del claims["iat"]
-    status, header = _status(flow, _encode(claims, os.environ["SCHOLAR_OAUTH_SIGNING_KEY"]))
+    status, header = _status(flow, _encode(claims, kms_key_id()))
     assert status == 401 and 'error="invalid_token"' in header
 
 
