@@ -188,3 +188,13 @@ def test_a_running_task_whose_execution_ended_is_answered_failed_even_when_that_
     )
     answered = reconcile_module.reconcile(FullStore(), task)
     assert answered.status == "failed" and answered.error and answered.error["code"] == "internal"
+
+
+def test_a_cache_write_the_full_disk_refuses_never_fails_the_answer_that_was_fetched(api, disk):
+    from scholar.store.cache import Cache
+
+    disk.free = 0
+    with api:  # the instance's own backend: its data folder is the one that is full
+        Cache().put("record", "doi:10.1/x", {"title": "fetched whole"})  # raised "disk is full" before
+        Cache().put_many("record", {"doi:10.1/y": {"title": "y"}})
+    assert disk.free < 0  # the writes did reach the full disk

@@ -7,25 +7,29 @@ Only complete answers are ever put here: callers must not cache partial or faile
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import logging
 import threading
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from scholar.core.backend import state as backend_state
 from scholar.core.config import CACHE_TABLE_ENV
-from scholar.core.errors import NotFoundError
+from scholar.core.errors import NotFoundError, ScholarError
 from scholar.store import aws, batch
 from scholar.store.base import Store, awaitable
 from scholar.store.blobs import BlobStore
-from scholar.store.boundary import boto_errors
+from scholar.store.boundary import DISK_FULL, boto_errors
 
 DAY = 86_400
 # Namespace → lifetime in seconds (None: no expiry).
+_log = logging.getLogger(__name__)
 NAMESPACE_TTL: dict[str, int | None] = {
     "record": 30 * DAY,  # upstream records: papers, authors, books, patents
     "alias": None,  # identifier → canonical id (DOI → S2 id …)
@@ -205,7 +209,7 @@ class Cache(Store):
         lifetime = NAMESPACE_TTL[namespace] if ttl_s is None else ttl_s
         data = _encode(value)
         item: dict[str, Any] = {"pk": {"S": pk}, "stored_at": {"N": str(int(time.time()))}}
-        with boto_errors("writing the cache"):
+        with _unless_disk_full(), boto_errors("writing the cache"):
             if len(data) > SPILL_BYTES:
                 s3_key = f"cache/{hashlib.sha256(pk.encode()).hexdigest()}.json.z"
                 self.blobs.put(s3_key, data, "application/octet-stream")
@@ -242,7 +246,7 @@ class Cache(Store):
             items.append(item)
             if self._memory:
                 _remember(table, item["pk"]["S"], value, _expiry(item))
-        with boto_errors("writing the cache"):
+        with _unless_disk_full(), boto_errors("writing the cache"):
             # Items still unprocessed after the batch backoff are not cached: a later call fetches them again.
             batch.write_items(self.client, table, [{"PutRequest": {"Item": item}} for item in items])
 
@@ -293,3 +297,19 @@ async def unless_known_missing(cache: Cache, key: str, fetch: Callable[[], Await
         known = {"message": err.message, "source": err.source, "status": err.status}
         await cache.aput("negative", key, known, ttl_s=ttl_s)
         raise
+
+
+@contextmanager
+def _unless_disk_full() -> Iterator[None]:
+    """A cache write the full disk refuses is skipped (issue 40.3): the answer is whole, keeping it is a saving, and a
+    read must not fail for it; the next call fetches again. Any other failure still fails the write."""
+    try:
+        yield
+    except ScholarError as exc:
+        if exc.reason != DISK_FULL:
+            raise
+        _log.warning("not cached: %s", exc.message)
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        _log.warning("not cached: the disk is full (%s)", exc)
