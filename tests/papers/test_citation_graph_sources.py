@@ -38,7 +38,8 @@ EPMC_CITATIONS = "/europepmc/europepmc/webservices/rest/MED/15723116/citations"
 
 @pytest.fixture
 def merged(env):
-    env.set(SCHOLAR_CITATION_SOURCES="s2,openalex,crossref,europepmc,inspire")
+    # No retries: a failing source is reported at once (the retry budget is tested with the HTTP layer).
+    env.set(SCHOLAR_CITATION_SOURCES="s2,openalex,crossref,europepmc,inspire", SCHOLAR_RETRY_BUDGET_S="0")
 
 
 def nobody_else(upstream, fixture_file, *, skip=()):
@@ -204,7 +205,8 @@ def test_search_expansion_asks_openalex_once_per_hop_for_all_seeds(aws, upstream
     assert many.failed == []
 
 
-def test_a_failing_openalex_hop_is_named_not_empty(aws, upstream):
+def test_a_failing_openalex_hop_is_named_not_empty(aws, upstream, env):
+    env.set(SCHOLAR_RETRY_BUDGET_S="0")
     upstream.get("/openalex/works").respond(503)
 
     many = aio.run(read_many([], ["W1"], ["citations"], s2_fields=[], per_hop=15, sources=("openalex",)))
