@@ -50,7 +50,7 @@ doctor: $(VENV)/.installed
 # must run before the package's own modules on a worker, whose package-scoped server would still be running.
 TEST_WORKERS ?= 2
 test: $(VENV)/.installed $(TOOLS)/.installed $(CHECKOV)/.installed
-	SCHOLAR_TOOLS_BIN=$(abspath $(TOOLS))/bin $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	SCHOLAR_TOOLS_BIN=$(abspath $(TOOLS))/bin $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
 # mypy is the project venv's (the dev extra pins it with the stubs): [tool.mypy] in pyproject.toml says what it checks.
 lint: $(VENV)/.installed $(TOOLS)/.installed $(CHECKOV)/.installed

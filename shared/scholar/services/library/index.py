@@ -222,13 +222,13 @@ class LibraryIndex:
             for item in items:
                 self._upsert(item, bodies, embed)
             written = vectors.write(self._conn, embed)
-        if self._matrix is not None and (written or dropped):
-            # Big changes (a build) are read again when next searched; a few are patched into the matrix kept.
-            self._matrix = self._matrix.patched(written, dropped) if len(written) < 1_000 else None
             if revision is not None:
                 self._set_meta(revision=revision)
             if built_after is not None:
                 self._set_meta(build=dict(self._meta("build") or {}, after=built_after))
+        if self._matrix is not None and (written or dropped):
+            # Big changes (a build) are read again when next searched; a few are patched into the matrix kept.
+            self._matrix = self._matrix.patched(written, dropped) if len(written) < 1_000 else None
 
     def _texts(self, rid: int) -> dict[str, str]:
         """The indexed text of each field of the item ``rid``, put back together from its passages."""
