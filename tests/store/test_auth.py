@@ -14,7 +14,7 @@ from scholar.core import aio
 from scholar.store.auth import AuthStore, ClientRecord, CodeRecord, FamilyRecord, token_hash
 
 pytestmark = pytest.mark.usefixtures("auth_table")
-LATER = int(time.time()) + 600
+LATER = int(time.time()) + 86_400  # in the future however long the suite runs before this module
 
 
 def code_record(expires_at: int = LATER) -> CodeRecord:
