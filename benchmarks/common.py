@@ -104,3 +104,15 @@ def in_process_stack(fixtures: Path) -> Iterator[Any]:
         create_task_table(aws.dynamodb(), "bench-tasks")
         create_artifact_bucket(aws.s3(), "bench-artifacts")
         yield fake
+
+
+def run_from_command_line(main: Callable[[Path, int, float], None], doc: str | None, fixtures: Path, runs: int,
+                          latency_s: float) -> None:
+    """``python -m benchmarks.<name> [--runs N] [--latency S]``: a latency bench run on its own."""
+    import argparse  # only a bench run as a script parses arguments
+
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0] if doc else None)
+    parser.add_argument("--runs", type=int, default=runs)
+    parser.add_argument("--latency", type=float, default=latency_s)
+    args = parser.parse_args()
+    main(fixtures, args.runs, args.latency)

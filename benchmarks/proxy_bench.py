@@ -11,7 +11,6 @@ form's POST on top).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import time
@@ -20,7 +19,7 @@ from pathlib import Path
 import httpx
 from pydantic import SecretStr
 
-from benchmarks.common import report
+from benchmarks.common import report, run_from_command_line
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_FIXTURES = Path(os.environ.get("SCHOLAR_FIXTURES_DIR", REPO.parent / "shared" / "fixtures"))
@@ -77,8 +76,4 @@ def main(fixtures: Path, runs: int = RUNS, latency_s: float = LATENCY_S) -> None
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=RUNS)
-    parser.add_argument("--latency", type=float, default=LATENCY_S)
-    args = parser.parse_args()
-    main(DEFAULT_FIXTURES, args.runs, args.latency)
+    run_from_command_line(main, __doc__, DEFAULT_FIXTURES, RUNS, LATENCY_S)
