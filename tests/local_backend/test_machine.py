@@ -154,7 +154,7 @@ def test_a_folder_that_is_not_writable_is_a_typed_error_naming_it(tmp_path, monk
     assert "SCHOLAR_HOME" in (caught.value.hint or "")
 
 
-def test_a_full_disk_is_a_typed_error_and_what_was_stored_before_stays(tmp_path):
+def test_a_full_disk_is_a_typed_error_and_what_was_stored_before_stays(tmp_path, caplog):
     home = tmp_path / "home"
     with local_backend(home) as machine:
         cache = Cache(memory=False)
@@ -163,9 +163,13 @@ def test_a_full_disk_is_a_typed_error_and_what_was_stored_before_stays(tmp_path)
         db = machine.backend.database.connection()
         pages = db.execute("PRAGMA page_count").fetchone()[0]
         db.execute(f"PRAGMA max_page_count={pages}")
-        with pytest.raises(UnavailableError) as caught:
-            cache.put("record", "big", {"text": os.urandom(64 * 1024).hex()})
+        big = {"text": os.urandom(64 * 1024).hex()}
+        with pytest.raises(UnavailableError) as caught, machine.backend.database.write() as write:
+            write.execute("INSERT INTO items (tbl, h, r, item) VALUES (?, ?, ?, ?)", ("t", "big", "", json.dumps(big)))
         assert caught.value.reason == "store_disk_full" and str(home / DATABASE_FILE) in caught.value.message
+        # A cache write the full disk refuses is skipped, never failing the answer it would have kept (issue 40.3)
+        cache.put("record", "big", big)
+        assert "not cached" in caplog.text and str(home / DATABASE_FILE) in caplog.text
         assert cache.get("record", "kept") == {"title": "stored before the disk filled"}
         assert cache.get("record", "big") is None
 
