@@ -70,6 +70,7 @@ def test_a_metadata_document_is_kept_as_long_as_its_cache_headers_allow(headers,
 
 
 def test_the_gateway_knows_the_usage_plans_keys_by_value_and_nothing_else(env):
+    from scholar.core.backend import ENVIRONMENT, using
     from scholar.store import api_keys, aws
 
     env.set(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_DEFAULT_REGION="us-east-1",
@@ -78,7 +79,8 @@ def test_the_gateway_knows_the_usage_plans_keys_by_value_and_nothing_else(env):
     aws.reset_clients()
     api_keys.forget()
     try:
-        with moto.mock_aws():
+        # The environment's backend, whatever backend an earlier test of this worker left current.
+        with using(ENVIRONMENT), moto.mock_aws():
             client = boto3.client("apigateway", region_name="us-east-1")
             plan = client.create_usage_plan(name="plan")["id"]
             member = client.create_api_key(name="alice", enabled=True, value="alice-key-0123456789abcdef")
