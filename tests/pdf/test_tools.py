@@ -63,7 +63,7 @@ def stored_paper(identifier: str) -> StoredPdf:
 
 
 def test_every_pdf_tool_is_write_tagged_open_world_and_may_run_as_a_task() -> None:
-    tools = family_tools("pdf")
+    tools = dict(family_tools("pdf"))
     assert set(tools) == PDF_TOOLS | {"upload_pdf"}
     upload = tools.pop("upload_pdf")  # hands out a link: no upstream, never a task, a new link each call
     assert (upload.tags, upload.annotations.open_world, upload.annotations.idempotent) == (frozenset({"write"}),

@@ -157,3 +157,12 @@ def test_output_schemas_keep_field_descriptions_but_not_model_docstrings():
     assert all("description" not in branch for branch in schema["anyOf"])
     described = [p for node in defs.values() for p in node.get("properties", {}).values() if "description" in p]
     assert described  # what a field means is still said
+
+
+def test_the_cached_catalogue_cannot_be_changed_by_a_caller():
+    """A caller that pops a tool from its answer would remove it for every later caller of the process."""
+    with pytest.raises(TypeError):
+        del family_tools("pdf")["upload_pdf"]  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        all_tools()["upload_pdf"] = None  # type: ignore[index]
+    assert "upload_pdf" in family_tools("pdf") and "upload_pdf" in all_tools()

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from scholar.core.catalogue import ToolSpec
 
 __all__ = ["FAMILIES", "all_tools", "families", "family_tools", "get_tool", "result_size_hint"]
@@ -34,15 +36,15 @@ def _spec_module(family: str) -> ModuleType:
 
 
 @cache
-def all_tools() -> dict[str, ToolSpec]:
-    """Every tool of every family, by name, sorted by name."""
+def all_tools() -> Mapping[str, ToolSpec]:
+    """Every tool of every family, by name, sorted by name (read-only: the answer is cached, shared by every caller)."""
     specs: dict[str, ToolSpec] = {}
     for family in FAMILIES:
         for spec in _spec_module(family).TOOLS:
             if spec.name in specs:
                 raise RuntimeError(f"tool {spec.name!r} is declared twice")
             specs[spec.name] = spec
-    return dict(sorted(specs.items()))
+    return MappingProxyType(dict(sorted(specs.items())))
 
 
 def get_tool(name: str) -> ToolSpec | None:
@@ -50,10 +52,10 @@ def get_tool(name: str) -> ToolSpec | None:
 
 
 @cache
-def family_tools(family: str) -> dict[str, ToolSpec]:
-    """One family's tools; imports only that family's spec (a family function never loads the others)."""
+def family_tools(family: str) -> Mapping[str, ToolSpec]:
+    """One family's tools, read-only; imports only that family's spec (a family function never loads the others)."""
     specs = _spec_module(family).TOOLS
-    return {spec.name: spec for spec in sorted(specs, key=lambda s: s.name) if spec.family == family}
+    return MappingProxyType({spec.name: spec for spec in sorted(specs, key=lambda s: s.name) if spec.family == family})
 
 
 def result_size_hint(spec: ToolSpec) -> int | None:
