@@ -11,8 +11,9 @@ Rankings of each pool: ``bm25`` (search's BM25, words_scores), ``semantic`` (the
 ``fusion`` (search's local relevance, bm25_scores), ``search`` (search's one scoring pass, rank.score, with its
 other signals: recency from the years; no citation counts, one source), and ``library_search`` (the product's
 tool through the Python API on a temporary SCHOLAR_HOME: each pool imported as one collection, searched with
-collection=, its first 20 hits ranked, the rest of the pool not). The fusion's weight was chosen on the
-even-numbered queries only (scholar.services.semantic.fusion): both halves are printed.
+collection=, its first 20 hits ranked, the rest of the pool not). The fusion's weight, and library_search's
+field weights and feedback, were chosen on the even-numbered queries only (scholar.services.semantic.fusion,
+scholar.services.library.vectors): both halves are printed.
 
 Costs: the model's load time and resident memory (a fresh interpreter), the scholar layer's size with and without
 the model (layers/scholar/Makefile adds the model's two files; the tokenizer is ours), and a

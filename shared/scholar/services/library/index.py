@@ -371,8 +371,8 @@ class LibraryIndex:
             ranked = vectors.like(row[0], allowed, self._matrix)
         else:
             joined = f"FROM fts JOIN items ON items.rid = fts.rowid WHERE fts MATCH ?{where}"
-            bm25 = {r: -rank for r, rank in self._conn.execute(f"SELECT items.rid, fts.rank {joined}",
-                                                               (anywhere, *params))}
+            bm25 = {r: -rank for r, rank in self._conn.execute(
+                f"SELECT items.rid, bm25(fts, {vectors.HYBRID_WEIGHTS}) {joined}", (anywhere, *params))}
             ranked = vectors.hybrid(query, bm25, allowed, self._matrix)
         shown = ranked[offset : offset + limit]
         rows: dict[int, tuple[str, str | None, str, int | None]] = {r[0]: r[1:] for r in self._conn.execute(
