@@ -13,6 +13,7 @@ import pytest
 
 from scholar.core.errors import INVALID_ARGUMENT, ScholarError
 from scholar.services.fulltext.artifacts import put_markdown
+from scholar.services.library import index_cache
 from scholar.services.library.index import FIELDS, Filters, LibraryIndex
 from scholar.services.library.index_cache import IndexHolder
 from scholar.services.library.keys import caller_digest, index_key
@@ -142,6 +143,31 @@ def test_another_instance_starts_from_the_s3_copy_and_catches_up_with_later_writ
     assert page.revision == store.rev
     assert corpus[1].item_id not in {h.item_id for h in search(second, ALICE, store, corpus[1].paper["title"]).hits}
     first.reset()
+    second.reset()
+
+
+def test_a_few_changes_are_written_back_once_enough_gather_and_a_cold_instance_catches_up_the_rest(
+    holder, aws, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(index_cache, "WRITE_BACK_ITEMS", 3)
+    corpus = items(40)
+    store = MemoryLibrary(corpus[:30])
+    search(holder, ALICE, store, "cell")  # a build is written back
+
+    def stored() -> str:
+        return aws.s3.head_object(Bucket=aws.bucket, Key=index_key(ALICE))["ETag"]
+
+    built = stored()
+    copies = []
+    for value in corpus[30:34]:
+        store.put(value)
+        search(holder, ALICE, store, "cell")
+        copies.append(stored())
+    second = IndexHolder(directory=tmp_path / "two")
+    page = search(second, ALICE, store, corpus[33].paper["title"])
+
+    assert copies[:2] == [built, built] and copies[2] != built and copies[3] == copies[2]
+    assert page.hits[0].item_id == corpus[33].item_id and page.revision == store.rev  # the copy lacked it
     second.reset()
 
 

@@ -125,3 +125,20 @@ def test_the_best_hits_meaning_reorders_the_pool_and_never_widens_it(monkeypatch
     plain = [rid for rid, _ in vectors.hybrid("q", {1: 5.0}, None, matrix)]
 
     assert ranked == [1, 2, 3] and plain == [1, 3, 2]
+
+
+@pytest.mark.usefixtures("library_table", "fresh_index")
+def test_the_vectors_kept_between_searches_are_those_of_the_file_after_every_kind_of_change(tmp_path):
+    np = pytest.importorskip("numpy")
+    corpus = items(12)
+    index = LibraryIndex(tmp_path / "index.sqlite")
+    index.apply(corpus[:10], [], 1, lambda key: None)
+    index.search("cancer", Filters(), limit=5, offset=0)  # the vectors read once, then patched by each change
+    edited = corpus[2].model_copy(update={"paper": {**corpus[2].paper, "abstract": "Zebrafish tumour growth."}})
+    changes = [([edited], []), ([corpus[10]], []), ([], [corpus[4].item_id]), ([corpus[11], edited], [])]
+
+    for revision, (upserts, deletes) in enumerate(changes, start=2):
+        index.apply(upserts, deletes, revision, lambda key: None)
+        kept, stored = index._matrix, vectors.read(index._conn)
+        assert kept is not None and np.array_equal(kept.rids, stored.rids) and np.array_equal(kept.vecs, stored.vecs)
+    index.close()

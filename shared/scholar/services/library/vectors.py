@@ -61,11 +61,20 @@ class Matrix:
         return np.minimum(np.searchsorted(self.rids, rids), max(len(self.rids) - 1, 0))
 
     def patched(self, written: dict[int, np.ndarray], dropped: set[int]) -> Matrix:
-        """This matrix after ``written`` vectors were stored and ``dropped`` items removed (no re-read)."""
+        """This matrix after ``written`` vectors were stored and ``dropped`` items removed (no re-read).
+
+        Items re-embedded, none added or dropped (an edited title or abstract): their rows are written over, in
+        place, with no copy of the matrix. Otherwise a new matrix, in rid order.
+        """
         import numpy as np  # noqa: PLC0415  # lazy, as above
 
+        changed = np.fromiter(written, dtype=np.int64, count=len(written))
+        at = self.positions(changed)
+        if written and not dropped and len(self.rids) and bool((self.rids[at] == changed).all()):
+            self.vecs[at] = np.array(list(written.values()), dtype=np.float32).reshape(-1, model.DIM)
+            return self
         keep = ~np.isin(self.rids, np.fromiter(set(written) | dropped, dtype=np.int64))
-        rids = np.concatenate([self.rids[keep], np.fromiter(written, dtype=np.int64, count=len(written))])
+        rids = np.concatenate([self.rids[keep], changed])
         new = np.array(list(written.values()), dtype=np.float32).reshape(-1, model.DIM)
         vecs = np.concatenate([self.vecs[keep], new])
         order = np.argsort(rids, kind="stable")
