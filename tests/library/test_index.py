@@ -7,11 +7,12 @@ pipeline stores it; the library store is the in-memory stand-in of tests/library
 from __future__ import annotations
 
 import sqlite3
+import time
 from functools import cache
 
 import pytest
 
-from scholar.core.errors import INVALID_ARGUMENT, ScholarError
+from scholar.core.errors import INVALID_ARGUMENT, ScholarError, WorkTimeoutError
 from scholar.services.fulltext.artifacts import put_markdown
 from scholar.services.library import index_cache
 from scholar.services.library.index import FIELDS, Filters, LibraryIndex
@@ -169,6 +170,20 @@ def test_a_few_changes_are_written_back_once_enough_gather_and_a_cold_instance_c
     assert copies[:2] == [built, built] and copies[2] != built and copies[3] == copies[2]
     assert page.hits[0].item_id == corpus[33].item_id and page.revision == store.rev  # the copy lacked it
     second.reset()
+
+
+def test_a_catch_up_cut_off_by_its_deadline_is_written_back_however_few_items_it_applied(holder, aws):
+    corpus = items(45)
+    store = MemoryLibrary(corpus[:30])
+    search(holder, ALICE, store, "cell")
+    built = aws.s3.head_object(Bucket=aws.bucket, Key=index_key(ALICE))["ETag"]
+    for value in corpus[30:]:  # more revisions than one slice of the catch-up, fewer items than a write-back's
+        store.put(value)
+
+    with pytest.raises(WorkTimeoutError):
+        holder.search(ALICE, store, "cell", Filters(), limit=10, offset=0, index_by=time.monotonic())
+
+    assert aws.s3.head_object(Bucket=aws.bucket, Key=index_key(ALICE))["ETag"] != built  # the next call resumes
 
 
 def test_a_warm_index_with_no_changes_writes_nothing_back(holder, aws):
