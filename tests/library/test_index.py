@@ -12,13 +12,15 @@ from functools import cache
 
 import pytest
 
-from scholar.core.errors import INVALID_ARGUMENT, ScholarError, WorkTimeoutError
+from scholar.core.errors import INVALID_ARGUMENT, ScholarError, UnavailableError, WorkTimeoutError
 from scholar.services.fulltext.artifacts import put_markdown
 from scholar.services.library import index_cache
 from scholar.services.library.index import FIELDS, Filters, LibraryIndex
 from scholar.services.library.index_cache import IndexHolder
 from scholar.services.library.keys import caller_digest, index_key
 from scholar.services.pdftext.convert import convert_pdf
+from scholar.store.blobs import BlobStore
+from scholar.store.boundary import DISK_FULL
 from scholar.store.library.models import PdfVersion
 from tests.fixtures_dir import fixtures_dir
 from tests.library.corpus import STAMP, MemoryLibrary, items
@@ -184,6 +186,25 @@ def test_a_catch_up_cut_off_by_its_deadline_is_written_back_however_few_items_it
         holder.search(ALICE, store, "cell", Filters(), limit=10, offset=0, index_by=time.monotonic())
 
     assert aws.s3.head_object(Bucket=aws.bucket, Key=index_key(ALICE))["ETag"] != built  # the next call resumes
+
+
+def test_a_write_back_refused_for_a_full_disk_is_tried_again_at_the_next_change(holder, aws, monkeypatch):
+    corpus = items(31)
+    store = MemoryLibrary(corpus[:30])
+    real = BlobStore.put_file
+
+    def full(*args, **kwargs):
+        raise UnavailableError("the disk is full", reason=DISK_FULL)
+
+    monkeypatch.setattr(BlobStore, "put_file", full)
+    assert search(holder, ALICE, store, "cell").hits  # the build is searched, though not written back
+    monkeypatch.setattr(BlobStore, "put_file", real)
+    store.put(corpus[30])  # one change, far fewer than a write-back waits for
+    search(holder, ALICE, store, "cell")
+
+    assert [o["Key"] for o in aws.s3.list_objects_v2(Bucket=aws.bucket, Prefix="library/")["Contents"]] == [
+        index_key(ALICE)
+    ]
 
 
 def test_a_warm_index_with_no_changes_writes_nothing_back(holder, aws):

@@ -97,7 +97,8 @@ class IndexHolder:
                 if exc.reason != DISK_FULL:
                     raise
                 # a full disk: the index is current in memory, so the search is answered; the stored copy is
-                # written at the next write-back (a later start catches up from the changes meanwhile)
+                # written at the next change (a later start catches up from the changes meanwhile)
+                self._unsaved[digest] = max(unsaved, WRITE_BACK_ITEMS)
                 logger.warning("the library index was not written back: %s", exc.message)
         if not done.complete:
             raise _still_indexing(done)
