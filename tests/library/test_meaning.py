@@ -142,3 +142,23 @@ def test_the_vectors_kept_between_searches_are_those_of_the_file_after_every_kin
         kept, stored = index._matrix, vectors.read(index._conn)
         assert kept is not None and np.array_equal(kept.rids, stored.rids) and np.array_equal(kept.vecs, stored.vecs)
     index.close()
+
+
+@pytest.mark.usefixtures("library_table", "fresh_index")
+def test_a_word_the_query_says_twice_counts_twice(tmp_path, monkeypatch):
+    np = pytest.importorskip("numpy")
+    corpus = items(12)
+    paper = corpus[0].paper  # two items alike but for one word of the title: only the words can part them
+    zebrafish = corpus[0].model_copy(update={"paper": {**paper, "title": "Zebrafish growth"}})
+    medaka = corpus[1].model_copy(update={"paper": {**paper, "title": "Medaka growth"}})
+    same = np.full(model.DIM, model.DIM**-0.5, dtype=np.float32)  # one meaning for every text
+    monkeypatch.setattr(model, "embed", lambda texts: np.tile(same, (len(texts), 1)))
+    index = LibraryIndex(tmp_path / "index.sqlite")
+    index.apply([zebrafish, medaka, *corpus[2:]], [], 1, lambda key: None)
+
+    def first(query: str) -> str:
+        return index.search(query, Filters(), limit=1, offset=0).hits[0].item_id
+
+    assert first("zebrafish zebrafish medaka") == zebrafish.item_id
+    assert first("medaka medaka zebrafish") == medaka.item_id
+    index.close()
