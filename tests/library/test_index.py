@@ -7,16 +7,20 @@ pipeline stores it; the library store is the in-memory stand-in of tests/library
 from __future__ import annotations
 
 import sqlite3
+import time
 from functools import cache
 
 import pytest
 
-from scholar.core.errors import INVALID_ARGUMENT, ScholarError
+from scholar.core.errors import INVALID_ARGUMENT, ScholarError, UnavailableError, WorkTimeoutError
 from scholar.services.fulltext.artifacts import put_markdown
+from scholar.services.library import index_cache
 from scholar.services.library.index import FIELDS, Filters, LibraryIndex
 from scholar.services.library.index_cache import IndexHolder
 from scholar.services.library.keys import caller_digest, index_key
 from scholar.services.pdftext.convert import convert_pdf
+from scholar.store.blobs import BlobStore
+from scholar.store.boundary import DISK_FULL
 from scholar.store.library.models import PdfVersion
 from tests.fixtures_dir import fixtures_dir
 from tests.library.corpus import STAMP, MemoryLibrary, items
@@ -143,6 +147,64 @@ def test_another_instance_starts_from_the_s3_copy_and_catches_up_with_later_writ
     assert corpus[1].item_id not in {h.item_id for h in search(second, ALICE, store, corpus[1].paper["title"]).hits}
     first.reset()
     second.reset()
+
+
+def test_a_few_changes_are_written_back_once_enough_gather_and_a_cold_instance_catches_up_the_rest(
+    holder, aws, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(index_cache, "WRITE_BACK_ITEMS", 3)
+    corpus = items(40)
+    store = MemoryLibrary(corpus[:30])
+    search(holder, ALICE, store, "cell")  # a build is written back
+
+    def stored() -> str:
+        return aws.s3.head_object(Bucket=aws.bucket, Key=index_key(ALICE))["ETag"]
+
+    built = stored()
+    copies = []
+    for value in corpus[30:34]:
+        store.put(value)
+        search(holder, ALICE, store, "cell")
+        copies.append(stored())
+    second = IndexHolder(directory=tmp_path / "two")
+    page = search(second, ALICE, store, corpus[33].paper["title"])
+
+    assert copies[:2] == [built, built] and copies[2] != built and copies[3] == copies[2]
+    assert page.hits[0].item_id == corpus[33].item_id and page.revision == store.rev  # the copy lacked it
+    second.reset()
+
+
+def test_a_catch_up_cut_off_by_its_deadline_is_written_back_however_few_items_it_applied(holder, aws):
+    corpus = items(45)
+    store = MemoryLibrary(corpus[:30])
+    search(holder, ALICE, store, "cell")
+    built = aws.s3.head_object(Bucket=aws.bucket, Key=index_key(ALICE))["ETag"]
+    for value in corpus[30:]:  # more revisions than one slice of the catch-up, fewer items than a write-back's
+        store.put(value)
+
+    with pytest.raises(WorkTimeoutError):
+        holder.search(ALICE, store, "cell", Filters(), limit=10, offset=0, index_by=time.monotonic())
+
+    assert aws.s3.head_object(Bucket=aws.bucket, Key=index_key(ALICE))["ETag"] != built  # the next call resumes
+
+
+def test_a_write_back_refused_for_a_full_disk_is_tried_again_at_the_next_change(holder, aws, monkeypatch):
+    corpus = items(31)
+    store = MemoryLibrary(corpus[:30])
+    real = BlobStore.put_file
+
+    def full(*args, **kwargs):
+        raise UnavailableError("the disk is full", reason=DISK_FULL)
+
+    monkeypatch.setattr(BlobStore, "put_file", full)
+    assert search(holder, ALICE, store, "cell").hits  # the build is searched, though not written back
+    monkeypatch.setattr(BlobStore, "put_file", real)
+    store.put(corpus[30])  # one change, far fewer than a write-back waits for
+    search(holder, ALICE, store, "cell")
+
+    assert [o["Key"] for o in aws.s3.list_objects_v2(Bucket=aws.bucket, Prefix="library/")["Contents"]] == [
+        index_key(ALICE)
+    ]
 
 
 def test_a_warm_index_with_no_changes_writes_nothing_back(holder, aws):

@@ -370,9 +370,9 @@ class LibraryIndex:
                                     hint="Pass an item_id from library_list or library_search.")
             ranked = vectors.like(row[0], allowed, self._matrix)
         else:
-            joined = f"FROM fts JOIN items ON items.rid = fts.rowid WHERE fts MATCH ?{where}"
-            bm25 = {r: -rank for r, rank in self._conn.execute(f"SELECT items.rid, fts.rank {joined}",
-                                                               (anywhere, *params))}
+            every = " OR ".join(f'"{w.lower()}"' for w in _WORD.findall(query))  # a word said twice counts twice
+            bm25 = {r: -rank for r, rank in self._conn.execute(f"SELECT items.rid, bm25(fts, {vectors.HYBRID_WEIGHTS}) "
+                    f"FROM fts JOIN items ON items.rid = fts.rowid WHERE fts MATCH ?{where}", (every, *params))}
             ranked = vectors.hybrid(query, bm25, allowed, self._matrix)
         shown = ranked[offset : offset + limit]
         rows: dict[int, tuple[str, str | None, str, int | None]] = {r[0]: r[1:] for r in self._conn.execute(

@@ -1,9 +1,12 @@
 """The callers' index files of one execution environment: in the temp directory while warm, in S3 between.
 
-Each use catches the caller's index up with the store (scholar.services.library.index) and, when that changed
-anything, writes the file back to ``library/<digest>/index.sqlite``. Two instances writing back at once lose
-nothing: the index is derived, and whichever copy survives catches up again on its next use. A cold instance
-starts from the S3 copy (or builds from every item when there is none).
+Each use catches the caller's index up with the store (scholar.services.library.index) and writes the file back
+to ``library/<digest>/index.sqlite`` after a build, after a catch-up cut off by its deadline, and once
+``WRITE_BACK_ITEMS`` changed items have gathered since the last write-back: the upload costs the whole file (10 MB
+for 10,000 items, most of a one-change re-index), so a change or two is not worth it. The stored copy lags by fewer
+than ``WRITE_BACK_ITEMS`` items, which a cold instance catches up from the change log as it does any later write.
+Two instances writing back at once lose nothing: the index is derived, and whichever copy survives catches up again
+on its next use. A cold instance starts from the S3 copy (or builds from every item when there is none).
 
 Index work is bounded by the call: a build or catch-up that reaches its deadline writes back what it did and
 answers ``timeout`` (retryable); the next call, on this instance or another, resumes from there. Each caller's
@@ -32,6 +35,8 @@ logger = logging.getLogger(__name__)
 
 # Callers whose index stays open in one execution environment; the least recently used is closed and removed.
 MAX_OPEN = 8
+# Changed items (upserts and deletes) applied to an open index before it is written back.
+WRITE_BACK_ITEMS = 20
 INDEX_BUDGET_REASON = "library_index_building"
 
 
@@ -47,6 +52,7 @@ class IndexHolder:
         self._lock = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}
         self._open: OrderedDict[str, LibraryIndex] = OrderedDict()
+        self._unsaved: dict[str, int] = {}  # per open index: changed items applied since its last write-back
 
     @property
     def blobs(self) -> BlobStore:
@@ -81,14 +87,18 @@ class IndexHolder:
         if index is None:
             index = self._load(principal, digest)
         done = catch_up(index, store, self._read_body, deadline)
-        if done.changed:
+        unsaved = self._unsaved.get(digest, 0) + done.applied
+        self._unsaved[digest] = unsaved
+        if done.changed and (done.built or not done.complete or unsaved >= WRITE_BACK_ITEMS):
             try:
                 self.blobs.put_file(str(index.path), index_key(principal), "application/vnd.sqlite3")
+                self._unsaved[digest] = 0
             except UnavailableError as exc:
                 if exc.reason != DISK_FULL:
                     raise
                 # a full disk: the index is current in memory, so the search is answered; the stored copy is
                 # written at the next change (a later start catches up from the changes meanwhile)
+                self._unsaved[digest] = max(unsaved, WRITE_BACK_ITEMS)
                 logger.warning("the library index was not written back: %s", exc.message)
         if not done.complete:
             raise _still_indexing(done)
@@ -112,6 +122,7 @@ class IndexHolder:
         index = LibraryIndex(path)
         with self._lock:
             self._open[digest] = index
+            self._unsaved[digest] = 0
             self._evict(keep=digest)
         return index
 
@@ -125,6 +136,7 @@ class IndexHolder:
                 continue
             try:
                 old = self._open.pop(digest)
+                self._unsaved.pop(digest, None)
                 old.close()
                 old.path.unlink(missing_ok=True)
             finally:
@@ -151,6 +163,7 @@ class IndexHolder:
                 index.close()
                 index.path.unlink(missing_ok=True)
             self._open.clear()
+            self._unsaved.clear()
 
 
 def _still_indexing(done: CatchUp) -> WorkTimeoutError:

@@ -41,6 +41,8 @@ class CatchUp:
     changed: bool
     complete: bool
     indexed: int = 0  # items in the index when it stopped
+    built: bool = False  # it built (or went on building) from every item
+    applied: int = 0  # items of the change log it upserted or dropped
 
 
 def catch_up(index: LibraryIndex, store: IndexSource, bodies: BodyReader, deadline: float | None = None) -> CatchUp:
@@ -51,8 +53,10 @@ def catch_up(index: LibraryIndex, store: IndexSource, bodies: BodyReader, deadli
     build or catch-up cut off by the deadline keeps what it did (the last id built, the revision reached) and the
     next call resumes there. At least one batch is done per call, so every call makes progress.
     """
-    changed = False
+    changed = built = False
+    applied = 0
     if index.revision is None:
+        built = True
         if index.build is None:
             index.start_build(store.revision())
         remaining = store.iter_items(after=(index.build or {}).get("after"))
@@ -65,7 +69,7 @@ def catch_up(index: LibraryIndex, store: IndexSource, bodies: BodyReader, deadli
             if len(batch) < BUILD_BATCH:
                 break
             if past(deadline):
-                return CatchUp(changed=True, complete=False, indexed=index.count())
+                return CatchUp(changed=True, complete=False, indexed=index.count(), built=True)
         index.finish_build()
         changed = True
     while True:
@@ -76,12 +80,14 @@ def catch_up(index: LibraryIndex, store: IndexSource, bodies: BodyReader, deadli
             index.clear()
             return catch_up(index, store, bodies, deadline)
         if reached == revision:
-            return CatchUp(changed=changed, complete=True, indexed=index.count())
+            return CatchUp(changed=changed, complete=True, indexed=index.count(), built=built, applied=applied)
         ids = list(dict.fromkeys(ids))
         found: dict[str, LibraryItem] = {}
         for start in range(0, len(ids), GET_MANY_CHUNK):
             found.update(store.get_many(ids[start:start + GET_MANY_CHUNK]))
         index.apply(found.values(), [i for i in ids if i not in found], reached, bodies)
         changed = True
+        applied += len(ids)
         if past(deadline):
-            return CatchUp(changed=True, complete=index.revision == store.revision(), indexed=index.count())
+            return CatchUp(changed=True, complete=index.revision == store.revision(), indexed=index.count(),
+                           built=built, applied=applied)
