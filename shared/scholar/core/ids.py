@@ -41,7 +41,6 @@ from pydantic import BaseModel, Field
 
 from scholar.core import patent_numbers
 from scholar.core.errors import InvalidArgumentError
-from scholar.core.link_forms import identifier_in
 from scholar.core.urlpath import has_control_characters
 
 IdKind = Literal["doi", "arxiv", "pmid", "pmcid", "s2", "corpus", "isbn", "openalex", "inspire", "acm", "acl", "mag",
@@ -313,6 +312,8 @@ def _from_url(url: str) -> PaperId:
         return PaperId(kind="pmcid", value=last.upper())
     if host.endswith("semanticscholar.org") and "/paper/" in path and _S2_RE.match(last):
         return PaperId(kind="s2", value=last.lower())
+    from scholar.core.link_forms import identifier_in  # noqa: PLC0415  # lazy: 8 ms of patterns, only for a link
+
     if (link := identifier_in(url)) and (prefixed := _PREFIX_RE.match(link.written)):  # a publisher's link, a DOI in it
         found = _from_prefix(prefixed.group(1), prefixed.group(2), url)
         return found.model_copy(update={"version": link.version}) if link.version else found
