@@ -118,6 +118,9 @@ def listening_socket(host: str, port: int) -> socket.socket:
     uvicorn writes a response's head and body separately; with Nagle on, a small body waits for the
     client's delayed ACK (~40 ms on Linux). Linux hands TCP_NODELAY from the listening socket to the
     accepted ones.
+
+    It listens at once: the banner saying where the server is may be printed before uvicorn's loop starts, and a
+    client that connects then is queued, not refused.
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -128,4 +131,5 @@ def listening_socket(host: str, port: int) -> socket.socket:
     except OSError:
         sock.close()
         raise
+    sock.listen(2048)  # uvicorn's backlog
     return sock
