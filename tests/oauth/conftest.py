@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-import httpx
 import pytest
 
+from tests.fixtures.loopback import loopback_client
 from tests.fixtures.servers import StackOptions, fake_upstream_fixture, local_server_fixture
 from tests.oauth.flow import Flow
 from tests.oauth.tls import DocumentServer
@@ -44,7 +44,7 @@ oauth_server = local_server_fixture(
 
 @pytest.fixture
 def flow(oauth_server: object) -> Iterator[Flow]:
-    with httpx.Client(timeout=30, trust_env=False) as http:
+    with loopback_client() as http:
         yield Flow(base=oauth_server.url.removesuffix("/mcp"), http=http)
 
 

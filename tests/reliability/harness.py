@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
 from scholar.core.config import get_settings
 from scholar.store import aws
 from scholar.store.cache import forget_memory
+from tests.fixtures.loopback import loopback_client
 from tests.fixtures.waiting import FINISHED, until_sync
 
 HEADERS = {
@@ -47,7 +46,7 @@ def call(
     """
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
     headers = HEADERS if caller is None else {**HEADERS, "x-api-key": caller}
-    with httpx.Client(trust_env=False, timeout=timeout_s) as client:
+    with loopback_client(timeout_s) as client:
         response = client.post(url, json=body, headers=headers)
     try:
         payload = response.json()

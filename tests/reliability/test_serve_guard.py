@@ -13,6 +13,7 @@ import sys
 import httpx
 
 from scholar.local import keys
+from scholar.local.http_app import listening_socket
 
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
@@ -59,7 +60,5 @@ def test_serve_beyond_loopback_refuses_a_request_without_a_known_key_and_admits_
 def test_the_served_socket_listens_before_the_banner_so_a_client_that_connects_at_once_is_queued_not_refused():
     """`scholar serve` prints where it is before uvicorn's loop starts: a socket bound but not listening refused the
     client that believed the banner (seen in CI on a loaded machine)."""
-    from scholar.local.http_app import listening_socket  # noqa: PLC0415  # the gateway's app module: this test only
-
     with listening_socket("127.0.0.1", 0) as sock, socket.create_connection(sock.getsockname(), timeout=5):
         pass
