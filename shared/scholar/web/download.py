@@ -37,6 +37,7 @@ from scholar.core.errors import (
     UpstreamTimeoutError,
 )
 from scholar.core.numerals import ascii_int
+from scholar.sources.http import tls_context
 from scholar.store.boundary import DISK_FULL
 from scholar.web.ssrf import Resolver, VettedTarget, vet_url
 
@@ -162,7 +163,8 @@ def guarded_client(*, timeout: httpx.Timeout, headers: dict[str, str],
     """The client for SSRF-guarded fetches (PDFs, client metadata documents): no redirects, no proxies, no reuse.
 
     Args:
-        verify: TLS verification (an ``ssl.SSLContext`` to trust a test CA besides the system's).
+        verify: TLS verification (an ``ssl.SSLContext`` to trust a test CA besides the system's); True is certifi's
+            bundle, the context built once per process (``tls_context``).
     """
     return httpx.AsyncClient(
         transport=transport,
@@ -170,7 +172,7 @@ def guarded_client(*, timeout: httpx.Timeout, headers: dict[str, str],
         headers=headers,
         follow_redirects=False,
         trust_env=False,
-        verify=verify,
+        verify=tls_context(trust_env=False) if verify is True else verify,
         # No reuse: a pooled connection is keyed by address only and would carry another host's SNI.
         limits=httpx.Limits(max_connections=1, max_keepalive_connections=0),
     )
