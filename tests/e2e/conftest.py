@@ -18,7 +18,7 @@ from tests.fixtures.servers import StackOptions, fake_fixture, fake_upstream_fix
 
 fake_upstream = fake_upstream_fixture(scope="session")
 # Package scope: one LocalStack may run per process, and tests/infra starts its own after this package.
-OPTIONS = StackOptions(contact_email="e2e@example.org", retry_budget_s="1")  # tests/e2e/local: the same on local
+OPTIONS = StackOptions(contact_email="e2e@example.org", retry_budget_s="1", retry_wait_s="1")  # tests/e2e/local: the same on local
 local_server = local_server_fixture(OPTIONS, scope="package")
 fake = fake_fixture()
 
