@@ -10,6 +10,7 @@ processes at once.
 from __future__ import annotations
 
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -19,6 +20,7 @@ import moto
 import pytest
 import respx
 
+from scholar.core import backend as backends
 from scholar.local import dispatch, moto_dynamodb
 from scholar.runtime.context import LocalContext
 from scholar.sources import http
@@ -65,6 +67,19 @@ def _shared_botocore_loader() -> Iterator[None]:
     patch.setattr(botocore.session, "create_loader", create_loader)
     yield
     patch.undo()
+
+
+@pytest.fixture(autouse=True)
+def _backend_put_back(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The backend current when a test starts is current again when it ends (the module's or package's, else the
+    environment's). A test that left another one current made every later test of its worker read that backend's
+    settings (a stand-in's template says SCHOLAR_PROFILE=default: seen in CI as a deployment profile not applied).
+    The test that leaked is named in a warning."""
+    before = backends.current()
+    yield
+    if backends.current() is not before:
+        warnings.warn(f"{request.node.nodeid} left another backend current; put back", stacklevel=1)
+        backends._current.set(before)  # the context variable behind using(): no public setter outlives a block
 
 
 @pytest.fixture(scope="session", autouse=True)
